@@ -1,0 +1,147 @@
+"""A match: deals until a seat's total reaches the target, and ``replay`` of a stored match record.
+
+Deal k (1-based) of a match with seed ``S`` is dealt from ``derive_seed(S, k)`` (see ``rng``). The first
+dealer is the last seat, so seat 0 leads the first deal (system B); the deal passes to the left after each
+deal when ``dealer_rotates`` (E; our reading for the others). Under ``first_player="previous_winner"`` (B)
+the previous deal's winner leads (left of the dealer after a blocked deal).
+"""
+
+from __future__ import annotations
+
+from .deal import ENGINE_VERSION, Deal, DealResult, _check_playable_ruleset
+from .errors import IllegalAction
+from .rng import derive_seed
+from .rules import Ruleset
+
+MAX_DEALS = 500  # a safeguard: a match that has not ended after this many deals ends where it stands
+
+
+class ReplayMismatch(ValueError):
+    """A stored record does not replay: a seed, an action or a result differs from what the engine gives."""
+
+
+class MatchState:
+    """Deals until the target. Read ``deal`` (the current one), ``totals``, ``is_over``, ``standings``."""
+
+    def __init__(self, ruleset: Ruleset, seats: int, seed: int) -> None:
+        _check_playable_ruleset(ruleset, seats)
+        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+            raise ValueError(f"a match seed is a non-negative integer, not {seed!r}")
+        self.ruleset = ruleset
+        self.seats = seats
+        self.seed = seed
+        self.target = ruleset.target_for(seats)
+        self.totals = [0] * seats
+        self.results: list[DealResult] = []
+        self.deal_actions: list[list[dict]] = []
+        self.deal_number = 0
+        self.is_over = False
+        self.deal: Deal = None  # type: ignore[assignment]
+        self._start_deal(dealer=seats - 1, leader=None)
+
+    @classmethod
+    def start(cls, ruleset: Ruleset, seats: int, seed: int) -> "MatchState":
+        """Start a match of ``seats`` players from a match seed; raises ``ValueError`` on bad arguments."""
+        return cls(ruleset, seats, seed)
+
+    def deal_seed(self, number: int) -> int:
+        """The seed of deal ``number`` (1-based) of this match."""
+        return derive_seed(self.seed, number)
+
+    def _start_deal(self, dealer: int, leader: int | None) -> None:
+        self.deal_number += 1
+        self.deal = Deal.start(self.ruleset, self.seats, self.deal_seed(self.deal_number), dealer=dealer,
+                               leader=leader)
+        self.deal_actions.append([])
+
+    @property
+    def to_play(self) -> int | None:
+        return None if self.is_over else self.deal.to_play
+
+    def legal_actions(self) -> list[dict]:
+        return [] if self.is_over else self.deal.legal_actions()
+
+    def view(self, seat: int) -> dict:
+        """The seat's view of the current deal plus match facts (``totals``, ``deal_number``, ``target``)."""
+        view = self.deal.view(seat)
+        view.update(deal_number=self.deal_number, totals=list(self.totals), target=self.target)
+        return view
+
+    def apply(self, action: dict) -> None:
+        """Apply a ply to the current deal; when it ends, score it and deal the next one (or end the match).
+
+        Raises ``IllegalAction`` as ``Deal.apply`` does, and once the match is over.
+        """
+        if self.is_over:
+            raise IllegalAction("the match is over: no more actions")
+        self.deal.apply(action)
+        self.deal_actions[-1].append(dict(action))
+        if self.deal.is_over:
+            self._finish_deal()
+
+    def _finish_deal(self) -> None:
+        result = self.deal.result
+        self.results.append(result)
+        for s, p in enumerate(result.points):
+            self.totals[s] += p
+        if self._target_reached() or self.deal_number >= MAX_DEALS:
+            self.is_over = True
+            return
+        dealer = (self.deal.dealer + 1) % self.seats if self.ruleset.dealer_rotates else self.deal.dealer
+        leader = None
+        if self.ruleset.first_player == "previous_winner" and result.winner is not None:
+            leader = result.winner
+        self._start_deal(dealer=dealer, leader=leader)
+
+    def _target_reached(self) -> bool:
+        if max(self.totals) < self.target:
+            return False
+        if self.ruleset.match_tie == "play_on":
+            places = self.standings
+            return places.count(1) == 1
+        return True
+
+    @property
+    def standings(self) -> list[int]:
+        """Place by seat (1 = first); tied seats share a place. Penalty scoring: lowest total is best."""
+        lower_wins = self.ruleset.scoring == "penalty"
+        key = [(t if lower_wins else -t) for t in self.totals]
+        return [1 + sum(1 for other in key if other < mine) for mine in key]
+
+    def record(self) -> dict:
+        """The replayable record: ruleset, engine version, seats, seed and, per deal, seed, dealer, actions, result."""
+        deals = []
+        for i, actions in enumerate(self.deal_actions):
+            entry = {"number": i + 1, "seed": self.deal_seed(i + 1), "actions": [dict(a) for a in actions]}
+            if i < len(self.results):
+                entry["points"] = list(self.results[i].points)
+            deals.append(entry)
+        return {"ruleset": self.ruleset.to_dict(), "engine_version": ENGINE_VERSION, "seats": self.seats,
+                "seed": self.seed, "deals": deals}
+
+
+def replay(record: dict) -> MatchState:
+    """Re-run a stored match record (as ``MatchState.record`` gives) and verify it.
+
+    Raises ``ReplayMismatch`` when the engine version, a deal seed, an action's legality or a deal's points
+    differ from the record.
+    """
+    version = record.get("engine_version", ENGINE_VERSION)
+    if str(version) != ENGINE_VERSION:
+        raise ReplayMismatch(f"record is from engine version {version}; this engine is {ENGINE_VERSION}")
+    state = MatchState.start(Ruleset.from_dict(record["ruleset"]), record["seats"], record["seed"])
+    for i, deal in enumerate(record["deals"]):
+        if state.is_over:
+            raise ReplayMismatch(f"the match ended before deal {i + 1}")
+        if state.deal_number != i + 1 or ("seed" in deal and deal["seed"] != state.deal.seed):
+            raise ReplayMismatch(f"deal {i + 1}: seed {deal.get('seed')} differs from {state.deal.seed}")
+        for ply, action in enumerate(deal["actions"]):
+            if state.deal_number != i + 1:
+                raise ReplayMismatch(f"deal {i + 1} ended before its ply {ply}")
+            try:
+                state.apply(action)
+            except IllegalAction as exc:
+                raise ReplayMismatch(f"deal {i + 1} ply {ply}: {exc}") from exc
+        if "points" in deal and (len(state.results) <= i or state.results[i].points != deal["points"]):
+            raise ReplayMismatch(f"deal {i + 1}: points differ from the record")
+    return state

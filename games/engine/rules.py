@@ -1,0 +1,242 @@
+"""``Ruleset``: every option of every rule system in RULES.md as one frozen dataclass, plus the presets.
+
+Field names are a public schema (ladders store ``to_dict()``, bots receive it): add fields, rename none.
+Each field's comment names the RULES.md system it comes from. ``SUPPORTED`` lists the option values this
+engine version plays; a ruleset asking for another value is valid data but ``Deal.start`` refuses it with a
+``ValueError`` that names the field (the remaining options are issue 3's work).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+_AUTO = "auto"
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """The rules a deal and a match are played under. Defaults are the ``pagat`` preset (system D)."""
+
+    seats_min: int = 2  # all systems
+    seats_max: int = 8
+    decks: Any = _AUTO  # "auto" (1, or 2 for 6+ seats), 1, 2: A B
+    ranks: str = "52"  # "52" (A..K) or "36" (6..A): B
+    hand_size: Any = _AUTO  # "auto" (7 for 2 seats, else 5), a number, "all" (no stock, no starter): all, A4
+    starter_eight: str = "dealer_declares"  # dealer_declares D, reshuffle A, bury C, own_suit B
+    draw: str = "one"  # one D, until_playable A C, up_to B
+    draw_limit: int = 3  # with draw="up_to": B
+    play_after_draw: str = "drawn_only"  # drawn_only D, any B, none
+    voluntary_draw: bool = True  # B D; false = forced play, C
+    empty_stock: str = "reshuffle"  # reshuffle B C D, pass A
+    eights: str = "anytime"  # anytime, match_suit, no_declare: C
+    go_out_on_eight: bool = True  # B
+    twos: str = "off"  # off, stack D E, winding A2
+    queen_of_spades_draw: int = 0  # 0, 5: A3 E
+    skip_rank: Any = None  # None, "J", "Q": E D
+    reverse_rank: Any = None  # None, "A": D E
+    reverse_two_seats: str = "skip"  # skip (same seat again), noop
+    last_card_penalty: int = 0  # 0, 2: C D
+    action_on_going_out: str = "void"  # void E, apply
+    partnership: bool = False  # A C
+    scoring: str = "penalty"  # penalty B D, winner_collects A C E, hollywood A1
+    card_values: str = "standard"  # standard, hollywood A1
+    target: int = 100  # B D
+    target_per_seat: int = 0  # E (50)
+    hollywood_games: int = 3  # A1
+    target_reached_wins: bool = True  # A1
+    blocked: str = "each_own"  # each_own D, lowest_collects_difference A E
+    blocked_tie: str = "split"  # split A, nobody E
+    match_tie: str = "share"  # share, play_on: B
+    first_player: str = "left_of_dealer"  # all; previous_winner B
+    dealer_rotates: bool = True  # E (and our reading for the others: the deal passes left)
+    ply_limit: int = 1000  # service safeguard, not from the sources: a deal longer than this is scored as blocked
+
+    # ---- construction -------------------------------------------------------------------------------
+    @classmethod
+    def preset(cls, name: str, **overrides: Any) -> "Ruleset":
+        """The named preset of RULES.md with ``overrides`` applied; ``ValueError`` for an unknown name or field."""
+        if name not in PRESETS:
+            raise ValueError(f"unknown preset {name!r}: choose one of {', '.join(sorted(PRESETS))}")
+        return cls.from_dict({**PRESETS[name], **overrides})
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Ruleset":
+        """Build from a dict of fields (missing ones take the ``pagat`` defaults).
+
+        Raises ``ValueError`` naming the field for an unknown field or a value outside its choices.
+        """
+        if not isinstance(d, dict):
+            raise ValueError(f"a ruleset is a JSON object of fields, not {type(d).__name__}")
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(d) - known)
+        if unknown:
+            raise ValueError(f"unknown ruleset field {unknown[0]!r}; fields are: {', '.join(sorted(known))}")
+        ruleset = cls(**d)
+        ruleset.validate()
+        return ruleset
+
+    def to_dict(self) -> dict:
+        """All fields as a JSON-ready dict; ``from_dict(to_dict())`` gives an equal ruleset."""
+        return dataclasses.asdict(self)
+
+    def validate(self) -> None:
+        """Raise ``ValueError`` naming the first field whose value is not one of its choices."""
+        for name, check in _CHOICES.items():
+            value = getattr(self, name)
+            if not check(value):
+                raise ValueError(f"ruleset field {name!r} cannot be {value!r}: {_HELP[name]}")
+        if self.seats_min > self.seats_max:
+            raise ValueError(f"ruleset field 'seats_min' ({self.seats_min}) is above 'seats_max' ({self.seats_max})")
+        if self.ranks == "36" and self.twos != "off":
+            raise ValueError("ruleset field 'twos' must be 'off' with ranks '36': a 36-card deck has no twos")
+
+    # ---- derived facts ------------------------------------------------------------------------------
+    def deck_count(self, seats: int) -> int:
+        """Number of 52- (or 36-) card decks for ``seats`` players (system A: two at 6..8)."""
+        return (2 if seats >= 6 else 1) if self.decks == _AUTO else int(self.decks)
+
+    def cards_per_hand(self, seats: int) -> int | None:
+        """Cards dealt to each seat, or ``None`` when the whole deck is dealt (system A4)."""
+        if self.hand_size == "all":
+            return None
+        if self.hand_size == _AUTO:
+            return 7 if seats == 2 else 5
+        return int(self.hand_size)
+
+    def target_for(self, seats: int) -> int:
+        """Match target in points: ``target_per_seat * seats`` when set (system E), else ``target``."""
+        return self.target_per_seat * seats if self.target_per_seat > 0 else self.target
+
+    def unsupported(self) -> list[str]:
+        """Fields whose value this engine version does not play yet (empty when all are supported)."""
+        return [name for name, ok in SUPPORTED.items() if not ok(getattr(self, name))]
+
+
+def _one_of(*values: Any):
+    return lambda v: v in values and type(v) in {type(x) for x in values}
+
+
+def _int_in(lo: int, hi: int):
+    return lambda v: isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
+
+
+_CHOICES = {
+    "seats_min": _int_in(2, 8),
+    "seats_max": _int_in(2, 8),
+    "decks": lambda v: v in (_AUTO, 1, 2) and not isinstance(v, bool),
+    "ranks": _one_of("52", "36"),
+    "hand_size": lambda v: v in (_AUTO, "all") or _int_in(1, 26)(v),
+    "starter_eight": _one_of("dealer_declares", "reshuffle", "bury", "own_suit"),
+    "draw": _one_of("one", "until_playable", "up_to"),
+    "draw_limit": _int_in(1, 52),
+    "play_after_draw": _one_of("drawn_only", "any", "none"),
+    "voluntary_draw": _one_of(True, False),
+    "empty_stock": _one_of("reshuffle", "pass"),
+    "eights": _one_of("anytime", "match_suit", "no_declare"),
+    "go_out_on_eight": _one_of(True, False),
+    "twos": _one_of("off", "stack", "winding"),
+    "queen_of_spades_draw": lambda v: v in (0, 5) and not isinstance(v, bool),
+    "skip_rank": lambda v: v in (None, "J", "Q"),
+    "reverse_rank": lambda v: v in (None, "A"),
+    "reverse_two_seats": _one_of("skip", "noop"),
+    "last_card_penalty": lambda v: v in (0, 2) and not isinstance(v, bool),
+    "action_on_going_out": _one_of("void", "apply"),
+    "partnership": _one_of(True, False),
+    "scoring": _one_of("penalty", "winner_collects", "hollywood"),
+    "card_values": _one_of("standard", "hollywood"),
+    "target": _int_in(1, 100000),
+    "target_per_seat": _int_in(0, 10000),
+    "hollywood_games": _int_in(1, 9),
+    "target_reached_wins": _one_of(True, False),
+    "blocked": _one_of("each_own", "lowest_collects_difference"),
+    "blocked_tie": _one_of("split", "nobody"),
+    "match_tie": _one_of("share", "play_on"),
+    "first_player": _one_of("left_of_dealer", "previous_winner"),
+    "dealer_rotates": _one_of(True, False),
+    "ply_limit": _int_in(10, 1_000_000),
+}
+
+_HELP = {
+    "seats_min": "a whole number from 2 to 8",
+    "seats_max": "a whole number from 2 to 8",
+    "decks": "'auto', 1 or 2",
+    "ranks": "'52' or '36'",
+    "hand_size": "'auto', 'all' or a whole number from 1 to 26",
+    "starter_eight": "'dealer_declares', 'reshuffle', 'bury' or 'own_suit'",
+    "draw": "'one', 'until_playable' or 'up_to'",
+    "draw_limit": "a whole number from 1 to 52",
+    "play_after_draw": "'drawn_only', 'any' or 'none'",
+    "voluntary_draw": "true or false",
+    "empty_stock": "'reshuffle' or 'pass'",
+    "eights": "'anytime', 'match_suit' or 'no_declare'",
+    "go_out_on_eight": "true or false",
+    "twos": "'off', 'stack' or 'winding'",
+    "queen_of_spades_draw": "0 or 5",
+    "skip_rank": "null, 'J' or 'Q'",
+    "reverse_rank": "null or 'A'",
+    "reverse_two_seats": "'skip' or 'noop'",
+    "last_card_penalty": "0 or 2",
+    "action_on_going_out": "'void' or 'apply'",
+    "partnership": "true or false",
+    "scoring": "'penalty', 'winner_collects' or 'hollywood'",
+    "card_values": "'standard' or 'hollywood'",
+    "target": "a whole number of points from 1 to 100000",
+    "target_per_seat": "a whole number of points from 0 to 10000",
+    "hollywood_games": "a whole number from 1 to 9",
+    "target_reached_wins": "true or false",
+    "blocked": "'each_own' or 'lowest_collects_difference'",
+    "blocked_tie": "'split' or 'nobody'",
+    "match_tie": "'share' or 'play_on'",
+    "first_player": "'left_of_dealer' or 'previous_winner'",
+    "dealer_rotates": "true or false",
+    "ply_limit": "a whole number from 10 to 1000000",
+}
+
+#: Option values engine version 1 plays. Everything else is validated but refused by ``Deal.start``.
+SUPPORTED = {
+    "twos": lambda v: v == "off",
+    "queen_of_spades_draw": lambda v: v == 0,
+    "skip_rank": lambda v: v is None,
+    "reverse_rank": lambda v: v is None,
+    "last_card_penalty": lambda v: v == 0,
+    "partnership": lambda v: v is False,
+    "scoring": lambda v: v in ("penalty", "winner_collects"),
+}
+
+#: The presets of RULES.md ("Presets the engine must ship"); names are stable API.
+PRESETS: dict[str, dict[str, Any]] = {
+    "pagat": {},
+    "web-table": {
+        "seats_max": 8, "starter_eight": "own_suit", "draw": "up_to", "draw_limit": 3, "play_after_draw": "any",
+        "first_player": "previous_winner",
+    },
+    "eights-classic": {
+        "starter_eight": "reshuffle", "draw": "until_playable", "play_after_draw": "drawn_only",
+        "voluntary_draw": False, "empty_stock": "pass", "scoring": "winner_collects",
+        "blocked": "lowest_collects_difference", "blocked_tie": "split",
+    },
+    "crazy-eights": {
+        "seats_max": 4, "hand_size": 5, "starter_eight": "bury", "draw": "until_playable",
+        "play_after_draw": "drawn_only", "scoring": "winner_collects", "blocked": "lowest_collects_difference",
+        "target": 300,
+    },
+    "points-game": {
+        "seats_max": 7, "starter_eight": "reshuffle", "draw": "until_playable", "play_after_draw": "drawn_only",
+        "voluntary_draw": False, "scoring": "winner_collects", "target_per_seat": 50,
+        "blocked": "lowest_collects_difference", "blocked_tie": "nobody",
+    },
+    "hollywood": {
+        "seats_min": 2, "seats_max": 2, "starter_eight": "reshuffle", "draw": "until_playable",
+        "play_after_draw": "drawn_only", "scoring": "hollywood", "card_values": "hollywood",
+    },
+    "no-draw": {
+        "seats_min": 4, "seats_max": 4, "hand_size": "all", "draw": "one", "empty_stock": "pass",
+        "scoring": "winner_collects", "blocked": "lowest_collects_difference",
+    },
+    "russian-36": {
+        "seats_max": 6, "ranks": "36", "hand_size": 5, "starter_eight": "own_suit", "draw": "up_to",
+        "draw_limit": 1, "play_after_draw": "any", "first_player": "previous_winner",
+    },
+}
