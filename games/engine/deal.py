@@ -479,13 +479,13 @@ def _check_shape(action: object) -> str:
     if not isinstance(action, dict):
         raise IllegalAction('an action is a JSON object such as {"type": "draw"}')
     kind = action.get("type")
-    if kind not in _ACTION_KEYS:
+    if not isinstance(kind, str) or kind not in _ACTION_KEYS:  # an unhashable type must not raise TypeError
         raise IllegalAction(f"unknown action type {kind!r}: use play, draw, pass, declare or announce")
     required, optional = _ACTION_KEYS[kind]
-    missing = sorted(required - set(action))
+    missing = sorted(required - set(action), key=repr)
     if missing:
         raise IllegalAction(f"a {kind} action needs {missing[0]!r}")
-    extra = sorted(set(action) - required - optional)
+    extra = sorted(set(action) - required - optional, key=repr)  # keys of mixed types must not raise TypeError
     if extra:
         raise IllegalAction(f"a {kind} action takes no {extra[0]!r}")
     return kind

@@ -119,3 +119,13 @@ def choose(name: str, view: dict, legal: list[dict], deal_seed: int | None = Non
     except KeyError:
         raise ValueError(f"unknown strategy {name!r}: choose one of {', '.join(STRATEGIES)}") from None
     return fn(view, legal, strategy_rng(deal_seed, view["ply"], view["seat"]))
+
+
+def fallback_action(legal: list[dict]) -> dict:
+    """The action played for a seat whose agent failed (fault policy): draw if allowed, else pass, else the first
+    legal action in canonical order (for an eight: its first declaration)."""
+    for kind in ("draw", "pass"):
+        for action in legal:
+            if action["type"] == kind:
+                return action
+    return legal[0]

@@ -1,0 +1,46 @@
+"""Where a seat's decisions come from: an *agent* per player kind, in a registry other apps fill.
+
+``games`` never imports ``bots_api`` or ``tournaments``; they register their agents in ``AppConfig.ready()``.
+An agent is ``fn(*, player, match_id, seat, view, legal_actions, state) -> Decision | None``; ``None`` means
+"not now" (a human who has not moved yet), and the match task stops until it is woken again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from games.engine import choose
+
+
+@dataclass(frozen=True)
+class Decision:
+    """An agent's answer: the action, where it came from (``agent`` or ``fallback``), the fault if any, ms."""
+
+    action: dict
+    source: str = "agent"
+    fault: str = ""
+    think_ms: int = 0
+
+
+Agent = Callable[..., Optional[Decision]]
+_AGENTS: dict[str, Agent] = {}
+
+
+def register(kind: str, agent: Agent) -> None:
+    """Make ``agent`` decide for every player of ``kind`` (``house``, ``bot``, ``human``)."""
+    _AGENTS[kind] = agent
+
+
+def agent_for(kind: str) -> Agent:
+    """The registered agent for a player kind; ``LookupError`` when no app registered one."""
+    try:
+        return _AGENTS[kind]
+    except KeyError:
+        raise LookupError(f"no agent is registered for players of kind {kind!r}") from None
+
+
+def house_agent(*, player, match_id, seat, view, legal_actions, state) -> Decision:
+    """House bots: the engine strategy named by ``player.strategy``, keyed by deal seed and ply (deterministic)."""
+    action = choose(player.strategy, view, legal_actions, state.deal.seed)
+    return Decision(action=action)

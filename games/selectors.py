@@ -1,0 +1,60 @@
+"""Reads of matches, deals and moves (no writes here)."""
+
+from __future__ import annotations
+
+from django.db.models import Prefetch, QuerySet
+
+from games.engine import MatchState, Ruleset, replay
+from games.models import Deal, Match, Move, Seat
+
+
+def match_record(*, match: Match) -> dict:
+    """The engine record of a stored match (ruleset, engine version, seeds, every ply), for ``replay``."""
+    deals = []
+    moves_by_deal: dict[int, list[dict]] = {}
+    for deal_id, action in Move.objects.filter(deal__match=match).order_by("deal__number", "ply").values_list(
+        "deal_id", "action"
+    ):
+        moves_by_deal.setdefault(deal_id, []).append(action)
+    for deal in Deal.objects.filter(match=match).order_by("number"):
+        entry = {"number": deal.number, "seed": deal.seed, "actions": moves_by_deal.get(deal.id, [])}
+        if deal.points is not None:
+            entry["points"] = deal.points
+        deals.append(entry)
+    return {"ruleset": match.ruleset, "engine_version": match.engine_version, "seats": match.seat_count,
+            "seed": match.seed, "deals": deals}
+
+
+def match_state(*, match: Match) -> MatchState:
+    """Rebuild the engine state of a match from its stored log (verifying seeds, plies and points)."""
+    return replay(match_record(match=match))
+
+
+def match_list(*, status: str | None = None) -> QuerySet[Match]:
+    """Matches, newest first, with seats and players loaded (one query each)."""
+    qs = Match.objects.prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("player")))
+    if status:
+        qs = qs.filter(status=status)
+    return qs
+
+
+def match_deal_table(*, match: Match) -> list[dict]:
+    """Per finished deal: number, code (only once the match is finished), dealer, outcome, winner, points and
+    the running totals after it."""
+    running = [0] * match.seat_count
+    rows = []
+    for deal in match.deals.all().order_by("number"):
+        if deal.points is None:
+            rows.append({"number": deal.number, "dealer": deal.dealer, "outcome": "playing", "winner": None,
+                         "points": None, "running": None, "plies": None,
+                         "code": None})
+            continue
+        running = [a + b for a, b in zip(running, deal.points)]
+        rows.append({"number": deal.number, "dealer": deal.dealer, "outcome": deal.outcome, "winner": deal.winner,
+                     "points": deal.points, "running": list(running), "plies": deal.plies,
+                     "code": deal.code if match.is_finished else None})
+    return rows
+
+
+def ruleset_of(match: Match) -> Ruleset:
+    return Ruleset.from_dict(match.ruleset)

@@ -1,0 +1,201 @@
+"""Writes for matches: create, advance (the match loop the Celery task runs), finish, abort.
+
+The match loop rebuilds the engine state from the stored log, asks each seat's agent for an action, and
+stores each ply in its own transaction. A worker claims a match with a lease (a conditional UPDATE whose
+row count says who won, renewed with every ply); the unique (deal, ply) constraint is the last guard, so a
+retried or duplicated task can never store a ply twice. Slow agent calls (HTTP bots) happen outside any
+transaction.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+import uuid
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from games import agents
+from games.engine import ENGINE_VERSION, IllegalAction, MatchState, Ruleset, deal_code
+from games.engine.strategies import fallback_action
+from games.models import Deal, Match, Move, Player, Seat
+from games.selectors import match_state
+from games.signals import match_finished
+
+log = logging.getLogger(__name__)
+
+
+class MatchBusy(Exception):
+    """Another worker holds the match's lease."""
+
+
+def match_create(*, players: list[Player], ruleset: Ruleset, preset: str = "", seed: int | None = None) -> Match:
+    """Create a running match with ``players`` in seat order and its first deal row.
+
+    ``seed`` (a non-negative int) defaults to 40 random bits. Raises ``ValueError`` when the ruleset cannot seat
+    that many players or a player appears twice. Call ``games.tasks.advance_match`` (on commit) to play it.
+    """
+    if len({p.pk for p in players}) != len(players):
+        raise ValueError("a player can take only one seat in a match")
+    seed = secrets.randbits(40) if seed is None else seed
+    state = MatchState.start(ruleset, len(players), seed)  # validates seats and ruleset
+    with transaction.atomic():
+        match = Match.objects.create(ruleset=ruleset.to_dict(), preset=preset, seat_count=len(players), seed=seed,
+                                     engine_version=ENGINE_VERSION, totals=[0] * len(players))
+        Seat.objects.bulk_create(Seat(match=match, index=i, player=p) for i, p in enumerate(players))
+        _deal_row_create(match, state)
+    return match
+
+
+def _deal_row_create(match: Match, state: MatchState) -> Deal:
+    deal = state.deal
+    return Deal.objects.create(match=match, number=state.deal_number, seed=deal.seed, code=deal_code(deal.seed),
+                               dealer=deal.dealer, engine_version=ENGINE_VERSION)
+
+
+def _claim(match_id: int, token: str) -> bool:
+    now = timezone.now()
+    claimed = (
+        Match.objects.filter(pk=match_id, status=Match.Status.RUNNING)
+        .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now) | Q(lease_owner=token))
+        .update(lease_owner=token, lease_until=now + timedelta(seconds=settings.MATCH_LEASE_SECONDS))
+    )
+    return claimed == 1
+
+
+def _release(match_id: int, token: str) -> None:
+    Match.objects.filter(pk=match_id, lease_owner=token).update(lease_owner="", lease_until=None)
+
+
+def match_advance(*, match_id: int, ply_budget: int | None = None) -> str:
+    """Play the match on from its stored log until it ends, a seat's agent has no answer yet, or
+    ``ply_budget`` plies have been stored by this call.
+
+    Returns ``"finished"``, ``"waiting"`` (an agent such as a human has not acted), ``"budget"``, ``"busy"``
+    (another worker holds the lease), ``"conflict"`` (another writer stored the same ply first; nothing was
+    written) or ``"not_running"``. Idempotent: calling it again continues exactly where the log stops.
+    """
+    token = uuid.uuid4().hex
+    if not _claim(match_id, token):
+        exists = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING).exists()
+        return "busy" if exists else "not_running"
+    try:
+        return _advance_claimed(match_id, token, ply_budget)
+    finally:
+        _release(match_id, token)
+
+
+def _advance_claimed(match_id: int, token: str, ply_budget: int | None) -> str:
+    match = Match.objects.get(pk=match_id)
+    state = match_state(match=match)
+    if state.is_over:  # every ply is stored but the finish did not commit: finish now
+        with transaction.atomic():
+            _finish(match, state)
+        return "finished"
+    players = {seat.index: seat.player for seat in match.seats.select_related("player")}
+    deal_row = Deal.objects.get(match=match, number=state.deal_number)
+    stored = 0
+    while True:
+        if ply_budget is not None and stored >= ply_budget:
+            return "budget"
+        seat = state.to_play
+        player = players[seat]
+        legal = state.legal_actions()
+        view = state.view(seat)
+        started = time.perf_counter()
+        decision = agents.agent_for(player.kind)(player=player, match_id=match_id, seat=seat, view=view,
+                                                 legal_actions=legal, state=state)
+        if decision is None:
+            return "waiting"
+        think_ms = decision.think_ms or int((time.perf_counter() - started) * 1000)
+        deal = state.deal
+        ply = deal.ply
+        action, source, fault = decision.action, decision.source, decision.fault
+        try:
+            state.apply(action)
+        except IllegalAction as exc:
+            action, source, fault = fallback_action(legal), Move.Source.FALLBACK, f"illegal action: {exc}"[:300]
+            log.warning("match %s seat %s (%s): %s", match_id, seat, player, fault)
+            state.apply(action)
+        try:
+            with transaction.atomic():
+                Move.objects.create(deal=deal_row, ply=ply, seat=seat, action=action, source=source, fault=fault,
+                                    think_ms=think_ms)
+                if deal.is_over:
+                    _deal_row_finish(deal_row, deal)
+                    if not state.is_over:
+                        deal_row = _deal_row_create(match, state)
+                renewed = Match.objects.filter(pk=match_id, lease_owner=token, status=Match.Status.RUNNING).update(
+                    ply_count=F("ply_count") + 1, deal_number=state.deal_number, totals=list(state.totals),
+                    last_progress_at=timezone.now(),
+                    lease_until=timezone.now() + timedelta(seconds=settings.MATCH_LEASE_SECONDS),
+                )
+                if renewed != 1:
+                    raise MatchBusy()
+                if state.is_over:
+                    _finish(match, state)
+        except (IntegrityError, MatchBusy):
+            log.info("match %s: ply %s of deal %s was taken by another writer", match_id, ply, deal_row.number)
+            return "conflict"
+        stored += 1
+        if state.is_over:
+            return "finished"
+
+
+def _deal_row_finish(deal_row: Deal, deal) -> None:
+    result = deal.result
+    deal_row.outcome = result.outcome
+    deal_row.winner = result.winner
+    deal_row.hand_values = result.hand_values
+    deal_row.points = result.points
+    deal_row.plies = result.plies
+    deal_row.finished_at = timezone.now()
+    deal_row.save(update_fields=["outcome", "winner", "hand_values", "points", "plies", "finished_at"])
+
+
+def _finish(match: Match, state: MatchState) -> None:
+    """Mark the match finished, write totals and places, and tell listeners (same transaction)."""
+    places = state.standings
+    for seat in match.seats.all():
+        seat.total = state.totals[seat.index]
+        seat.place = places[seat.index]
+        seat.save(update_fields=["total", "place"])
+    match.status = Match.Status.FINISHED
+    match.totals = list(state.totals)
+    match.deal_number = state.deal_number
+    match.finished_at = timezone.now()
+    match.save(update_fields=["status", "totals", "deal_number", "finished_at"])
+    match_finished.send(sender=Match, match=match)
+
+
+def match_abort(*, match_id: int, reason: str) -> bool:
+    """Mark a running match aborted (left unrated). Returns whether it was running."""
+    return Match.objects.filter(pk=match_id, status=Match.Status.RUNNING).update(
+        status=Match.Status.ABORTED, abort_reason=reason[:200], finished_at=timezone.now()) == 1
+
+
+def matches_stalled(*, now=None) -> list[int]:
+    """Ids of running matches with no stored ply for ``MATCH_STALL_SECONDS`` and no live lease."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.MATCH_STALL_SECONDS)
+    return list(
+        Match.objects.filter(status=Match.Status.RUNNING, last_progress_at__lt=cutoff)
+        .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
+        .values_list("pk", flat=True)
+    )
+
+
+def player_house_create(*, name: str, strategy: str, description: str = "") -> Player:
+    """A house bot playing engine strategy ``strategy``; ``ValueError`` for an unknown strategy."""
+    from games.engine import STRATEGIES
+
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown strategy {strategy!r}: choose one of {', '.join(STRATEGIES)}")
+    player, _ = Player.objects.update_or_create(
+        name=name, defaults={"kind": Player.Kind.HOUSE, "strategy": strategy, "description": description})
+    return player

@@ -1,0 +1,76 @@
+"""Schedule and play ladder matches: in-process (no broker) or by queueing them for Celery workers."""
+
+import time
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from games.models import Match
+from games.services import match_advance
+from games.tasks import advance_match
+from tournaments.models import Ladder
+from tournaments.services import ladder_schedule_matches
+
+
+class Command(BaseCommand):
+    help = ("Start ladder matches and play them. Without a broker the matches are played here, in-process; with "
+            "CELERY_BROKER_URL set they are queued for the workers and this command waits for them.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("--ladder", default=None, help="ladder slug (default: every active ladder)")
+        parser.add_argument("--matches", type=int, default=6, help="matches to finish before stopping (default 6)")
+        parser.add_argument("--forever", action="store_true", help="keep scheduling until interrupted")
+        parser.add_argument("--interval", type=float, default=5.0, help="seconds between ticks with --forever")
+        parser.add_argument("--timeout", type=float, default=600.0, help="give up waiting after this many seconds")
+
+    def handle(self, *args, ladder, matches, forever, interval, timeout, **options):
+        if matches < 0:
+            raise CommandError(f"--matches must be 0 or more, not {matches}")
+        if interval <= 0:
+            raise CommandError(f"--interval must be a positive number of seconds, not {interval}")
+        ladders = Ladder.objects.filter(is_active=True)
+        if ladder:
+            ladders = ladders.filter(slug=ladder)
+            if not ladders.exists():
+                slugs = ", ".join(Ladder.objects.values_list("slug", flat=True)) or "none; run demo_setup first"
+                raise CommandError(f"no active ladder {ladder!r}; ladders: {slugs}")
+        if not ladders.exists():
+            raise CommandError("there is no active ladder: run `python manage.py demo_setup` first")
+        eager = settings.CELERY_TASK_ALWAYS_EAGER
+        finished = 0
+        started_at = time.monotonic()
+        while forever or finished < matches:
+            started = []
+            for lad in ladders:
+                started += ladder_schedule_matches(ladder=lad, limit=None if forever else max(1, matches - finished))
+            for match in started:
+                if eager:
+                    match_advance(match_id=match.pk)
+                    finished += 1
+                    self._progress(match.pk, finished, matches, forever)
+                else:
+                    advance_match.delay(match.pk)
+            if not eager:
+                running = [m.pk for m in started]
+                while running and time.monotonic() - started_at < timeout:
+                    time.sleep(0.5)
+                    done = list(Match.objects.filter(pk__in=running).exclude(status=Match.Status.RUNNING)
+                                .values_list("pk", flat=True))
+                    for pk in done:
+                        running.remove(pk)
+                        finished += 1
+                        self._progress(pk, finished, matches, forever)
+            if not forever and time.monotonic() - started_at > timeout:
+                raise CommandError(f"gave up after {timeout:.0f} s with {finished} of {matches} matches finished")
+            if forever:
+                time.sleep(interval)
+            elif not started:
+                time.sleep(0.5)
+        self.stdout.write(self.style.SUCCESS(f"{finished} matches finished"))
+
+    def _progress(self, match_id: int, finished: int, total: int, forever: bool) -> None:
+        match = Match.objects.prefetch_related("seats__player").get(pk=match_id)
+        names = " vs ".join(f"{s.player.name} ({s.total})" for s in match.seats.all())
+        of = "" if forever else f"/{total}"
+        bar = "" if forever else "[" + "#" * finished + "." * max(0, total - finished) + "] "
+        self.stdout.write(f"{bar}{finished}{of} match #{match_id}: {names}, {match.deal_number} deals")

@@ -1,0 +1,151 @@
+"""Ladder writes: create ladders and entries, schedule matches, apply ratings when a match finishes."""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from itertools import combinations
+
+from django.db import transaction
+from django.db.models import Count, Q
+from django.utils import timezone
+from openskill.models import PlackettLuce
+
+from games.engine import Ruleset
+from games.models import Match, Player, Seat
+from games.services import match_create
+from tournaments.models import Ladder, LadderEntry, LadderMatch, RatingChange
+
+log = logging.getLogger(__name__)
+_MODEL = PlackettLuce()
+
+
+def ladder_create(*, name: str, slug: str, preset: str = "pagat", seats_per_match: int = 2, target: int = 100,
+                  max_running_matches: int = 4, overrides: dict | None = None) -> Ladder:
+    """Create (or update) a ladder; ``ValueError`` for an unknown preset, a bad override or seat count."""
+    ruleset = Ruleset.preset(preset, target=target, **(overrides or {}))
+    if not ruleset.seats_min <= seats_per_match <= ruleset.seats_max:
+        raise ValueError(f"preset {preset!r} seats {ruleset.seats_min} to {ruleset.seats_max}, not {seats_per_match}")
+    if ruleset.unsupported():
+        raise ValueError(f"preset {preset!r} needs options this engine version does not play: {ruleset.unsupported()}")
+    ladder, _ = Ladder.objects.update_or_create(slug=slug, defaults={
+        "name": name, "preset": preset, "ruleset": ruleset.to_dict(), "seats_per_match": seats_per_match,
+        "target": target, "max_running_matches": max_running_matches})
+    return ladder
+
+
+def ladder_entry_create(*, ladder: Ladder, player: Player) -> LadderEntry:
+    """Put ``player`` on ``ladder`` with the default rating (or reactivate the entry)."""
+    entry, created = LadderEntry.objects.get_or_create(ladder=ladder, player=player)
+    if not created and not entry.is_active:
+        entry.is_active = True
+        entry.save(update_fields=["is_active"])
+    return entry
+
+
+def _running_per_player(ladder: Ladder) -> Counter:
+    rows = Seat.objects.filter(match__status=Match.Status.RUNNING, match__ladder_match__ladder=ladder).values_list(
+        "player_id", flat=True)
+    return Counter(rows)
+
+
+def _recent_pairs(ladder: Ladder, last: int = 50) -> Counter:
+    """How often each pair of players met in the ladder's last ``last`` matches."""
+    pairs: Counter = Counter()
+    match_ids = list(LadderMatch.objects.filter(ladder=ladder).order_by("-match_id").values_list("match_id", flat=True)[:last])
+    seats: dict[int, list[int]] = {}
+    for match_id, player_id in Seat.objects.filter(match_id__in=match_ids).values_list("match_id", "player_id"):
+        seats.setdefault(match_id, []).append(player_id)
+    for players in seats.values():
+        for a, b in combinations(sorted(players), 2):
+            pairs[(a, b)] += 1
+    return pairs
+
+
+def ladder_schedule_matches(*, ladder: Ladder, limit: int | None = None) -> list[Match]:
+    """Start matches on ``ladder`` up to its running-match cap.
+
+    Pairing: entries are taken in rating order; each new match starts from the available entry with the fewest
+    matches played and fills the other seats with the nearest-rated available entries, preferring opponents met
+    least often in the recent past (spreads opponents). A player is never in more than
+    ``max_concurrent_per_player`` running matches of the ladder. Returns the created matches; the caller
+    enqueues them (``tournaments.tasks`` does, on commit).
+    """
+    if not ladder.is_active:
+        return []
+    running = Match.objects.filter(status=Match.Status.RUNNING, ladder_match__ladder=ladder).count()
+    room = max(0, ladder.max_running_matches - running)
+    if limit is not None:
+        room = min(room, limit)
+    busy = _running_per_player(ladder)
+    pairs = _recent_pairs(ladder)
+    entries = list(LadderEntry.objects.filter(ladder=ladder, is_active=True).select_related("player")
+                   .order_by("-ordinal", "player__name"))
+    ruleset = Ruleset.from_dict(ladder.ruleset)
+    created: list[Match] = []
+    n = ladder.seats_per_match
+    while room > 0:
+        free = [e for e in entries if busy[e.player_id] < ladder.max_concurrent_per_player]
+        if len(free) < n:
+            break
+        first = min(free, key=lambda e: (e.matches_played + busy[e.player_id], -e.ordinal, e.player.name))
+        chosen = [first]
+        while len(chosen) < n:
+            rest = [e for e in free if e not in chosen]
+
+            def cost(e: LadderEntry) -> tuple:
+                met = sum(pairs[tuple(sorted((e.player_id, c.player_id)))] for c in chosen)
+                gap = sum(abs(e.ordinal - c.ordinal) for c in chosen)
+                return (met, round(gap, 3), e.player.name)
+
+            chosen.append(min(rest, key=cost))
+        with transaction.atomic():
+            match = match_create(players=[e.player for e in chosen], ruleset=ruleset, preset=ladder.preset)
+            LadderMatch.objects.create(ladder=ladder, match=match)
+        for a, b in combinations(sorted(e.player_id for e in chosen), 2):
+            pairs[(a, b)] += 1
+        for e in chosen:
+            busy[e.player_id] += 1
+        created.append(match)
+        room -= 1
+    return created
+
+
+def on_match_finished(sender, match: Match, **kwargs) -> None:
+    """Signal receiver: rate a finished ladder match (inside the finishing transaction)."""
+    ladder_match = LadderMatch.objects.select_for_update().filter(match=match, rated_at__isnull=True).first()
+    if ladder_match is None:
+        return
+    ladder_rate_match(ladder_match=ladder_match)
+
+
+def ladder_rate_match(*, ladder_match: LadderMatch) -> list[RatingChange]:
+    """Apply openskill Plackett-Luce to the seats' places; ranked by the conservative ordinal mu - 3 sigma.
+
+    Call inside a transaction holding ``ladder_match``'s row lock; rates each match exactly once.
+    """
+    match = ladder_match.match
+    seats = list(match.seats.select_related("player").order_by("index"))
+    entries = {e.player_id: e for e in LadderEntry.objects.select_for_update().filter(
+        ladder=ladder_match.ladder, player_id__in=[s.player_id for s in seats])}
+    for seat in seats:  # a player who left the ladder mid-match is still rated
+        if seat.player_id not in entries:
+            entries[seat.player_id] = LadderEntry.objects.create(ladder=ladder_match.ladder, player=seat.player,
+                                                                 is_active=False)
+    teams = [[_MODEL.rating(mu=entries[s.player_id].mu, sigma=entries[s.player_id].sigma)] for s in seats]
+    new = _MODEL.rate(teams, ranks=[s.place for s in seats])
+    changes = []
+    for seat, (rating,) in zip(seats, new):
+        entry = entries[seat.player_id]
+        change = RatingChange(entry=entry, match=match, place=seat.place, mu_before=entry.mu,
+                              sigma_before=entry.sigma, ordinal_before=entry.ordinal, mu_after=rating.mu,
+                              sigma_after=rating.sigma, ordinal_after=rating.ordinal())
+        entry.mu, entry.sigma, entry.ordinal = rating.mu, rating.sigma, rating.ordinal()
+        entry.matches_played += 1
+        entry.wins += 1 if seat.place == 1 else 0
+        entry.save(update_fields=["mu", "sigma", "ordinal", "matches_played", "wins"])
+        changes.append(change)
+    RatingChange.objects.bulk_create(changes)
+    ladder_match.rated_at = timezone.now()
+    ladder_match.save(update_fields=["rated_at"])
+    return changes

@@ -1,0 +1,37 @@
+"""Server-rendered ladder pages."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404, render
+
+from games import selectors as game_selectors
+from tournaments import selectors
+from tournaments.models import Ladder
+
+
+def home(request):
+    return render(request, "tournaments/home.html", {
+        "ladders": selectors.ladder_list(),
+        "recent": game_selectors.match_list(status="finished")[:10],
+    })
+
+
+def ladder_detail(request, slug: str):
+    ladder = get_object_or_404(Ladder, slug=slug)
+    board = selectors.ladder_leaderboard(ladder=ladder)
+    scale_max = max([e.mu + 3 * e.sigma for e in board] + [50.0])
+    scale_min = min([e.mu - 3 * e.sigma for e in board] + [0.0])
+    span = scale_max - scale_min or 1
+    for e in board:  # positions (percent) of the rating bar: mu +- 3 sigma, ordinal = left end
+        e.bar_left = 100 * (e.mu - 3 * e.sigma - scale_min) / span
+        e.bar_width = 100 * 6 * e.sigma / span
+        e.bar_mu = 100 * (e.mu - scale_min) / span
+    recent = game_selectors.match_list().filter(ladder_match__ladder=ladder)[:15]
+    return render(request, "tournaments/ladder_detail.html", {"ladder": ladder, "board": board, "recent": recent})
+
+
+def match_page_extras(match) -> dict:
+    """Rating changes for the match page (registered into games.views.MATCH_PAGE_EXTRAS)."""
+    changes = selectors.match_rating_changes(match=match)
+    ladder_match = getattr(match, "ladder_match", None)
+    return {"rating_changes": changes, "ladder": ladder_match.ladder if ladder_match else None}
