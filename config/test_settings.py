@@ -1,0 +1,11 @@
+"""Settings for the test suite: real PostgreSQL and Redis on this machine unless the environment says otherwise."""
+
+import os
+
+os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/eights")
+os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/15")
+
+from config.settings import *  # noqa: E402,F403
+
+DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

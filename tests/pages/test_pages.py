@@ -1,0 +1,71 @@
+"""Pages render with data; the busy ones have pinned query counts; deal codes stay hidden while a match runs."""
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from games.engine import Ruleset
+from games.services import match_advance, match_create
+from tournaments.services import ladder_schedule_matches
+
+
+@pytest.fixture
+def played(ladder):
+    matches = ladder_schedule_matches(ladder=ladder)
+    for m in matches:
+        match_advance(match_id=m.pk)
+    running = ladder_schedule_matches(ladder=ladder, limit=1)[0]
+    match_advance(match_id=running.pk, ply_budget=5)
+    return matches, running
+
+
+@pytest.mark.django_db
+def test_home_lists_ladders_and_recent_matches(client, played, django_assert_max_num_queries):
+    with django_assert_max_num_queries(6):
+        page = client.get(reverse("home"))
+    assert page.status_code == 200
+    body = page.content.decode()
+    assert "Test ladder" in body and "Professor" in body
+
+
+@pytest.mark.django_db
+def test_ladder_page_shows_the_leaderboard(client, ladder, played, django_assert_max_num_queries):
+    with django_assert_max_num_queries(6):
+        page = client.get(reverse("ladder-detail", args=[ladder.slug]))
+    assert page.status_code == 200
+    body = page.content.decode()
+    for name in ("Rando", "Eager", "Greedy", "Professor"):
+        assert name in body
+    assert "μ − 3σ" in body and body.count('class="bar"') == 4
+
+
+@pytest.mark.django_db
+def test_match_pages_show_deals_totals_and_standings(client, played):
+    finished, running = played
+    match = finished[0]
+    match.refresh_from_db()
+    body = client.get(reverse("match-detail", args=[match.pk])).content.decode()
+    assert "Final standings" in body
+    for deal in match.deals.all():
+        assert deal.code in body  # finished: codes are public
+    assert "Rating change" in body
+    body = client.get(reverse("match-detail", args=[running.pk])).content.decode()
+    assert "playing" in body
+    for deal in running.deals.all():
+        assert deal.code not in body  # running: the code would reveal the cards
+    listing = client.get(reverse("match-list")).content.decode()
+    assert f"#{match.pk}" in listing and f"#{running.pk}" in listing
+    assert client.get(reverse("match-list") + "?status=finished&page=x").status_code == 200
+
+
+@pytest.mark.django_db
+def test_unknown_pages_answer_404(client, db):
+    assert client.get(reverse("match-detail", args=[999999])).status_code == 404
+    assert client.get(reverse("ladder-detail", args=["nope"])).status_code == 404
+
+
+@pytest.mark.django_db
+def test_health_and_api_schema(client, db):
+    assert client.get(reverse("healthz")).json() == {"status": "ok"}
+    assert client.get(reverse("api-schema")).status_code == 200

@@ -1,0 +1,104 @@
+"""Ladder scheduling and ratings."""
+
+from collections import Counter
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from games.models import Match
+from games.services import match_advance, player_house_create
+from games.signals import match_finished
+from tournaments.models import LadderEntry, RatingChange
+from tournaments.services import ladder_create, ladder_entry_create, ladder_schedule_matches
+
+
+def _finish_all(matches):
+    for m in matches:
+        assert match_advance(match_id=m.pk) == "finished"
+
+
+@pytest.mark.django_db
+def test_it_caps_running_matches_per_player_and_per_ladder(ladder):
+    first = ladder_schedule_matches(ladder=ladder)
+    assert len(first) == 2  # 4 players, one running match each
+    seated = Counter(s.player_id for m in first for s in m.seats.all())
+    assert set(seated.values()) == {1}
+    assert ladder_schedule_matches(ladder=ladder) == []  # everybody is busy
+    ladder.max_running_matches = 1
+    ladder.save()
+    _finish_all(first)
+    assert len(ladder_schedule_matches(ladder=ladder)) == 1
+
+
+@pytest.mark.django_db
+def test_it_spreads_opponents_over_rounds(ladder):
+    met = Counter()
+    for _ in range(3):
+        matches = ladder_schedule_matches(ladder=ladder)
+        _finish_all(matches)
+        for m in matches:
+            a, b = sorted(s.player_id for s in m.seats.all())
+            met[(a, b)] += 1
+    assert len(met) == 6 and set(met.values()) == {1}  # three rounds of four players: everybody met everybody
+
+
+@pytest.mark.django_db
+def test_a_finished_ladder_match_updates_ratings_exactly_once(ladder):
+    (match, *_rest) = ladder_schedule_matches(ladder=ladder, limit=1)
+    _finish_all([match])
+    match.refresh_from_db()
+    changes = {c.entry.player_id: c for c in RatingChange.objects.filter(match=match).select_related("entry")}
+    assert len(changes) == 2
+    winner = match.seats.get(place=1).player_id
+    loser = match.seats.exclude(player_id=winner).get().player_id
+    assert changes[winner].mu_after > changes[winner].mu_before
+    assert changes[loser].mu_after < changes[loser].mu_before
+    for change in changes.values():
+        assert change.sigma_after < change.sigma_before
+        assert change.ordinal_after == pytest.approx(change.mu_after - 3 * change.sigma_after)
+    match_finished.send(sender=Match, match=match)  # a repeated signal must not rate twice
+    assert RatingChange.objects.filter(match=match).count() == 2
+    entries = {e.player_id: e for e in LadderEntry.objects.filter(ladder=ladder)}
+    assert entries[winner].matches_played == 1 and entries[winner].wins == 1
+    assert entries[loser].wins == 0
+    assert entries[winner].ordinal == pytest.approx(changes[winner].ordinal_after)
+
+
+@pytest.mark.django_db
+def test_ladder_create_rejects_bad_settings():
+    with pytest.raises(ValueError, match="unknown preset"):
+        ladder_create(name="x", slug="x", preset="poker")
+    with pytest.raises(ValueError, match="seats 2 to 2"):
+        ladder_create(name="x", slug="x", preset="hollywood", seats_per_match=3)
+    with pytest.raises(ValueError, match="target"):
+        ladder_create(name="x", slug="x", target=0)
+
+
+@pytest.mark.django_db
+def test_the_commands_reject_bad_arguments_with_a_clear_message():
+    with pytest.raises(CommandError, match="no active ladder"):
+        call_command("ladder_run", "--matches", "1")
+    with pytest.raises(CommandError, match="unknown preset"):
+        call_command("demo_setup", "--preset", "poker")
+    with pytest.raises(CommandError, match="--target"):
+        call_command("demo_setup", "--target", "0")
+    call_command("demo_setup")
+    with pytest.raises(CommandError, match="no active ladder 'nope'"):
+        call_command("ladder_run", "--ladder", "nope")
+    with pytest.raises(CommandError, match="--matches"):
+        call_command("ladder_run", "--matches", "-1")
+    with pytest.raises(CommandError, match="no ladder 'nope'"):
+        call_command("leaderboard", "--ladder", "nope")
+    with pytest.raises(ValueError, match="unknown strategy"):
+        player_house_create(name="x", strategy="psychic")
+
+
+@pytest.mark.django_db
+def test_the_demo_commands_play_matches_and_print_the_leaderboard(capsys, settings):
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    call_command("demo_setup", "--max-running", "2")
+    call_command("ladder_run", "--matches", "2")
+    call_command("leaderboard")
+    out = capsys.readouterr().out
+    assert "2 matches finished" in out and "Professor" in out and "rank" in out
+    assert Match.objects.filter(status="finished").count() >= 2
