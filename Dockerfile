@@ -1,0 +1,12 @@
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+WORKDIR /app
+COPY pyproject.toml ./
+COPY config ./config
+COPY games ./games
+COPY tournaments ./tournaments
+COPY templates ./templates
+COPY manage.py Procfile ./
+RUN pip install --no-cache-dir .
+EXPOSE 8000
+CMD ["gunicorn", "config.wsgi", "--bind", "0.0.0.0:8000", "--workers", "2"]
