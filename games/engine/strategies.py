@@ -81,6 +81,8 @@ def heuristic_strategy(view: dict, legal: list[dict], rng: SplitMix64) -> dict:
     can_draw = any(a["type"] == "draw" for a in legal)
     if can_draw and not opponents_low and view.get("drawn_card") is None and len(hand) > 1:
         return {"type": "draw"}
+    if "suit" not in plays[0]:
+        return plays[0]  # eights="no_declare": the eight is played without a declaration
     eight = plays[0]["card"]
     rest = list(hand)
     rest.remove(eight)
