@@ -62,8 +62,9 @@ def greedy_strategy(view: dict, legal: list[dict], rng: SplitMix64) -> dict:
 
 
 def heuristic_strategy(view: dict, legal: list[dict], rng: SplitMix64) -> dict:
-    """A solid player: keeps eights as the last resort, plays into its longest suit, sheds high cards first,
-    switches suit by rank toward suits it holds, and spends an eight early when an opponent is nearly out."""
+    """A solid player: sheds high cards while keeping suits it can follow, prefers a rank switch into a suit it
+    holds, keeps an eight while it has other plays unless an opponent is nearly out (an eight left in hand costs
+    50 points), never draws while it can play, and declares its longest suit."""
     hand = view["hand"]
     plays = [a for a in legal if a["type"] == "play"]
     if not plays:
@@ -71,19 +72,17 @@ def heuristic_strategy(view: dict, legal: list[dict], rng: SplitMix64) -> dict:
     counts = _suit_counts(hand)
     opponents_low = min((n for s, n in enumerate(view["hand_counts"]) if s != view["seat"]), default=99) <= 2
     plain = [a for a in plays if rank_of(parse_card(a["card"])) != EIGHT]
-    if plain:
+    eights = [a for a in plays if rank_of(parse_card(a["card"])) == EIGHT]
+    if plain and not (opponents_low and eights):
         def score(a: dict) -> tuple:
             card = parse_card(a["card"])
             suit = "CDHS"[suit_of(card)]
-            return (counts[suit] - 1, STANDARD_VALUES[card], a["card"])
+            # value sheds points; the suit's remaining length keeps the next turn playable
+            return (STANDARD_VALUES[card] + 3 * (counts[suit] - 1), a["card"])
         return max(plain, key=score)
-    # only eights fit: play one if drawing is not allowed, or if waiting risks it (opponent nearly out)
-    can_draw = any(a["type"] == "draw" for a in legal)
-    if can_draw and not opponents_low and view.get("drawn_card") is None and len(hand) > 1:
-        return {"type": "draw"}
-    if "suit" not in plays[0]:
-        return plays[0]  # eights="no_declare": the eight is played without a declaration
-    eight = plays[0]["card"]
+    if "suit" not in eights[0]:
+        return eights[0]  # eights="no_declare": the eight is played without a declaration
+    eight = eights[0]["card"]
     rest = list(hand)
     rest.remove(eight)
     return {"type": "play", "card": eight, "suit": _best_suit(rest)}
