@@ -42,6 +42,7 @@ def match_deal_table(*, match: Match) -> list[dict]:
     """Per finished deal: number, code (only once the match is finished), dealer, outcome, winner, points and
     the running totals after it."""
     running = [0] * match.seat_count
+    names = {seat.index: seat.player.name for seat in match.seats.all()}
     rows = []
     for deal in match.deals.all().order_by("number"):
         if deal.points is None:
@@ -51,7 +52,7 @@ def match_deal_table(*, match: Match) -> list[dict]:
             continue
         running = [a + b for a, b in zip(running, deal.points)]
         rows.append({"number": deal.number, "dealer": deal.dealer, "outcome": deal.outcome, "winner": deal.winner,
-                     "points": deal.points, "running": list(running), "plies": deal.plies,
+                     "winner_name": names.get(deal.winner), "points": deal.points, "running": list(running), "plies": deal.plies,
                      "code": deal.code if match.is_finished else None})
     return rows
 
