@@ -26,8 +26,6 @@ def ladder_create(*, name: str, slug: str, preset: str = "pagat", seats_per_matc
     ruleset = Ruleset.preset(preset, target=target, **(overrides or {}))
     if not ruleset.seats_min <= seats_per_match <= ruleset.seats_max:
         raise ValueError(f"preset {preset!r} seats {ruleset.seats_min} to {ruleset.seats_max}, not {seats_per_match}")
-    if ruleset.unsupported():
-        raise ValueError(f"preset {preset!r} needs options this engine version does not play: {ruleset.unsupported()}")
     ladder, _ = Ladder.objects.update_or_create(slug=slug, defaults={
         "name": name, "preset": preset, "ruleset": ruleset.to_dict(), "seats_per_match": seats_per_match,
         "target": target, "max_running_matches": max_running_matches})

@@ -1,30 +1,38 @@
-"""One deal of Crazy Eights: from dealing until a seat goes out or the deal is blocked.
+"""One deal of Crazy Eights: from dealing until a seat (or a partnership) goes out or the deal is blocked.
 
 Invariants (checked by the property tests in ``tests/engine``):
 
 * cards are never created or lost: hands + stock + discard pile always hold the whole deck;
 * while the deal runs, ``legal_actions()`` is never empty, lists each action once in a canonical order
-  (declarations C D H S; plays by card code order, an eight once per declared suit; then draw; then pass),
+  (declarations C D H S; plays by card code order, an eight once per declared suit; then draw, pass, announce),
   and every listed action applies cleanly while every other one raises ``IllegalAction``;
 * ``apply`` either changes the deal by exactly one ply or raises and leaves the deal untouched;
-* randomness comes only from the deal seed (``rng``): the deal shuffle and each reshuffle of the discard pile;
+* randomness comes only from the deal seed: the deal shuffle and each reshuffle of the discard pile (``rng``);
 * ``view(seat)`` shows that seat's hand and public facts only: never another hand or the stock order.
 
-The rule steps are small methods chosen by the ruleset's options (see ``rules.Ruleset``): the starter
-policy (``_turn_starter``), what may be played (``_fits``, ``_plays``), whether a seat may draw
-(``_can_draw``) or pass (``_can_pass``), the reshuffle (``_refill_stock``) and the scoring (``scoring``).
-Action vocabulary: ``{"type": "play", "card": "8H", "suit": "S"}`` (``suit`` only with an eight that
-declares), ``{"type": "draw"}`` (one card), ``{"type": "pass"}``, ``{"type": "declare", "suit": "S"}``
-(the dealer under a starter eight, system D).
+Action vocabulary (dicts, DESIGN.md): ``{"type": "play", "card": "8H", "suit": "S"}`` (``suit`` only with an
+eight that declares), ``{"type": "draw"}`` (one card; or, for a seat facing a draw penalty, the whole penalty,
+which ends its turn), ``{"type": "pass"}``, ``{"type": "declare", "suit": "S"}`` (the dealer under a starter
+eight, system D), ``{"type": "announce"}`` (last card, with ``last_card_penalty``).
+
+Beneath the dict API is an integer fast path for simulations (``legal_ids``, ``apply_id``, ``ACTIONS``):
+an action id is the card (0..51, ``suit * 13 + rank``) for a play without declaration, ``52 + 4 * suit + declared``
+for an eight with a declaration, then ``DRAW`` (68), ``PASS`` (69), ``DECLARE + suit`` (70..73), ``ANNOUNCE`` (74).
+Hands are bitmasks (bit = card; a second mask holds second copies under a double deck).
+
+The rule steps are small methods chosen by the ruleset's options (``rules.Ruleset``): the starter policy
+(``_turn_starter``), what may be played (``_playable_mask``), whether a seat may draw (``_can_draw``) or pass
+(``_can_pass``), action-card effects (``_card_effects``), turn order (``_advance``), the reshuffle
+(``_refill_stock``) and the scoring (``scoring.deal_points``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .cards import (
-    EIGHT, HOLLYWOOD_VALUES, RANK_NAMES, STANDARD_VALUES, SUIT_NAMES, SUITS, card_code, deck_cards,
-    describe_card, parse_card, parse_suit, rank_of, suit_of,
+    ACE, EIGHT, HOLLYWOOD_VALUES, QUEEN, RANK_NAMES, RANKS, STANDARD_VALUES, SUIT_NAMES, SUITS, card_code,
+    deck_cards, describe_card, parse_card, parse_suit, rank_of, suit_of,
 )
 from .errors import IllegalAction
 from .rng import SplitMix64, deal_code, seed_from_code
@@ -32,6 +40,24 @@ from .rules import Ruleset
 from .scoring import deal_points
 
 ENGINE_VERSION = "1"
+
+DRAW, PASS, DECLARE, ANNOUNCE = 68, 69, 70, 74
+TWO = 1
+QUEEN_OF_SPADES = 3 * 13 + QUEEN
+
+#: ACTIONS[id] is the dict form of action id (treat as read-only; ``legal_actions`` returns copies).
+ACTIONS: list[dict] = [{"type": "play", "card": card_code(c)} for c in range(52)]
+ACTIONS += [{"type": "play", "card": card_code(s * 13 + EIGHT), "suit": SUITS[d]} for s in range(4) for d in range(4)]
+ACTIONS += [{"type": "draw"}, {"type": "pass"}] + [{"type": "declare", "suit": s} for s in SUITS]
+ACTIONS += [{"type": "announce"}]
+
+SUIT_MASKS = [sum(1 << (s * 13 + r) for r in range(13)) for s in range(4)]
+RANK_MASKS = [sum(1 << (s * 13 + r) for s in range(4)) for r in range(13)]
+EIGHTS_MASK = RANK_MASKS[EIGHT]
+TWOS_MASK = RANK_MASKS[TWO]
+ALL_MASK = (1 << 52) - 1
+_CARD_BITS = [1 << c for c in range(52)]
+_EIGHT_IDS = [[52 + 4 * s + d for d in range(4)] for s in range(4)]
 
 _ACTION_KEYS = {
     "play": ({"type", "card"}, {"suit"}),
@@ -42,13 +68,24 @@ _ACTION_KEYS = {
 }
 
 
+def _bits(mask: int) -> list[int]:
+    """Card integers of the set bits of ``mask``, ascending (code order)."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
 @dataclass(frozen=True)
 class DealResult:
     """How a deal ended.
 
-    ``outcome`` is ``"out"`` (``winner`` emptied the hand) or ``"blocked"`` (nobody could play or draw, or the
-    ruleset's ``ply_limit`` was reached; ``winner`` is None). ``hand_values`` lists each seat's remaining
-    cards in the ruleset's card values (points); ``points`` what the deal adds to each seat's match total.
+    ``outcome`` is ``"out"`` (``winner`` emptied the hand; under ``partnership``, the seat whose going out
+    completed its side) or ``"blocked"`` (nobody could play or draw, or the ruleset's ``ply_limit`` was reached;
+    ``winner`` is None). ``hand_values`` lists each seat's remaining cards in the ruleset's card values (points);
+    ``points`` what the deal adds to each seat's match total under the scoring mode.
     """
 
     outcome: str
@@ -62,47 +99,73 @@ class DealResult:
                 "points": list(self.points), "plies": self.plies}
 
 
-@dataclass
 class Deal:
-    """The state of one deal. Build with ``Deal.start`` or ``Deal.from_position``; change only with ``apply``."""
+    """The state of one deal. Build with ``Deal.start`` or ``Deal.from_position``; change only with ``apply``
+    (or ``apply_id``). Public attributes: ``ruleset``, ``seats``, ``dealer``, ``seed``, ``to_play``, ``stock``
+    (card ints, top last), ``discard`` (top last), ``declared_suit`` (suit int or None), ``drawn_this_turn``,
+    ``last_drawn``, ``pending_draw``, ``direction``, ``awaiting_declaration``, ``passes_in_row``, ``ply``,
+    ``history``, ``result``; ``hands`` gives every hand as a sorted list of card ints."""
 
-    ruleset: Ruleset
-    seats: int
-    dealer: int
-    hands: list[list[int]]
-    stock: list[int]  # top card last
-    discard: list[int]  # top card last
-    to_play: int
-    seed: int | None = None
-    leader: int = 0
-    declared_suit: int | None = None
-    drawn_this_turn: int = 0
-    last_drawn: int | None = None
-    pending_draw: int = 0
-    direction: int = 1
-    awaiting_declaration: bool = False
-    passes_in_row: int = 0
-    reshuffles: int = 0
-    ply: int = 0
-    history: list[dict] = field(default_factory=list)
-    result: DealResult | None = None
+    __slots__ = (
+        "ruleset", "seats", "dealer", "seed", "leader", "masks", "dups", "sizes", "stock", "discard", "to_play",
+        "declared_suit", "drawn_this_turn", "last_drawn", "pending_draw", "pending_from_twos", "twos_run",
+        "direction", "awaiting_declaration", "announced", "passes_in_row", "reshuffles", "ply", "history",
+        "result", "out", "_legal", "_o", "_step",
+    )
+
+    def __init__(self, ruleset: Ruleset, seats: int, dealer: int, hands: list[list[int]], stock: list[int],
+                 discard: list[int], to_play: int, seed: int | None = None, leader: int | None = None) -> None:
+        self.ruleset = ruleset
+        self.seats = seats
+        self.dealer = dealer
+        self.seed = seed
+        self.leader = to_play if leader is None else leader
+        self.masks = [0] * seats
+        self.dups = [0] * seats
+        self.sizes = [0] * seats
+        for seat, cards in enumerate(hands):
+            for card in cards:
+                self._add(seat, card)
+        self.stock = stock
+        self.discard = discard
+        self.to_play = to_play
+        self.declared_suit: int | None = None
+        self.drawn_this_turn = 0
+        self.last_drawn: int | None = None
+        self.pending_draw = 0
+        self.pending_from_twos = False
+        self.twos_run = 0
+        self.direction = 1
+        self.awaiting_declaration = False
+        self.announced = False
+        self.passes_in_row = 0
+        self.reshuffles = 0
+        self.ply = 0
+        self.history: list[dict] = []
+        self.result: DealResult | None = None
+        self.out = [False] * seats
+        self._legal: list[int] | None = None
+        self._o = _Options(ruleset)
+        self._step = 1
 
     # ---- construction -------------------------------------------------------------------------------
     @classmethod
     def start(cls, ruleset: Ruleset, seats: int, seed: int | str, dealer: int = 0, leader: int | None = None) -> "Deal":
         """Shuffle by ``seed`` (an int, or its ``deal_code``) and deal.
 
-        Cards go one at a time from the top of the shuffled deck, starting left of ``dealer``; then the starter
-        is turned, handled by ``ruleset.starter_eight``. ``leader`` overrides who plays first (system B: the
-        previous deal's winner); by default the seat left of the dealer. Raises ``ValueError`` for a seat count
-        outside the ruleset's range, a bad seed or code, or an option this engine version does not play.
+        Cards go one at a time from the top of the shuffled deck (the end of the shuffled list), starting left of
+        ``dealer``; then the starter is turned and handled by ``ruleset.starter_eight``. ``leader`` overrides who
+        plays first (system B: the previous deal's winner); by default the seat left of the dealer. Raises
+        ``ValueError`` for a seat count outside the ruleset's range, a bad seed or code, or a bad dealer.
         """
-        _check_playable_ruleset(ruleset, seats)
+        check_ruleset_seats(ruleset, seats)
         if isinstance(seed, str):
             seed = seed_from_code(seed)
         deal_code(seed)  # validates the seed
-        if not (isinstance(dealer, int) and 0 <= dealer < seats):
+        if not (isinstance(dealer, int) and not isinstance(dealer, bool) and 0 <= dealer < seats):
             raise ValueError(f"dealer must be a seat from 0 to {seats - 1}, not {dealer!r}")
+        if leader is not None and not (isinstance(leader, int) and 0 <= leader < seats):
+            raise ValueError(f"leader must be a seat from 0 to {seats - 1}, not {leader!r}")
         rng = SplitMix64(seed, 0)
         deck = deck_cards(ruleset.ranks, ruleset.deck_count(seats))
         rng.shuffle(deck)
@@ -121,8 +184,7 @@ class Deal:
                 for i in range(1, seats + 1):
                     hands[(dealer + i) % seats].append(deck.pop())
         first = (dealer + 1) % seats if leader is None else leader
-        deal = cls(ruleset=ruleset, seats=seats, dealer=dealer, hands=hands, stock=deck, discard=[],
-                   to_play=first, seed=seed, leader=first)
+        deal = cls(ruleset, seats, dealer, hands, deck, [], first, seed=seed, leader=first)
         if per_hand is not None:
             deal._turn_starter(rng)
         return deal
@@ -130,22 +192,33 @@ class Deal:
     @classmethod
     def from_position(cls, ruleset: Ruleset, hands: list[list[str]], stock: list[str], discard: list[str],
                       to_play: int, declared_suit: str | None = None, drawn_this_turn: int = 0,
-                      pending_draw: int = 0, direction: int = 1, dealer: int | None = None) -> "Deal":
+                      pending_draw: int = 0, direction: int = 1, dealer: int | None = None,
+                      drawn_card: str | None = None, twos_run: int = 0, out: list[bool] | None = None) -> "Deal":
         """Any position, for tests and puzzles: card-code lists, ``stock`` top first, ``discard`` bottom first.
 
-        Reshuffles in such a deal use seed 0. Raises ``ValueError`` (``IllegalAction`` for a bad card code).
+        ``pending_draw`` counts as stacked twos when ``twos`` is on and the top card is a two, else as a queen of
+        spades penalty. Reshuffles in such a deal use seed 0. Raises ``ValueError`` (``IllegalAction`` for a bad
+        card code).
         """
         seats = len(hands)
-        _check_playable_ruleset(ruleset, seats)
-        if not (0 <= to_play < seats):
+        check_ruleset_seats(ruleset, seats)
+        if not (isinstance(to_play, int) and 0 <= to_play < seats):
             raise ValueError(f"to_play must be a seat from 0 to {seats - 1}")
-        deal = cls(
-            ruleset=ruleset, seats=seats, dealer=(to_play - direction) % seats if dealer is None else dealer,
-            hands=[[parse_card(c) for c in h] for h in hands], stock=[parse_card(c) for c in reversed(stock)],
-            discard=[parse_card(c) for c in discard], to_play=to_play, seed=0, leader=to_play,
-            declared_suit=None if declared_suit is None else parse_suit(declared_suit),
-            drawn_this_turn=drawn_this_turn, pending_draw=pending_draw, direction=direction,
-        )
+        if direction not in (1, -1):
+            raise ValueError("direction must be 1 (clockwise) or -1")
+        deal = cls(ruleset, seats, (to_play - direction) % seats if dealer is None else dealer,
+                   [[parse_card(c) for c in h] for h in hands], [parse_card(c) for c in reversed(stock)],
+                   [parse_card(c) for c in discard], to_play, seed=0)
+        deal.declared_suit = None if declared_suit is None else parse_suit(declared_suit)
+        deal.drawn_this_turn = drawn_this_turn
+        deal.last_drawn = None if drawn_card is None else parse_card(drawn_card)
+        deal.pending_draw = pending_draw
+        deal.pending_from_twos = bool(pending_draw and ruleset.twos != "off" and deal.discard
+                                      and rank_of(deal.discard[-1]) == TWO)
+        deal.twos_run = twos_run
+        deal.direction = direction
+        if out is not None:
+            deal.out = list(out)
         return deal
 
     def _turn_starter(self, rng: SplitMix64) -> None:
@@ -167,6 +240,28 @@ class Deal:
                 rng.shuffle(self.stock)
             else:  # bury
                 self.stock.insert(len(self.stock) // 2, card)
+
+    # ---- hands as bitmasks ---------------------------------------------------------------------------
+    def _add(self, seat: int, card: int) -> None:
+        bit = _CARD_BITS[card]
+        if self.masks[seat] & bit:
+            self.dups[seat] |= bit
+        else:
+            self.masks[seat] |= bit
+        self.sizes[seat] += 1
+
+    def _remove(self, seat: int, card: int) -> None:
+        bit = _CARD_BITS[card]
+        if self.dups[seat] & bit:
+            self.dups[seat] ^= bit
+        else:
+            self.masks[seat] ^= bit
+        self.sizes[seat] -= 1
+
+    @property
+    def hands(self) -> list[list[int]]:
+        """Every hand as a sorted list of card ints (second copies of a double deck listed twice)."""
+        return [sorted(_bits(m) + _bits(d)) for m, d in zip(self.masks, self.dups)]
 
     # ---- public reads ------------------------------------------------------------------------------
     @property
@@ -195,12 +290,12 @@ class Deal:
 
     def hand(self, seat: int) -> list[str]:
         """The seat's cards as codes, in code order."""
-        return [card_code(c) for c in sorted(self.hands[seat])]
+        return [card_code(c) for c in sorted(_bits(self.masks[seat]) + _bits(self.dups[seat]))]
 
     def hand_value(self, seat: int) -> int:
         """Points of the seat's hand in the ruleset's card values."""
-        values = HOLLYWOOD_VALUES if self.ruleset.card_values == "hollywood" else STANDARD_VALUES
-        return sum(values[c] for c in self.hands[seat])
+        values = self._o.values
+        return sum(values[c] for c in _bits(self.masks[seat])) + sum(values[c] for c in _bits(self.dups[seat]))
 
     def draws_left(self) -> int | None:
         """How many more cards the seat to play may draw this turn under the draw rule (None: no fixed limit)."""
@@ -215,22 +310,25 @@ class Deal:
         """What ``seat`` may see, JSON-ready: the same dict a bot receives (DESIGN.md, hidden information)."""
         if not (isinstance(seat, int) and 0 <= seat < self.seats):
             raise ValueError(f"seat must be from 0 to {self.seats - 1}")
+        mine = seat == self.to_play and self.result is None
         return {
             "seat": seat,
-            "to_play": None if self.is_over else self.to_play,
+            "to_play": None if self.result else self.to_play,
             "dealer": self.dealer,
             "hand": self.hand(seat),
-            "hand_counts": [len(h) for h in self.hands],
+            "hand_counts": list(self.sizes),
             "top_card": self.top_card,
             "active_suit": self.active_suit,
             "declared": self.declared_suit is not None,
             "stock_count": len(self.stock),
             "discard_count": len(self.discard),
-            "draws_left": self.draws_left() if seat == self.to_play and not self.is_over else None,
-            "drawn_card": card_code(self.last_drawn) if seat == self.to_play and self.last_drawn is not None else None,
+            "draws_left": self.draws_left() if mine else None,
+            "drawn_card": card_code(self.last_drawn) if mine and self.last_drawn is not None else None,
             "awaiting_declaration": self.awaiting_declaration,
             "pending_draw": self.pending_draw,
             "direction": self.direction,
+            "announced": self.announced if mine else False,
+            "out": list(self.out),
             "ply": self.ply,
             "history": [dict(h) for h in self.history],
             "result": self.result.to_dict() if self.result else None,
@@ -238,91 +336,118 @@ class Deal:
 
     def legal_actions(self) -> list[dict]:
         """Every action the seat to play may take now, in canonical order; empty once the deal is over."""
-        if self.result is not None:
-            return []
-        if self.awaiting_declaration:
-            return [{"type": "declare", "suit": s} for s in SUITS]
-        actions: list[dict] = []
-        declares = self.ruleset.eights != "no_declare"
-        for card in self._plays():
-            code = card_code(card)
-            if rank_of(card) == EIGHT and declares:
-                actions.extend({"type": "play", "card": code, "suit": s} for s in SUITS)
-            else:
-                actions.append({"type": "play", "card": code})
-        if self._can_draw():
-            actions.append({"type": "draw"})
-        if self._can_pass():
-            actions.append({"type": "pass"})
-        return actions
+        return [dict(ACTIONS[i]) for i in self.legal_ids()]
 
     def clone(self) -> "Deal":
-        """An independent copy (hands, piles and history copied)."""
-        twin = Deal(**{k: getattr(self, k) for k in self.__dataclass_fields__})
-        twin.hands = [list(h) for h in self.hands]
-        twin.stock = list(self.stock)
-        twin.discard = list(self.discard)
+        """An independent copy."""
+        twin = Deal.__new__(Deal)
+        for name in Deal.__slots__:
+            setattr(twin, name, getattr(self, name))
+        twin.masks, twin.dups, twin.sizes = list(self.masks), list(self.dups), list(self.sizes)
+        twin.stock, twin.discard, twin.out = list(self.stock), list(self.discard), list(self.out)
         twin.history = [dict(h) for h in self.history]
+        twin._legal = None
         return twin
 
     # ---- rule steps --------------------------------------------------------------------------------
     def _active_suit(self) -> int | None:
         if self.declared_suit is not None:
             return self.declared_suit
-        return suit_of(self.discard[-1]) if self.discard else None
+        return self.discard[-1] // 13 if self.discard else None
 
-    def _fits(self, card: int) -> bool:
-        """Whether ``card`` may go on the discard pile now (common core; ``eights`` option of system C)."""
+    def _fits_mask(self) -> int:
+        """Cards that may go on the discard pile now, ignoring whose hand (common core; ``eights`` of C)."""
         if not self.discard:
-            return True  # whole deck dealt: the first player leads any card (our reading, A4)
+            return ALL_MASK  # whole deck dealt: the first player leads any card (our reading, A4)
         top = self.discard[-1]
-        if rank_of(card) == EIGHT:
-            if self.ruleset.eights == "match_suit":
-                return rank_of(top) == EIGHT or suit_of(card) == self._active_suit()
-            return True
-        return suit_of(card) == self._active_suit() or rank_of(card) == rank_of(top)
+        top_rank = top % 13
+        suit = self.declared_suit if self.declared_suit is not None else top // 13
+        fits = SUIT_MASKS[suit] | RANK_MASKS[top_rank]
+        if self._o.eights_match_suit and top_rank != EIGHT:
+            return fits  # an eight too must follow suit unless an eight is on top
+        return fits | EIGHTS_MASK
 
-    def _may_go_out_with(self, card: int, hand: list[int]) -> bool:
-        return self.ruleset.go_out_on_eight or len(hand) > 1 or rank_of(card) != EIGHT
-
-    def _plays(self) -> list[int]:
-        """Distinct playable cards of the seat to play, in code order (``play_after_draw`` after a draw)."""
-        hand = self.hands[self.to_play]
+    def _playable_mask(self) -> int:
+        """Distinct cards the seat to play may play now (``play_after_draw`` after a draw; a pending penalty
+        may only be answered with a two under ``twos="stack"``)."""
+        seat = self.to_play
+        hand = self.masks[seat]
+        if self.pending_draw:
+            return hand & TWOS_MASK if self.pending_from_twos and self._o.twos_stack else 0
         if self.drawn_this_turn:
-            mode = self.ruleset.play_after_draw
-            if mode == "none":
-                return []
-            if mode == "drawn_only":
+            mode = self._o.after_draw
+            if mode == 2:  # none
+                return 0
+            if mode == 0:  # drawn_only
                 c = self.last_drawn
-                return [c] if c is not None and self._fits(c) and self._may_go_out_with(c, hand) else []
-        return sorted({c for c in hand if self._fits(c) and self._may_go_out_with(c, hand)})
+                hand = _CARD_BITS[c] if c is not None and hand & _CARD_BITS[c] else 0
+        mask = hand & self._fits_mask()
+        if not self._o.go_out_on_eight and self.sizes[seat] == 1:
+            mask &= ~EIGHTS_MASK
+        return mask
 
     def _stock_available(self) -> bool:
-        if self.stock:
-            return True
-        return self.ruleset.empty_stock == "reshuffle" and len(self.discard) > 1
+        return bool(self.stock) or (self._o.reshuffle and len(self.discard) > 1)
 
-    def _can_draw(self) -> bool:
+    def _can_draw(self, playable: int) -> bool:
         """Draw rule: D one card; A/C until a playable card comes; B up to ``draw_limit``. Forced play when
-        ``voluntary_draw`` is false (C): a seat holding a playable card may not draw."""
-        if self.result is not None or self.awaiting_declaration or not self._stock_available():
+        ``voluntary_draw`` is false (C): a seat holding a playable card may not draw. A seat facing a penalty
+        (twos, queen of spades) may always take it, even when nothing is left to draw."""
+        if self.pending_draw:
+            return True
+        if not self._stock_available():
             return False
-        rules = self.ruleset
+        o = self._o
         if self.drawn_this_turn:
-            if rules.draw == "one":
+            if o.draw == 0:  # one
                 return False
-            if rules.draw == "up_to" and self.drawn_this_turn >= rules.draw_limit:
+            if o.draw == 2 and self.drawn_this_turn >= o.limit:
                 return False
-            if rules.draw == "until_playable" or not rules.voluntary_draw:
-                return not self._plays()
+            if o.draw == 1 or not o.voluntary:
+                return not playable
             return True
-        return rules.voluntary_draw or not self._plays()
+        return o.voluntary or not playable
 
-    def _can_pass(self) -> bool:
+    def _can_pass(self, playable: int, can_draw: bool) -> bool:
         """Pass: when nothing can be played or drawn; and under D (draw one) to keep a playable drawn card."""
-        if self.drawn_this_turn and self.ruleset.draw == "one":
+        if self.pending_draw:
+            return False
+        if self.drawn_this_turn and self._o.draw == 0:
             return True
-        return not self._plays() and not self._can_draw()
+        return not playable and not can_draw
+
+    def legal_ids(self) -> list[int]:
+        """The fast path's legal action ids (see the module docstring), canonical order; [] once over."""
+        legal = self._legal
+        if legal is not None:
+            return legal
+        if self.result is not None:
+            legal = []
+        elif self.awaiting_declaration:
+            legal = [DECLARE, DECLARE + 1, DECLARE + 2, DECLARE + 3]
+        else:
+            playable = self._playable_mask()
+            legal = []
+            mask = playable
+            declares = self._o.declares
+            while mask:
+                low = mask & -mask
+                card = low.bit_length() - 1
+                mask ^= low
+                if card % 13 == EIGHT and declares:
+                    legal.extend(_EIGHT_IDS[card // 13])
+                else:
+                    legal.append(card)
+            can_draw = self._can_draw(playable)
+            if can_draw:
+                legal.append(DRAW)
+            if self._can_pass(playable, can_draw):
+                legal.append(PASS)
+            if (self._o.last_card and playable and not self.announced and not self.pending_draw
+                    and self.sizes[self.to_play] == 2):
+                legal.append(ANNOUNCE)
+        self._legal = legal
+        return legal
 
     def _refill_stock(self) -> None:
         """Empty stock: the top card stays, every card under it is shuffled into a new stock (B C D); the
@@ -333,6 +458,36 @@ class Deal:
         self.discard = [top]
         SplitMix64(self.seed or 0, self.reshuffles).shuffle(self.stock)
 
+    def _draw_cards(self, seat: int, count: int) -> int:
+        """Move up to ``count`` cards from the stock (refilled as needed) to the seat's hand; returns how many."""
+        drawn = 0
+        while drawn < count:
+            if not self.stock:
+                if not (self._o.reshuffle and len(self.discard) > 1):
+                    break
+                self._refill_stock()
+            card = self.stock.pop()
+            self._add(seat, card)
+            self.last_drawn = card
+            drawn += 1
+        return drawn
+
+    def _advance(self, steps: int = 1) -> None:
+        """Pass the turn ``steps`` seats on in the current direction, skipping seats that are out."""
+        seat = self.to_play
+        n = self.seats
+        for _ in range(steps):
+            seat = (seat + self.direction) % n
+            while self.out[seat]:
+                seat = (seat + self.direction) % n
+        self.to_play = seat
+        self.drawn_this_turn = 0
+        self.last_drawn = None
+        self.announced = False
+
+    def _active_seats(self) -> int:
+        return self.seats - sum(self.out)
+
     # ---- apply --------------------------------------------------------------------------------------
     def apply(self, action: dict) -> None:
         """Apply one ply for the seat to play.
@@ -342,129 +497,142 @@ class Deal:
         """
         if self.result is not None:
             raise IllegalAction("the deal is over: no more actions")
-        kind = _check_shape(action)
+        action_id = self._action_id(action)
+        if action_id not in self.legal_ids():
+            raise IllegalAction(self._explain(action_id))
+        self._apply_id(action_id)
+
+    def apply_id(self, action_id: int) -> None:
+        """The fast path's ``apply``: ``action_id`` must be in ``legal_ids()``, else ``IllegalAction``."""
+        if action_id not in self.legal_ids():
+            if self.result is not None:
+                raise IllegalAction("the deal is over: no more actions")
+            raise IllegalAction(self._explain(action_id) if 0 <= action_id < len(ACTIONS) else
+                                f"{action_id!r} is not an action id")
+        self._apply_id(action_id)
+
+    def _apply_id(self, a: int) -> None:
         seat = self.to_play
-        if self.awaiting_declaration:
-            if kind != "declare":
-                raise IllegalAction(f"seat {seat} (the dealer) must first declare a suit for the starter eight: "
-                                    '{"type": "declare", "suit": "C|D|H|S"}')
-            suit = parse_suit(action["suit"])
+        self._legal = None
+        if a < DRAW:
+            self._play(seat, a)
+        elif a == DRAW:
+            self._draw(seat)
+        elif a == PASS:
+            self._pass(seat)
+        elif a < ANNOUNCE:
             self.awaiting_declaration = False
-            self.declared_suit = suit
+            self.declared_suit = a - DECLARE
             self.to_play = self.leader
-            self._record({"seat": seat, "type": "declare", "suit": SUITS[suit]})
-            return
-        if kind == "play":
-            self._apply_play(seat, action)
-        elif kind == "draw":
-            self._apply_draw(seat)
-        elif kind == "pass":
-            self._apply_pass(seat)
-        elif kind == "declare":
-            raise IllegalAction("a suit is declared with the eight that is played: "
-                                '{"type": "play", "card": "8H", "suit": "S"}')
+            self._record({"seat": seat, "type": "declare", "suit": SUITS[a - DECLARE]})
         else:
-            raise IllegalAction("this ruleset has no last-card announcement (last_card_penalty is 0)")
-        if self.result is None and self.ply >= self.ruleset.ply_limit:
+            self.announced = True
+            self._record({"seat": seat, "type": "announce"})
+        if self.result is None and self.ply >= self._o.ply_limit:
             self._finish("blocked", None)  # service safeguard against endless draw-and-play loops
 
-    def _apply_play(self, seat: int, action: dict) -> None:
-        card = parse_card(action["card"])
-        hand = self.hands[seat]
-        code = card_code(card)
-        if card not in hand:
-            raise IllegalAction(f"seat {seat} does not hold the {code}")
-        declares = rank_of(card) == EIGHT and self.ruleset.eights != "no_declare"
-        if declares and "suit" not in action:
-            raise IllegalAction(f'playing the {code} needs a declared suit: add "suit": one of C, D, H, S')
-        if not declares and "suit" in action:
-            why = "eights declare no suit under this ruleset" if rank_of(card) == EIGHT else "only an eight declares a suit"
-            raise IllegalAction(f'remove "suit": {why}')
-        suit = parse_suit(action["suit"]) if declares else None
-        if self.drawn_this_turn:
-            mode = self.ruleset.play_after_draw
-            if mode == "none":
-                raise IllegalAction("after drawing the turn ends without a play under this ruleset")
-            if mode == "drawn_only" and card != self.last_drawn:
-                raise IllegalAction(f"after drawing only the drawn card ({card_code(self.last_drawn)}) may be played")
-        if not self._fits(card):
-            raise IllegalAction(f"the {code} does not fit: {self._needs()}")
-        if not self._may_go_out_with(card, hand):
-            raise IllegalAction("going out on an eight is not allowed under this ruleset")
-        hand.remove(card)
-        self.discard.append(card)
-        self.declared_suit = suit
-        self.passes_in_row = 0
-        entry = {"seat": seat, "type": "play", "card": code}
-        if suit is not None:
-            entry["suit"] = SUITS[suit]
-        self._record(entry)
-        if not hand:
-            self._finish("out", seat)
+    def _play(self, seat: int, a: int) -> None:
+        if a < 52:
+            card, declared = a, None
         else:
-            self._next_turn()
-
-    def _apply_draw(self, seat: int) -> None:
-        if not self._can_draw():
-            raise IllegalAction(self._why_no_draw())
-        if not self.stock:
-            self._refill_stock()
-        card = self.stock.pop()
-        self.hands[seat].append(card)
-        self.drawn_this_turn += 1
-        self.last_drawn = card
+            card, declared = ((a - 52) // 4) * 13 + EIGHT, (a - 52) % 4
+        self._remove(seat, card)
+        self.discard.append(card)
+        self.declared_suit = declared
         self.passes_in_row = 0
-        self._record({"seat": seat, "type": "draw"})
-        if self.result is None and not self._plays() and not self._can_draw():
-            self._next_turn()  # nothing to do with the drawn card: the turn ends (D: "otherwise the turn ends")
+        entry = {"seat": seat, "type": "play", "card": card_code(card)}
+        if declared is not None:
+            entry["suit"] = SUITS[declared]
+        self._record(entry)
+        if self.sizes[seat] == 0:
+            self.out[seat] = True
+            if self._deal_ends_with(seat):
+                if self._o.action_on_going_out == "apply":
+                    self._card_effects(seat, card)
+                    if self.pending_draw:  # the next seat takes the penalty before the deal is scored
+                        self._advance(self._step)
+                        victim = self.to_play
+                        count = self._draw_cards(victim, self.pending_draw)
+                        self.history.append({"seat": victim, "type": "penalty", "count": count})
+                        self.pending_draw = 0
+                self._finish("out", seat)  # going out on an action card: the effect is void (E) by default
+                return
+        elif self.sizes[seat] == 1 and self._o.last_card and not self.announced:
+            count = self._draw_cards(seat, self._o.last_card)  # forgot to announce the last card (C D)
+            self.history.append({"seat": seat, "type": "penalty", "count": count})
+        self._card_effects(seat, card)
+        self._advance(self._step)
 
-    def _apply_pass(self, seat: int) -> None:
-        if not self._can_pass():
-            plays = self._plays()
-            if plays:
-                raise IllegalAction(f"you cannot pass while you can play (e.g. the {card_code(plays[0])})")
-            raise IllegalAction("you cannot pass while you can still draw")
+    def _deal_ends_with(self, seat: int) -> bool:
+        if not self._o.partnership:
+            return True
+        return self.out[(seat + 2) % 4]  # a side is out when both partners are (A C)
+
+    def _card_effects(self, seat: int, card: int) -> None:
+        """Action cards (D E A2 A3): set the pending penalty, the skip step and the direction for ``_advance``.
+
+        Twos ``stack``: the next seat answers with a two or draws the whole sum (an eight is no answer). Twos
+        ``winding``: the next seat draws 2, 4, 6 or 8 (by the unbroken run of twos) and misses its turn. Queen of
+        spades: the next seat draws five and misses its turn; it cannot be answered (and it does not also skip).
+        Skip rank: the next seat is skipped (two seats: the player goes again). Reverse: direction flips (two
+        seats: ``reverse_two_seats`` = ``skip`` plays again, ``noop`` nothing).
+        """
+        o = self._o
+        self._step = 1
+        rank = card % 13
+        if o.twos and rank == TWO:
+            if o.twos_stack:
+                self.pending_draw += 2
+            else:
+                self.twos_run = min(self.twos_run + 1, 4)
+                self.pending_draw = 2 * self.twos_run
+            self.pending_from_twos = True
+            return
+        self.twos_run = 0
+        if o.queen_draw and card == QUEEN_OF_SPADES:
+            self.pending_draw = o.queen_draw
+            self.pending_from_twos = False
+            return
+        if rank == o.skip_rank:
+            self._step = 2
+        elif rank == o.reverse_rank:
+            if self._active_seats() == 2:
+                if o.reverse_two_seats == "skip":
+                    self._step = 0
+            else:
+                self.direction = -self.direction
+
+    def _draw(self, seat: int) -> None:
+        if self.pending_draw:
+            count = self._draw_cards(seat, self.pending_draw)  # the rest lapses if the stock runs dry
+            self.pending_draw = 0
+            self.pending_from_twos = False
+            self.passes_in_row = 0
+            self._record({"seat": seat, "type": "draw", "count": count, "penalty": True})
+            self._advance(1)  # the victim misses the turn
+            return
+        self._draw_cards(seat, 1)
+        self.drawn_this_turn += 1
+        self.passes_in_row = 0
+        self.twos_run = 0
+        self._record({"seat": seat, "type": "draw"})
+        playable = self._playable_mask()
+        if not playable and not self._can_draw(playable):
+            self._advance(1)  # nothing to do with the drawn card: the turn ends (D: "otherwise the turn ends")
+
+    def _pass(self, seat: int) -> None:
         if not self.drawn_this_turn:
             self.passes_in_row += 1
+        self.twos_run = 0
         self._record({"seat": seat, "type": "pass"})
-        if self.result is not None:
-            return
-        if self.passes_in_row >= self.seats:
+        if self.passes_in_row >= self._active_seats():
             self._finish("blocked", None)  # every seat passed in turn (D)
         else:
-            self._next_turn()
-
-    def _why_no_draw(self) -> str:
-        if not self._stock_available():
-            return "there is nothing to draw: the stock is empty and there is no card under the top card"
-        if self.drawn_this_turn and self.ruleset.draw == "one":
-            return "you have already drawn your card this turn: play the drawn card or pass"
-        if self.ruleset.draw == "up_to" and self.drawn_this_turn >= self.ruleset.draw_limit:
-            return f"you have drawn the limit of {self.ruleset.draw_limit} cards this turn: play or pass"
-        return "you must play: you hold a playable card and drawing is only allowed without one"
-
-    def _needs(self) -> str:
-        """Words for what may be played now, e.g. 'needs a heart, a 6 or an eight; hearts were declared'."""
-        top = self.discard[-1]
-        suit = self._active_suit()
-        wants = [f"a {SUIT_NAMES[suit][:-1]}"]
-        if rank_of(top) != EIGHT:
-            wants.append(f"a {RANK_NAMES[rank_of(top)]}")
-        if self.ruleset.eights != "match_suit" or rank_of(top) == EIGHT:
-            wants.append("an eight")
-        text = "needs " + (", ".join(wants[:-1]) + " or " + wants[-1] if len(wants) > 1 else wants[0])
-        if self.declared_suit is not None:
-            text += f"; {SUIT_NAMES[suit]} were declared"
-        return text + f" (top card {describe_card(top)})"
+            self._advance(1)
 
     def _record(self, entry: dict) -> None:
         self.history.append(entry)
         self.ply += 1
-
-    def _next_turn(self) -> None:
-        self.to_play = (self.to_play + self.direction) % self.seats
-        self.drawn_this_turn = 0
-        self.last_drawn = None
 
     def _finish(self, outcome: str, winner: int | None) -> None:
         values = [self.hand_value(s) for s in range(self.seats)]
@@ -472,6 +640,120 @@ class Deal:
         self.result = DealResult(outcome=outcome, winner=winner, hand_values=values, points=points, plies=self.ply)
         self.drawn_this_turn = 0
         self.last_drawn = None
+        self.pending_draw = 0
+        self._legal = []
+
+    # ---- dict actions and messages --------------------------------------------------------------------
+    def _action_id(self, action: object) -> int:
+        """The id of a dict action, after checking its shape (not its legality)."""
+        kind = _check_shape(action)
+        if kind == "play":
+            card = parse_card(action["card"])
+            declares = card % 13 == EIGHT and self._o.declares
+            if declares and "suit" not in action:
+                raise IllegalAction(f'playing the {card_code(card)} needs a declared suit: add "suit": one of C, D, H, S')
+            if not declares and "suit" in action:
+                why = ("eights declare no suit under this ruleset" if card % 13 == EIGHT
+                       else "only an eight declares a suit")
+                raise IllegalAction(f'remove "suit": {why}')
+            return _EIGHT_IDS[card // 13][parse_suit(action["suit"])] if declares else card
+        if kind == "declare":
+            return DECLARE + parse_suit(action["suit"])
+        return {"draw": DRAW, "pass": PASS, "announce": ANNOUNCE}[kind]
+
+    def _explain(self, a: int) -> str:
+        """Why action id ``a`` is not legal now, in a player's words."""
+        seat = self.to_play
+        if self.awaiting_declaration:
+            return (f"seat {seat} (the dealer) must first declare a suit for the starter eight: "
+                    '{"type": "declare", "suit": "C|D|H|S"}')
+        if DECLARE <= a < ANNOUNCE:
+            return 'a suit is declared with the eight that is played: {"type": "play", "card": "8H", "suit": "S"}'
+        if self.pending_draw:
+            answer = " or answer with a two" if self.pending_from_twos and self._o.twos_stack else ""
+            extra = " (an eight is no answer to a two)" if a < DRAW and answer and (a >= 52 or a % 13 == EIGHT) else ""
+            return f"seat {seat} must draw the {self.pending_draw} penalty cards{answer}{extra}"
+        playable = self._playable_mask()
+        if a == ANNOUNCE:
+            if not self._o.last_card:
+                return "this ruleset has no last-card announcement (last_card_penalty is 0)"
+            if self.announced:
+                return "you have already announced your last card this turn"
+            return "announce only when you hold two cards and are about to play one of them"
+        if a == DRAW:
+            return self._why_no_draw(playable)
+        if a == PASS:
+            if playable:
+                return f"you cannot pass while you can play (e.g. the {card_code(_bits(playable)[0])})"
+            return "you cannot pass while you can still draw"
+        card = a if a < 52 else ((a - 52) // 4) * 13 + EIGHT
+        code = card_code(card)
+        if not self.masks[seat] & _CARD_BITS[card]:
+            return f"seat {seat} does not hold the {code}"
+        if self.drawn_this_turn:
+            if self._o.after_draw == 2:
+                return "after drawing the turn ends without a play under this ruleset"
+            if self._o.after_draw == 0 and card != self.last_drawn:
+                return f"after drawing only the drawn card ({card_code(self.last_drawn)}) may be played"
+        if not self._fits_mask() & _CARD_BITS[card]:
+            return f"the {code} does not fit: {self._needs()}"
+        if not self._o.go_out_on_eight and self.sizes[seat] == 1 and card % 13 == EIGHT:
+            return "going out on an eight is not allowed under this ruleset"
+        return f"the {code} cannot be played now"
+
+    def _why_no_draw(self, playable: int) -> str:
+        if not self._stock_available():
+            return "there is nothing to draw: the stock is empty and there is no card under the top card"
+        if self.drawn_this_turn and self._o.draw == 0:
+            return "you have already drawn your card this turn: play the drawn card or pass"
+        if self._o.draw == 2 and self.drawn_this_turn >= self._o.limit:
+            return f"you have drawn the limit of {self._o.limit} cards this turn: play or pass"
+        if self.drawn_this_turn and self._o.draw == 1:
+            return "you drew a playable card: play it"
+        return "you must play: you hold a playable card and drawing is only allowed without one"
+
+    def _needs(self) -> str:
+        """Words for what may be played now, e.g. 'needs a heart, a 6 or an eight; hearts were declared'."""
+        top = self.discard[-1]
+        suit = self._active_suit()
+        wants = [f"a {SUIT_NAMES[suit][:-1]}"]
+        if top % 13 != EIGHT:
+            wants.append(f"a {RANK_NAMES[top % 13]}")
+        if not self._o.eights_match_suit or top % 13 == EIGHT:
+            wants.append("an eight")
+        text = "needs " + (", ".join(wants[:-1]) + " or " + wants[-1] if len(wants) > 1 else wants[0])
+        if self.declared_suit is not None:
+            text += f"; {SUIT_NAMES[suit]} were declared"
+        return text + f" (top card {describe_card(top)})"
+
+
+class _Options:
+    """The ruleset's options as plain attributes, read on the hot path."""
+
+    __slots__ = ("draw", "limit", "after_draw", "voluntary", "reshuffle", "declares", "eights_match_suit",
+                 "go_out_on_eight", "twos", "twos_stack", "queen_draw", "skip_rank", "reverse_rank",
+                 "reverse_two_seats", "last_card", "action_on_going_out", "partnership", "values", "ply_limit")
+
+    def __init__(self, r: Ruleset) -> None:
+        self.draw = {"one": 0, "until_playable": 1, "up_to": 2}[r.draw]
+        self.limit = r.draw_limit
+        self.after_draw = {"drawn_only": 0, "any": 1, "none": 2}[r.play_after_draw]
+        self.voluntary = r.voluntary_draw
+        self.reshuffle = r.empty_stock == "reshuffle"
+        self.declares = r.eights != "no_declare"
+        self.eights_match_suit = r.eights == "match_suit"
+        self.go_out_on_eight = r.go_out_on_eight
+        self.twos = r.twos != "off"
+        self.twos_stack = r.twos == "stack"
+        self.queen_draw = r.queen_of_spades_draw
+        self.skip_rank = RANKS.index(r.skip_rank) if r.skip_rank else -1
+        self.reverse_rank = ACE if r.reverse_rank == "A" else -1
+        self.reverse_two_seats = r.reverse_two_seats
+        self.last_card = r.last_card_penalty
+        self.action_on_going_out = r.action_on_going_out
+        self.partnership = r.partnership
+        self.values = HOLLYWOOD_VALUES if r.card_values == "hollywood" else STANDARD_VALUES
+        self.ply_limit = r.ply_limit
 
 
 def _check_shape(action: object) -> str:
@@ -479,26 +761,26 @@ def _check_shape(action: object) -> str:
     if not isinstance(action, dict):
         raise IllegalAction('an action is a JSON object such as {"type": "draw"}')
     kind = action.get("type")
-    if not isinstance(kind, str) or kind not in _ACTION_KEYS:  # an unhashable type must not raise TypeError
+    if not isinstance(kind, str) or kind not in _ACTION_KEYS:
         raise IllegalAction(f"unknown action type {kind!r}: use play, draw, pass, declare or announce")
     required, optional = _ACTION_KEYS[kind]
     missing = sorted(required - set(action), key=repr)
     if missing:
         raise IllegalAction(f"a {kind} action needs {missing[0]!r}")
-    extra = sorted(set(action) - required - optional, key=repr)  # keys of mixed types must not raise TypeError
+    extra = sorted(set(action) - required - optional, key=repr)
     if extra:
         raise IllegalAction(f"a {kind} action takes no {extra[0]!r}")
     return kind
 
 
-def _check_playable_ruleset(ruleset: Ruleset, seats: int) -> None:
+def check_ruleset_seats(ruleset: Ruleset, seats: int) -> None:
+    """``ValueError`` unless ``ruleset`` is a valid ``Ruleset`` that seats ``seats`` players."""
     if not isinstance(ruleset, Ruleset):
         raise ValueError("ruleset must be a Ruleset (use Ruleset.preset or Ruleset.from_dict)")
     ruleset.validate()
-    if not (isinstance(seats, int) and ruleset.seats_min <= seats <= ruleset.seats_max):
+    if not (isinstance(seats, int) and not isinstance(seats, bool) and ruleset.seats_min <= seats <= ruleset.seats_max):
         raise ValueError(f"this ruleset seats {ruleset.seats_min} to {ruleset.seats_max} players, not {seats!r}")
-    missing = ruleset.unsupported()
-    if missing:
-        name = missing[0]
-        raise ValueError(f"ruleset field {name!r}={getattr(ruleset, name)!r} is not played by engine version "
-                         f"{ENGINE_VERSION} yet")
+    if ruleset.partnership and seats != 4:
+        raise ValueError("ruleset field 'partnership' needs exactly 4 seats (seats 0+2 against 1+3)")
+    if ruleset.scoring == "hollywood" and seats != 2:
+        raise ValueError("ruleset field 'scoring'='hollywood' is for 2 seats")

@@ -4,11 +4,17 @@ Deal k (1-based) of a match with seed ``S`` is dealt from ``derive_seed(S, k)`` 
 dealer is the last seat, so seat 0 leads the first deal (system B); the deal passes to the left after each
 deal when ``dealer_rotates`` (E; our reading for the others). Under ``first_player="previous_winner"`` (B)
 the previous deal's winner leads (left of the dealer after a blocked deal).
+
+Ends and places: the match ends after the deal in which a total reaches the target (``target_for``); under
+``penalty`` the lowest total is first, otherwise the highest; equal totals share a place (``match_tie="share"``)
+or the match goes on until one seat leads alone (``"play_on"``). ``partnership``: the sides' totals (sum of the
+two members) decide, and partners share their side's place. ``hollywood`` (A1): see ``HollywoodScore``;
+``totals`` are then the games each seat has won.
 """
 
 from __future__ import annotations
 
-from .deal import ENGINE_VERSION, Deal, DealResult, _check_playable_ruleset
+from .deal import ENGINE_VERSION, Deal, DealResult, check_ruleset_seats
 from .errors import IllegalAction
 from .rng import derive_seed
 from .rules import Ruleset
@@ -24,7 +30,7 @@ class MatchState:
     """Deals until the target. Read ``deal`` (the current one), ``totals``, ``is_over``, ``standings``."""
 
     def __init__(self, ruleset: Ruleset, seats: int, seed: int) -> None:
-        _check_playable_ruleset(ruleset, seats)
+        check_ruleset_seats(ruleset, seats)
         if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
             raise ValueError(f"a match seed is a non-negative integer, not {seed!r}")
         self.ruleset = ruleset
@@ -37,6 +43,8 @@ class MatchState:
         self.deal_number = 0
         self.is_over = False
         self.deal: Deal = None  # type: ignore[assignment]
+        self.hollywood = HollywoodScore(ruleset, self.target) if ruleset.scoring == "hollywood" else None
+        self.points = [0] * seats  # deal points summed (equals totals except under hollywood)
         self._start_deal(dealer=seats - 1, leader=None)
 
     @classmethod
@@ -65,6 +73,8 @@ class MatchState:
         """The seat's view of the current deal plus match facts (``totals``, ``deal_number``, ``target``)."""
         view = self.deal.view(seat)
         view.update(deal_number=self.deal_number, totals=list(self.totals), target=self.target)
+        if self.hollywood:
+            view["hollywood"] = self.hollywood.to_dict()
         return view
 
     def apply(self, action: dict) -> None:
@@ -83,7 +93,12 @@ class MatchState:
         result = self.deal.result
         self.results.append(result)
         for s, p in enumerate(result.points):
-            self.totals[s] += p
+            self.points[s] += p
+        if self.hollywood:
+            self.hollywood.add_deal(result.points)
+            self.totals = list(self.hollywood.games_won)
+        else:
+            self.totals = list(self.points)
         if self._target_reached() or self.deal_number >= MAX_DEALS:
             self.is_over = True
             return
@@ -93,19 +108,29 @@ class MatchState:
             leader = result.winner
         self._start_deal(dealer=dealer, leader=leader)
 
+    def _side_totals(self) -> list[int]:
+        """Totals by seat, or under ``partnership`` each seat's side total (seats 0+2, 1+3)."""
+        if self.ruleset.partnership:
+            sides = [self.totals[0] + self.totals[2], self.totals[1] + self.totals[3]]
+            return [sides[s % 2] for s in range(self.seats)]
+        return self.totals
+
     def _target_reached(self) -> bool:
-        if max(self.totals) < self.target:
+        if self.hollywood:
+            return self.hollywood.is_over
+        if max(self._side_totals()) < self.target:
             return False
         if self.ruleset.match_tie == "play_on":
-            places = self.standings
-            return places.count(1) == 1
+            return self.standings.count(1) == (2 if self.ruleset.partnership else 1)
         return True
 
     @property
     def standings(self) -> list[int]:
-        """Place by seat (1 = first); tied seats share a place. Penalty scoring: lowest total is best."""
+        """Place by seat (1 = first); tied seats (and partners) share a place. Penalty: lowest total is best;
+        hollywood: most games won."""
+        totals = self._side_totals()
         lower_wins = self.ruleset.scoring == "penalty"
-        key = [(t if lower_wins else -t) for t in self.totals]
+        key = [(t if lower_wins else -t) for t in totals]
         return [1 + sum(1 for other in key if other < mine) for mine in key]
 
     def record(self) -> dict:
@@ -118,6 +143,61 @@ class MatchState:
             deals.append(entry)
         return {"ruleset": self.ruleset.to_dict(), "engine_version": ENGINE_VERSION, "seats": self.seats,
                 "seed": self.seed, "deals": deals}
+
+
+class HollywoodScore:
+    """Hollywood scoring (system A1, 2 seats): ``hollywood_games`` games are kept at once.
+
+    A seat's first deal won is written in the first open game only, its second in the first two, its third and
+    later in all of them (the points it collected in that deal). A game ends when a seat's score in it reaches
+    the target: that seat wins the game (``target_reached_wins``, the usual convention) or loses it (the source's
+    wording, ``target_reached_wins=false``). A new game opens in its place until ``hollywood_total_games`` games
+    have been opened; the match ends when all of them are finished.
+    """
+
+    def __init__(self, ruleset: Ruleset, target: int) -> None:
+        self.target = target
+        self.reached_wins = ruleset.target_reached_wins
+        self.total_games = ruleset.hollywood_total_games
+        self.open: list[dict] = []
+        self.finished: list[dict] = []
+        self.deals_won = [0, 0]
+        self.games_won = [0, 0]
+        self.opened = 0
+        for _ in range(ruleset.hollywood_games):
+            self._open()
+
+    def _open(self) -> None:
+        self.opened += 1
+        self.open.append({"game": self.opened, "scores": [0, 0]})
+
+    @property
+    def is_over(self) -> bool:
+        return len(self.finished) >= self.total_games
+
+    def add_deal(self, points: list[int]) -> None:
+        """Write a deal's points: the seat that scored (if any) writes into its first k open games."""
+        for seat in (0, 1):
+            if points[seat] <= 0:
+                continue
+            self.deals_won[seat] += 1
+            for game in self.open[: self.deals_won[seat]]:
+                game["scores"][seat] += points[seat]
+        for game in list(self.open):
+            scores = game["scores"]
+            if max(scores) >= self.target:
+                reacher = 0 if scores[0] >= scores[1] else 1
+                winner = reacher if self.reached_wins else 1 - reacher
+                self.games_won[winner] += 1
+                self.finished.append({**game, "winner": winner})
+                self.open.remove(game)
+                if self.opened < self.total_games:
+                    self._open()
+
+    def to_dict(self) -> dict:
+        return {"open": [dict(g, scores=list(g["scores"])) for g in self.open],
+                "finished": [dict(g, scores=list(g["scores"])) for g in self.finished],
+                "games_won": list(self.games_won), "deals_won": list(self.deals_won)}
 
 
 def replay(record: dict) -> MatchState:

@@ -1,9 +1,7 @@
 """``Ruleset``: every option of every rule system in RULES.md as one frozen dataclass, plus the presets.
 
 Field names are a public schema (ladders store ``to_dict()``, bots receive it): add fields, rename none.
-Each field's comment names the RULES.md system it comes from. ``SUPPORTED`` lists the option values this
-engine version plays; a ruleset asking for another value is valid data but ``Deal.start`` refuses it with a
-``ValueError`` that names the field (the remaining options are issue 3's work).
+Each field's comment names the RULES.md system it comes from; every option is played by the engine.
 """
 
 from __future__ import annotations
@@ -44,7 +42,8 @@ class Ruleset:
     card_values: str = "standard"  # standard, hollywood A1
     target: int = 100  # B D
     target_per_seat: int = 0  # E (50)
-    hollywood_games: int = 3  # A1
+    hollywood_games: int = 3  # A1: games kept at once
+    hollywood_total_games: int = 3  # A1: games in the match ("agreed before the first deal"); >= hollywood_games
     target_reached_wins: bool = True  # A1
     blocked: str = "each_own"  # each_own D, lowest_collects_difference A E
     blocked_tie: str = "split"  # split A, nobody E
@@ -89,6 +88,10 @@ class Ruleset:
                 raise ValueError(f"ruleset field {name!r} cannot be {value!r}: {_HELP[name]}")
         if self.seats_min > self.seats_max:
             raise ValueError(f"ruleset field 'seats_min' ({self.seats_min}) is above 'seats_max' ({self.seats_max})")
+        if self.hollywood_total_games < self.hollywood_games:
+            raise ValueError("ruleset field 'hollywood_total_games' cannot be below 'hollywood_games'")
+        if self.partnership and self.seats_min > 4 or self.partnership and self.seats_max < 4:
+            raise ValueError("ruleset field 'partnership' needs 4 seats within seats_min..seats_max")
         if self.ranks == "36" and self.twos != "off":
             raise ValueError("ruleset field 'twos' must be 'off' with ranks '36': a 36-card deck has no twos")
 
@@ -108,10 +111,6 @@ class Ruleset:
     def target_for(self, seats: int) -> int:
         """Match target in points: ``target_per_seat * seats`` when set (system E), else ``target``."""
         return self.target_per_seat * seats if self.target_per_seat > 0 else self.target
-
-    def unsupported(self) -> list[str]:
-        """Fields whose value this engine version does not play yet (empty when all are supported)."""
-        return [name for name, ok in SUPPORTED.items() if not ok(getattr(self, name))]
 
 
 def _one_of(*values: Any):
@@ -149,6 +148,7 @@ _CHOICES = {
     "target": _int_in(1, 100000),
     "target_per_seat": _int_in(0, 10000),
     "hollywood_games": _int_in(1, 9),
+    "hollywood_total_games": _int_in(1, 99),
     "target_reached_wins": _one_of(True, False),
     "blocked": _one_of("each_own", "lowest_collects_difference"),
     "blocked_tie": _one_of("split", "nobody"),
@@ -185,6 +185,7 @@ _HELP = {
     "target": "a whole number of points from 1 to 100000",
     "target_per_seat": "a whole number of points from 0 to 10000",
     "hollywood_games": "a whole number from 1 to 9",
+    "hollywood_total_games": "a whole number from 1 to 99, at least hollywood_games",
     "target_reached_wins": "true or false",
     "blocked": "'each_own' or 'lowest_collects_difference'",
     "blocked_tie": "'split' or 'nobody'",
@@ -192,17 +193,6 @@ _HELP = {
     "first_player": "'left_of_dealer' or 'previous_winner'",
     "dealer_rotates": "true or false",
     "ply_limit": "a whole number from 10 to 1000000",
-}
-
-#: Option values engine version 1 plays. Everything else is validated but refused by ``Deal.start``.
-SUPPORTED = {
-    "twos": lambda v: v == "off",
-    "queen_of_spades_draw": lambda v: v == 0,
-    "skip_rank": lambda v: v is None,
-    "reverse_rank": lambda v: v is None,
-    "last_card_penalty": lambda v: v == 0,
-    "partnership": lambda v: v is False,
-    "scoring": lambda v: v in ("penalty", "winner_collects"),
 }
 
 #: The presets of RULES.md ("Presets the engine must ship"); names are stable API.

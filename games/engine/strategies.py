@@ -100,11 +100,23 @@ def _fallback(legal: list[dict], hand: list[str]) -> dict:
     return legal[0]
 
 
+def _announcing(strategy: Strategy) -> Strategy:
+    """Wrap a strategy so it announces its last card whenever that is legal (C D's last-card rule)."""
+    def wrapped(view: dict, legal: list[dict], rng: SplitMix64) -> dict:
+        for action in legal:
+            if action["type"] == "announce":
+                return action
+        return strategy(view, legal, rng)
+    wrapped.__doc__ = strategy.__doc__
+    wrapped.__name__ = strategy.__name__
+    return wrapped
+
+
 STRATEGIES: dict[str, Strategy] = {
     "random": random_strategy,
-    "eager": eager_strategy,
-    "greedy": greedy_strategy,
-    "heuristic": heuristic_strategy,
+    "eager": _announcing(eager_strategy),
+    "greedy": _announcing(greedy_strategy),
+    "heuristic": _announcing(heuristic_strategy),
 }
 
 

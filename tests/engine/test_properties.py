@@ -309,9 +309,10 @@ def test_cross_field_checks():
         Ruleset.from_dict({"ranks": "36", "twos": "stack"})
 
 
-def test_unsupported_options_are_refused_by_deal_start_naming_the_field():
-    rules = Ruleset.preset("pagat", twos="stack")
-    with pytest.raises(ValueError, match="'twos'"):
-        Deal.start(rules, 2, 1)
+def test_seat_counts_the_options_need_are_enforced_naming_the_field():
+    with pytest.raises(ValueError, match="'partnership'"):
+        Deal.start(Ruleset.preset("pagat", partnership=True), 3, 1)
+    with pytest.raises(ValueError, match="seats 2 to 2"):
+        Deal.start(Ruleset.preset("hollywood"), 3, 1)
     with pytest.raises(ValueError):
         Deal.start(Ruleset.preset("no-draw"), 2, 1)  # no-draw seats exactly 4
