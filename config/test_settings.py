@@ -2,8 +2,10 @@
 
 import os
 
-os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/eights")
-os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/15")
+# TEST_* only: a shell that exported DATABASE_URL / CELERY_BROKER_URL for `make run` must not send the tests
+# to the development database or queue (where a running worker would take the tests' tasks).
+os.environ["DATABASE_URL"] = os.environ.get("TEST_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/eights")
+os.environ["CELERY_BROKER_URL"] = os.environ.get("TEST_CELERY_BROKER_URL", "redis://127.0.0.1:6379/15")
 
 from config.settings import *  # noqa: E402,F403
 

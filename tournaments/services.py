@@ -22,14 +22,29 @@ _MODEL = PlackettLuce()
 
 def ladder_create(*, name: str, slug: str, preset: str = "pagat", seats_per_match: int = 2, target: int = 100,
                   max_running_matches: int = 4, overrides: dict | None = None) -> Ladder:
-    """Create (or update) a ladder; ``ValueError`` for an unknown preset, a bad override or seat count."""
+    """Create a ladder, or return the existing one with this slug when its rules are the same.
+
+    Raises ``ValueError`` for an unknown preset, a bad override or seat count, or when a ladder with this slug
+    already played matches under other rules (ratings from different rules must not mix: use another slug).
+    """
     ruleset = Ruleset.preset(preset, target=target, **(overrides or {}))
     if not ruleset.seats_min <= seats_per_match <= ruleset.seats_max:
         raise ValueError(f"preset {preset!r} seats {ruleset.seats_min} to {ruleset.seats_max}, not {seats_per_match}")
-    ladder, _ = Ladder.objects.update_or_create(slug=slug, defaults={
-        "name": name, "preset": preset, "ruleset": ruleset.to_dict(), "seats_per_match": seats_per_match,
-        "target": target, "max_running_matches": max_running_matches})
-    return ladder
+    if max_running_matches < 1:
+        raise ValueError(f"max_running_matches must be at least 1, not {max_running_matches}")
+    existing = Ladder.objects.filter(slug=slug).first()
+    rules = {"preset": preset, "ruleset": ruleset.to_dict(), "seats_per_match": seats_per_match, "target": target}
+    if existing is not None:
+        changed = [k for k, v in rules.items() if getattr(existing, k) != v]
+        if changed and existing.ladder_matches.exists():
+            raise ValueError(f"ladder {slug!r} already has matches under preset {existing.preset!r}, "
+                             f"{existing.seats_per_match} seats, target {existing.target}; its rules cannot change "
+                             "(use another slug)")
+        for key, value in {**rules, "name": name, "max_running_matches": max_running_matches}.items():
+            setattr(existing, key, value)
+        existing.save()
+        return existing
+    return Ladder.objects.create(name=name, slug=slug, max_running_matches=max_running_matches, **rules)
 
 
 def ladder_entry_create(*, ladder: Ladder, player: Player) -> LadderEntry:

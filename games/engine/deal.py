@@ -58,6 +58,9 @@ TWOS_MASK = RANK_MASKS[TWO]
 ALL_MASK = (1 << 52) - 1
 _CARD_BITS = [1 << c for c in range(52)]
 _EIGHT_IDS = [[52 + 4 * s + d for d in range(4)] for s in range(4)]
+_EIGHT_CARDS = frozenset(s * 13 + EIGHT for s in range(4))
+_TWO_CARDS = frozenset(s * 13 + TWO for s in range(4))
+_CODES = [card_code(c) for c in range(52)]
 
 _ACTION_KEYS = {
     "play": ({"type", "card"}, {"suit"}),
@@ -426,24 +429,40 @@ class Deal:
         elif self.awaiting_declaration:
             legal = [DECLARE, DECLARE + 1, DECLARE + 2, DECLARE + 3]
         else:
-            playable = self._playable_mask()
+            o = self._o
+            if self.pending_draw or self.drawn_this_turn or not self.discard or o.special_fits:
+                playable = self._playable_mask()
+            else:  # the common case, inlined: follow suit or rank, or an eight
+                top = self.discard[-1]
+                suit = self.declared_suit
+                fits = SUIT_MASKS[top // 13 if suit is None else suit] | RANK_MASKS[top % 13] | EIGHTS_MASK
+                playable = self.masks[self.to_play] & fits
             legal = []
             mask = playable
-            declares = self._o.declares
+            declares = o.declares
             while mask:
                 low = mask & -mask
                 card = low.bit_length() - 1
                 mask ^= low
-                if card % 13 == EIGHT and declares:
-                    legal.extend(_EIGHT_IDS[card // 13])
+                if declares and card in _EIGHT_CARDS:
+                    legal += _EIGHT_IDS[card // 13]
                 else:
                     legal.append(card)
-            can_draw = self._can_draw(playable)
+            if self.pending_draw:
+                can_draw = True
+            elif not (self.stock or (o.reshuffle and len(self.discard) > 1)):
+                can_draw = False
+            elif not self.drawn_this_turn:
+                can_draw = o.voluntary or not playable
+            else:
+                can_draw = self._can_draw(playable)
             if can_draw:
                 legal.append(DRAW)
-            if self._can_pass(playable, can_draw):
+            if self.pending_draw:
+                pass
+            elif (self.drawn_this_turn and o.draw == 0) or not (playable or can_draw):
                 legal.append(PASS)
-            if (self._o.last_card and playable and not self.announced and not self.pending_draw
+            if (o.last_card and playable and not self.announced and not self.pending_draw
                     and self.sizes[self.to_play] == 2):
                 legal.append(ANNOUNCE)
         self._legal = legal
@@ -500,35 +519,35 @@ class Deal:
         action_id = self._action_id(action)
         if action_id not in self.legal_ids():
             raise IllegalAction(self._explain(action_id))
-        self._apply_id(action_id)
+        self.apply_id(action_id)
 
     def apply_id(self, action_id: int) -> None:
         """The fast path's ``apply``: ``action_id`` must be in ``legal_ids()``, else ``IllegalAction``."""
-        if action_id not in self.legal_ids():
+        legal = self._legal
+        if legal is None:
+            legal = self.legal_ids()
+        if action_id not in legal:
             if self.result is not None:
                 raise IllegalAction("the deal is over: no more actions")
-            raise IllegalAction(self._explain(action_id) if 0 <= action_id < len(ACTIONS) else
-                                f"{action_id!r} is not an action id")
-        self._apply_id(action_id)
-
-    def _apply_id(self, a: int) -> None:
+            raise IllegalAction(self._explain(action_id) if isinstance(action_id, int) and 0 <= action_id < len(ACTIONS)
+                                else f"{action_id!r} is not an action id")
         seat = self.to_play
         self._legal = None
-        if a < DRAW:
-            self._play(seat, a)
-        elif a == DRAW:
+        if action_id < DRAW:
+            self._play(seat, action_id)
+        elif action_id == DRAW:
             self._draw(seat)
-        elif a == PASS:
+        elif action_id == PASS:
             self._pass(seat)
-        elif a < ANNOUNCE:
+        elif action_id < ANNOUNCE:
             self.awaiting_declaration = False
-            self.declared_suit = a - DECLARE
+            self.declared_suit = action_id - DECLARE
             self.to_play = self.leader
-            self._record({"seat": seat, "type": "declare", "suit": SUITS[a - DECLARE]})
+            self._record({"seat": seat, "type": "declare", "suit": SUITS[action_id - DECLARE]})
         else:
             self.announced = True
             self._record({"seat": seat, "type": "announce"})
-        if self.result is None and self.ply >= self._o.ply_limit:
+        if self.ply >= self._o.ply_limit and self.result is None:
             self._finish("blocked", None)  # service safeguard against endless draw-and-play loops
 
     def _play(self, seat: int, a: int) -> None:
@@ -536,18 +555,26 @@ class Deal:
             card, declared = a, None
         else:
             card, declared = ((a - 52) // 4) * 13 + EIGHT, (a - 52) % 4
-        self._remove(seat, card)
+        bit = _CARD_BITS[card]
+        if self.dups[seat] & bit:
+            self.dups[seat] ^= bit
+        else:
+            self.masks[seat] ^= bit
+        self.sizes[seat] -= 1
         self.discard.append(card)
         self.declared_suit = declared
         self.passes_in_row = 0
-        entry = {"seat": seat, "type": "play", "card": card_code(card)}
-        if declared is not None:
-            entry["suit"] = SUITS[declared]
-        self._record(entry)
-        if self.sizes[seat] == 0:
+        if declared is None:
+            self.history.append({"seat": seat, "type": "play", "card": _CODES[card]})
+        else:
+            self.history.append({"seat": seat, "type": "play", "card": _CODES[card], "suit": SUITS[declared]})
+        self.ply += 1
+        o = self._o
+        size = self.sizes[seat]
+        if size == 0:
             self.out[seat] = True
             if self._deal_ends_with(seat):
-                if self._o.action_on_going_out == "apply":
+                if o.action_on_going_out == "apply" and card in o.action_cards:
                     self._card_effects(seat, card)
                     if self.pending_draw:  # the next seat takes the penalty before the deal is scored
                         self._advance(self._step)
@@ -557,11 +584,21 @@ class Deal:
                         self.pending_draw = 0
                 self._finish("out", seat)  # going out on an action card: the effect is void (E) by default
                 return
-        elif self.sizes[seat] == 1 and self._o.last_card and not self.announced:
-            count = self._draw_cards(seat, self._o.last_card)  # forgot to announce the last card (C D)
+        elif size == 1 and o.last_card and not self.announced:
+            count = self._draw_cards(seat, o.last_card)  # forgot to announce the last card (C D)
             self.history.append({"seat": seat, "type": "penalty", "count": count})
-        self._card_effects(seat, card)
-        self._advance(self._step)
+        if card in o.action_cards:
+            self._card_effects(seat, card)
+            self._advance(self._step)
+            return
+        self.twos_run = 0
+        if o.simple_turns:
+            self.to_play = (seat + self.direction) % self.seats
+            self.drawn_this_turn = 0
+            self.last_drawn = None
+            self.announced = False
+        else:
+            self._advance(1)
 
     def _deal_ends_with(self, seat: int) -> bool:
         if not self._o.partnership:
@@ -611,14 +648,27 @@ class Deal:
             self._record({"seat": seat, "type": "draw", "count": count, "penalty": True})
             self._advance(1)  # the victim misses the turn
             return
-        self._draw_cards(seat, 1)
+        stock = self.stock
+        if not stock:
+            self._refill_stock()
+            stock = self.stock
+        card = stock.pop()
+        bit = _CARD_BITS[card]
+        if self.masks[seat] & bit:
+            self.dups[seat] |= bit
+        else:
+            self.masks[seat] |= bit
+        self.sizes[seat] += 1
+        self.last_drawn = card
         self.drawn_this_turn += 1
         self.passes_in_row = 0
         self.twos_run = 0
-        self._record({"seat": seat, "type": "draw"})
-        playable = self._playable_mask()
-        if not playable and not self._can_draw(playable):
-            self._advance(1)  # nothing to do with the drawn card: the turn ends (D: "otherwise the turn ends")
+        self.history.append({"seat": seat, "type": "draw"})
+        self.ply += 1
+        self._legal = None
+        if self.legal_ids() == [PASS]:  # no play, no further draw: the turn ends (D: "otherwise the turn ends")
+            self._legal = None
+            self._advance(1)
 
     def _pass(self, seat: int) -> None:
         if not self.drawn_this_turn:
@@ -732,7 +782,8 @@ class _Options:
 
     __slots__ = ("draw", "limit", "after_draw", "voluntary", "reshuffle", "declares", "eights_match_suit",
                  "go_out_on_eight", "twos", "twos_stack", "queen_draw", "skip_rank", "reverse_rank",
-                 "reverse_two_seats", "last_card", "action_on_going_out", "partnership", "values", "ply_limit")
+                 "reverse_two_seats", "last_card", "action_on_going_out", "partnership", "values", "ply_limit",
+                 "action_cards", "simple_turns", "special_fits")
 
     def __init__(self, r: Ruleset) -> None:
         self.draw = {"one": 0, "until_playable": 1, "up_to": 2}[r.draw]
@@ -754,6 +805,17 @@ class _Options:
         self.partnership = r.partnership
         self.values = HOLLYWOOD_VALUES if r.card_values == "hollywood" else STANDARD_VALUES
         self.ply_limit = r.ply_limit
+        cards: set[int] = set()
+        if self.twos:
+            cards |= _TWO_CARDS
+        if self.queen_draw:
+            cards.add(QUEEN_OF_SPADES)
+        for rank in (self.skip_rank, self.reverse_rank):
+            if rank >= 0:
+                cards |= {s * 13 + rank for s in range(4)}
+        self.action_cards = frozenset(cards)  # cards whose play has an effect beyond the discard pile
+        self.simple_turns = not r.partnership  # no seat is ever skipped for being out
+        self.special_fits = r.eights == "match_suit" or not r.go_out_on_eight  # legal_ids cannot inline the fit
 
 
 def _check_shape(action: object) -> str:

@@ -75,6 +75,26 @@ def test_ladder_create_rejects_bad_settings():
 
 
 @pytest.mark.django_db
+def test_a_ladder_with_matches_keeps_its_rules(ladder):
+    assert ladder_create(name="Renamed", slug="test", preset="pagat", seats_per_match=2).name == "Renamed"
+    ladder_schedule_matches(ladder=ladder, limit=1)
+    with pytest.raises(ValueError, match="cannot change"):
+        ladder_create(name="x", slug="test", preset="crazy-eights", seats_per_match=3)
+    assert ladder_create(name="Same rules", slug="test", max_running_matches=2).max_running_matches == 2
+
+
+@pytest.mark.django_db
+def test_ladder_run_in_process_first_finishes_matches_an_interrupted_run_left(ladder, settings, capsys):
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    (left,) = ladder_schedule_matches(ladder=ladder, limit=1)
+    match_advance(match_id=left.pk, ply_budget=5)  # then the process was stopped
+    call_command("ladder_run", "--ladder", "test", "--matches", "1")
+    left.refresh_from_db()
+    assert left.status == Match.Status.FINISHED
+    assert f"resumed and finished match #{left.pk}" in capsys.readouterr().out
+
+
+@pytest.mark.django_db
 def test_the_commands_reject_bad_arguments_with_a_clear_message():
     with pytest.raises(CommandError, match="no active ladder"):
         call_command("ladder_run", "--matches", "1")

@@ -23,14 +23,16 @@ class Command(BaseCommand):
         parser.add_argument("--seats", type=int, default=2, help="seats per match (default 2)")
         parser.add_argument("--target", type=int, default=100, help="points that end a match (default 100)")
         parser.add_argument("--max-running", type=int, default=3, help="matches running at once (default 3)")
+        parser.add_argument("--slug", default="demo", help="the ladder's slug (default demo); a ladder that has "
+                            "matches keeps its rules, so use a new slug for other rules")
 
-    def handle(self, *args, preset, seats, target, max_running, **options):
+    def handle(self, *args, preset, seats, target, max_running, slug, **options):
         if target < 1:
             raise CommandError(f"--target must be a positive number of points, not {target}")
         if max_running < 1:
             raise CommandError(f"--max-running must be at least 1, not {max_running}")
         try:
-            ladder = ladder_create(name=f"Demo ladder ({preset}, {seats} seats)", slug="demo", preset=preset,
+            ladder = ladder_create(name=f"Demo ladder ({preset}, {seats} seats)", slug=slug, preset=preset,
                                    seats_per_match=seats, target=target, max_running_matches=max_running)
         except ValueError as exc:
             raise CommandError(str(exc)) from None

@@ -4,9 +4,10 @@ import time
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from kombu.exceptions import OperationalError
 
 from games.models import Match
-from games.services import match_advance
+from games.services import match_advance, matches_stalled
 from games.tasks import advance_match
 from tournaments.models import Ladder
 from tournaments.services import ladder_schedule_matches
@@ -39,6 +40,22 @@ class Command(BaseCommand):
         eager = settings.CELERY_TASK_ALWAYS_EAGER
         finished = 0
         started_at = time.monotonic()
+        if eager:
+            # no worker and no watchdog in this mode: finish what an interrupted run left behind first
+            left = Match.objects.filter(status=Match.Status.RUNNING, ladder_match__ladder__in=ladders)
+            for match_id in left.values_list("pk", flat=True):
+                if match_advance(match_id=match_id) == "finished":
+                    self.stdout.write(f"resumed and finished match #{match_id}, left running by an earlier run")
+        try:
+            finished = self._loop(ladders, matches, forever, interval, timeout, eager, started_at)
+        except OperationalError as exc:
+            raise CommandError(f"cannot reach the Celery broker at {settings.CELERY_BROKER_URL} ({exc}): start "
+                               "Redis, or unset CELERY_BROKER_URL to play in-process. Matches already created "
+                               "are resumed by the watchdog once the broker is back.") from None
+        self.stdout.write(self.style.SUCCESS(f"{finished} match{'' if finished == 1 else 'es'} finished"))
+
+    def _loop(self, ladders, matches, forever, interval, timeout, eager, started_at) -> int:
+        finished = 0
         while forever or finished < matches:
             started = []
             for lad in ladders:
@@ -66,11 +83,12 @@ class Command(BaseCommand):
                 time.sleep(interval)
             elif not started:
                 time.sleep(0.5)
-        self.stdout.write(self.style.SUCCESS(f"{finished} matches finished"))
+        return finished
 
     def _progress(self, match_id: int, finished: int, total: int, forever: bool) -> None:
         match = Match.objects.prefetch_related("seats__player").get(pk=match_id)
-        names = " vs ".join(f"{s.player.name} ({s.total})" for s in match.seats.all())
+        names = " vs ".join(f"{'*' if s.place == 1 else ''}{s.player.name} ({s.total})" for s in match.seats.all())
         of = "" if forever else f"/{total}"
         bar = "" if forever else "[" + "#" * finished + "." * max(0, total - finished) + "] "
-        self.stdout.write(f"{bar}{finished}{of} match #{match_id}: {names}, {match.deal_number} deals")
+        self.stdout.write(f"{bar}{finished}{of} match #{match_id}: {names}, {match.deal_number} deals "
+                          f"(* = first place; {'lowest' if match.ruleset.get('scoring') == 'penalty' else 'highest'} total wins)")

@@ -1,0 +1,149 @@
+"""Our engine against OpenSpiel's ``crazy_eights`` on the configuration both play (random legal play, one core).
+
+In one run, times (a) OpenSpiel through its Python API (``pyspiel``), (b) our engine through the dict API
+(``legal_actions`` / ``apply``) and (c) our integer fast path (``legal_ids`` / ``apply_id``): 2 players, 52 cards,
+7 each, draw up to 5 a turn, voluntary draw, any card after drawing, no reshuffle, no special cards
+(tests/engine/test_openspiel_crosscheck.py lists the rule differences left). Every loop picks with the same
+``random.Random(...).choice`` over the legal list. OpenSpiel's chance nodes (dealer, deal, starter, each drawn
+card) are sampled with that generator too: their time is counted, they are not counted as plies. Plies are
+player decisions: OpenSpiel's include its separate suit nomination after an eight and the pass that closes a
+fruitless drawing turn, which our engine folds into the play or does by itself, so deals/s is printed as well.
+
+Prints the median of ``--repeats`` runs of ``--seconds`` each and the ratios ours/OpenSpiel.
+Usage: ``python benchmarks/openspiel_bench.py [--seconds 2] [--repeats 3]``; ``run(seconds)`` returns the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from games.engine import Deal, Ruleset  # noqa: E402
+
+SEATS = 2
+OPENSPIEL_PARAMS = {"players": SEATS, "max_draw_cards": 5, "reshuffle": False, "use_special_cards": False,
+                    "max_turns": 100}  # OpenSpiel's default cap of 100 card plays: never reached without reshuffle
+OUR_RULES = {"draw": "up_to", "draw_limit": 5, "play_after_draw": "any", "voluntary_draw": True,
+             "empty_stock": "pass", "starter_eight": "reshuffle"}
+
+
+def our_ruleset() -> Ruleset:
+    return Ruleset.preset("pagat", **OUR_RULES)
+
+
+def _openspiel(seconds: float, seed: int) -> tuple[int, int, float]:
+    import pyspiel
+
+    game = pyspiel.load_game("crazy_eights", OPENSPIEL_PARAMS)
+    choice = random.Random(seed).choice
+    deals = plies = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(choice(state.chance_outcomes())[0])  # one deck: outcomes are equally likely
+            else:
+                state.apply_action(choice(state.legal_actions()))
+                plies += 1
+        deals += 1
+    return deals, plies, time.perf_counter() - start
+
+
+def _ours_dict(seconds: float, seed: int) -> tuple[int, int, float]:
+    rules = our_ruleset()
+    choice = random.Random(seed).choice
+    deals = plies = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        deal = Deal.start(rules, SEATS, seed + deals)
+        while not deal.is_over:
+            deal.apply(choice(deal.legal_actions()))
+            plies += 1
+        deals += 1
+    return deals, plies, time.perf_counter() - start
+
+
+def _ours_fast(seconds: float, seed: int) -> tuple[int, int, float]:
+    rules = our_ruleset()
+    choice = random.Random(seed).choice
+    deals = plies = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        deal = Deal.start(rules, SEATS, seed + deals)
+        while not deal.is_over:
+            deal.apply_id(choice(deal.legal_ids()))
+            plies += 1
+        deals += 1
+    return deals, plies, time.perf_counter() - start
+
+
+LOOPS = (("openspiel", "OpenSpiel crazy_eights (pyspiel)", _openspiel),
+         ("ours_dict", "ours, dict API (legal_actions/apply)", _ours_dict),
+         ("ours_fast", "ours, fast path (legal_ids/apply_id)", _ours_fast))
+
+
+def run(seconds: float = 2.0, repeats: int = 3, progress: bool = False) -> dict:
+    """Median plies/s and deals/s of each loop over ``repeats`` runs of ``seconds``, and ours/OpenSpiel ratios.
+
+    The loops are interleaved run by run so that drifting machine load hits all three alike.
+    """
+    samples: dict[str, dict[str, list[float]]] = {key: {"plies": [], "deals": []} for key, _, _ in LOOPS}
+    for i in range(repeats):
+        for key, _label, fn in LOOPS:
+            deals, plies, elapsed = fn(seconds, 1000 * i + 1)
+            samples[key]["plies"].append(plies / elapsed)
+            samples[key]["deals"].append(deals / elapsed)
+            if progress:
+                print(f"  run {i + 1}/{repeats}: {key} done", end="\r", file=sys.stderr)
+    figures = {key: {"plies_per_s": statistics.median(s["plies"]), "deals_per_s": statistics.median(s["deals"]),
+                     "runs_plies_per_s": s["plies"]} for key, s in samples.items()}
+    os_fig = figures["openspiel"]
+    ratios = {key: {"plies": figures[key]["plies_per_s"] / os_fig["plies_per_s"],
+                    "deals": figures[key]["deals_per_s"] / os_fig["deals_per_s"]} for key in ("ours_dict", "ours_fast")}
+    return {"seconds": seconds, "repeats": repeats, "seats": SEATS, "openspiel_params": dict(OPENSPIEL_PARAMS),
+            "our_ruleset": {"preset": "pagat", **OUR_RULES}, "figures": figures, "ratios_vs_openspiel": ratios}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="length of one run (default 2)")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per figure; the median is printed (default 3)")
+    args = parser.parse_args()
+    if args.seconds <= 0 or args.repeats < 1:
+        parser.error("--seconds must be positive and --repeats at least 1")
+    try:
+        import pyspiel
+    except ImportError:
+        sys.exit("openspiel_bench: pyspiel is not installed (pip install open_spiel)")
+    version = getattr(pyspiel, "__version__", None)
+    if version is None:
+        try:
+            from importlib.metadata import version as _v
+            version = _v("open_spiel")
+        except Exception:  # noqa: BLE001
+            version = "?"
+    print(f"OpenSpiel {version}: crazy_eights {OPENSPIEL_PARAMS}")
+    print(f"ours: Ruleset.preset('pagat', {', '.join(f'{k}={v!r}' for k, v in OUR_RULES.items())}), {SEATS} seats")
+    print(f"random legal play (random.Random.choice), median of {args.repeats} x {args.seconds:g} s per loop")
+    sys.stdout.flush()
+    tty = sys.stderr.isatty()
+    result = run(args.seconds, args.repeats, progress=tty)
+    if tty:
+        print(" " * 40, end="\r", file=sys.stderr)
+    for key, label, _ in LOOPS:
+        f = result["figures"][key]
+        print(f"{label:<40} {f['plies_per_s']:>10,.0f} plies/s  {f['deals_per_s']:>8,.0f} deals/s")
+    for key, label, _ in LOOPS[1:]:
+        r = result["ratios_vs_openspiel"][key]
+        print(f"ratio {label} / OpenSpiel: {r['plies']:.2f}x plies/s, {r['deals']:.2f}x deals/s")
+
+
+if __name__ == "__main__":
+    main()
