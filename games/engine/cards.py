@@ -7,6 +7,8 @@ A double deck holds every card twice; two copies of a card are the same integer.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from .errors import IllegalAction
 
 RANKS = "A23456789TJQK"
@@ -81,6 +83,10 @@ def deck_cards(ranks: str = "52", decks: int = 1) -> list[int]:
 
     ``ranks`` is ``"52"`` (A..K) or ``"36"`` (6..A, as in system B's 36-card deck).
     """
+    return list(_deck(ranks, decks))
+
+
+@lru_cache(maxsize=8)
+def _deck(ranks: str, decks: int) -> tuple:
     allowed = range(13) if ranks == "52" else [ACE] + list(range(5, 13))
-    one = [s * 13 + r for s in range(4) for r in sorted(allowed)]
-    return one * decks
+    return tuple(s * 13 + r for s in range(4) for r in sorted(allowed)) * decks

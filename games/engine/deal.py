@@ -29,6 +29,7 @@ The rule steps are small methods chosen by the ruleset's options (``rules.Rulese
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .cards import (
     ACE, EIGHT, HOLLYWOOD_VALUES, QUEEN, RANK_NAMES, RANKS, STANDARD_VALUES, SUIT_NAMES, SUITS, card_code,
@@ -61,6 +62,57 @@ _EIGHT_IDS = [[52 + 4 * s + d for d in range(4)] for s in range(4)]
 _EIGHT_CARDS = frozenset(s * 13 + EIGHT for s in range(4))
 _TWO_CARDS = frozenset(s * 13 + TWO for s in range(4))
 _CODES = [card_code(c) for c in range(52)]
+
+
+class _ChunkIds(dict):
+    """(shift + 52 * chunk) -> the action ids of the cards in a 13-bit chunk of a playable mask (one suit),
+    in code order, an eight expanded to its four declarations when eights declare. Filled on first use."""
+
+    def __init__(self, declares: bool) -> None:
+        super().__init__()
+        self.declares = declares
+
+    def __missing__(self, key: int) -> tuple:
+        shift, chunk = key % 52, key // 52
+        ids: list[int] = []
+        for rank in range(13):
+            if chunk >> rank & 1:
+                card = shift + rank
+                ids.extend(_EIGHT_IDS[card // 13] if self.declares and rank == EIGHT else [card])
+        self[key] = value = tuple(ids)
+        return value
+
+
+_CHUNKS = _ChunkIds(True)
+_CHUNKS_NO_DECLARE = _ChunkIds(False)
+_PLAY_IDS: dict[int, tuple] = {}  # playable mask -> play ids, a bounded memo of _play_ids
+_PLAY_IDS_NO_DECLARE: dict[int, tuple] = {}
+
+
+def _play_ids(playable: int, declares: bool, cache: dict) -> tuple:
+    """The play ids for a playable mask, in canonical order (memoised in ``cache``, at most 2**17 masks)."""
+    chunks = _CHUNKS if declares else _CHUNKS_NO_DECLARE
+    ids: tuple = ()
+    for shift in (0, 13, 26, 39):
+        chunk = (playable >> shift) & 0x1FFF
+        if chunk:
+            ids += chunks[shift + chunk * 52]
+    if len(cache) < 1 << 17:
+        cache[playable] = ids
+    return ids
+
+
+def _fast_ids(declares: bool) -> dict:
+    """(type, card, suit, number of keys) -> action id, for actions written exactly as ``ACTIONS`` has them."""
+    table = {}
+    for i, a in enumerate(ACTIONS):
+        if a["type"] == "play" and a["card"][0] == "8" and ("suit" in a) != declares:
+            continue
+        table[(a["type"], a.get("card"), a.get("suit"), len(a))] = i
+    return table
+
+_FAST_IDS = _fast_ids(True)
+_FAST_IDS_NO_DECLARE = _fast_ids(False)
 
 _ACTION_KEYS = {
     "play": ({"type", "card"}, {"suit"}),
@@ -112,7 +164,7 @@ class Deal:
     __slots__ = (
         "ruleset", "seats", "dealer", "seed", "leader", "masks", "dups", "sizes", "stock", "discard", "to_play",
         "declared_suit", "drawn_this_turn", "last_drawn", "pending_draw", "pending_from_twos", "twos_run",
-        "direction", "awaiting_declaration", "announced", "passes_in_row", "reshuffles", "ply", "history",
+        "direction", "awaiting_declaration", "announced", "passes_in_row", "reshuffles", "ply", "_log",
         "result", "out", "_legal", "_o", "_step",
     )
 
@@ -123,12 +175,18 @@ class Deal:
         self.dealer = dealer
         self.seed = seed
         self.leader = to_play if leader is None else leader
-        self.masks = [0] * seats
-        self.dups = [0] * seats
-        self.sizes = [0] * seats
+        self.masks = masks = [0] * seats
+        self.dups = dups = [0] * seats
+        self.sizes = [len(cards) for cards in hands]
         for seat, cards in enumerate(hands):
+            mask = dup = 0
             for card in cards:
-                self._add(seat, card)
+                bit = _CARD_BITS[card]
+                if mask & bit:
+                    dup |= bit
+                else:
+                    mask |= bit
+            masks[seat], dups[seat] = mask, dup
         self.stock = stock
         self.discard = discard
         self.to_play = to_play
@@ -144,11 +202,11 @@ class Deal:
         self.passes_in_row = 0
         self.reshuffles = 0
         self.ply = 0
-        self.history: list[dict] = []
+        self._log: list[tuple] = []  # compact public history; ``history`` gives it as dicts
         self.result: DealResult | None = None
         self.out = [False] * seats
         self._legal: list[int] | None = None
-        self._o = _Options(ruleset)
+        self._o = _options(ruleset)
         self._step = 1
 
     # ---- construction -------------------------------------------------------------------------------
@@ -262,6 +320,13 @@ class Deal:
         self.sizes[seat] -= 1
 
     @property
+    def history(self) -> list[dict]:
+        """The public plies of this deal, oldest first: ``{"seat", "type"}`` plus ``card`` and ``suit`` for a play,
+        ``suit`` for a declaration, ``count`` and ``penalty`` for a penalty draw, and ``{"type": "penalty",
+        "count"}`` entries (not plies) for cards taken for a forgotten last-card announcement or on going out."""
+        return [_entry_dict(e) for e in self._log]
+
+    @property
     def hands(self) -> list[list[int]]:
         """Every hand as a sorted list of card ints (second copies of a double deck listed twice)."""
         return [sorted(_bits(m) + _bits(d)) for m, d in zip(self.masks, self.dups)]
@@ -333,7 +398,7 @@ class Deal:
             "announced": self.announced if mine else False,
             "out": list(self.out),
             "ply": self.ply,
-            "history": [dict(h) for h in self.history],
+            "history": self.history,
             "result": self.result.to_dict() if self.result else None,
         }
 
@@ -348,7 +413,7 @@ class Deal:
             setattr(twin, name, getattr(self, name))
         twin.masks, twin.dups, twin.sizes = list(self.masks), list(self.dups), list(self.sizes)
         twin.stock, twin.discard, twin.out = list(self.stock), list(self.discard), list(self.out)
-        twin.history = [dict(h) for h in self.history]
+        twin._log = list(self._log)
         twin._legal = None
         return twin
 
@@ -402,7 +467,7 @@ class Deal:
             return False
         o = self._o
         if self.drawn_this_turn:
-            if o.draw == 0:  # one
+            if o.draw == 0 or o.after_draw == 2:  # one; or play_after_draw "none": drawing ends the turn
                 return False
             if o.draw == 2 and self.drawn_this_turn >= o.limit:
                 return False
@@ -415,8 +480,8 @@ class Deal:
         """Pass: when nothing can be played or drawn; and under D (draw one) to keep a playable drawn card."""
         if self.pending_draw:
             return False
-        if self.drawn_this_turn and self._o.draw == 0:
-            return True
+        if self.drawn_this_turn and self._o.draw == 0 and self._o.voluntary:
+            return True  # D: a playable drawn card "may" be played (forced play, C: it must)
         return not playable and not can_draw
 
     def legal_ids(self) -> list[int]:
@@ -430,41 +495,44 @@ class Deal:
             legal = [DECLARE, DECLARE + 1, DECLARE + 2, DECLARE + 3]
         else:
             o = self._o
-            if self.pending_draw or self.drawn_this_turn or not self.discard or o.special_fits:
+            pending = self.pending_draw
+            drawn = self.drawn_this_turn
+            if pending or not self.discard or o.special_fits or (drawn and o.after_draw != 1):
                 playable = self._playable_mask()
             else:  # the common case, inlined: follow suit or rank, or an eight
                 top = self.discard[-1]
                 suit = self.declared_suit
                 fits = SUIT_MASKS[top // 13 if suit is None else suit] | RANK_MASKS[top % 13] | EIGHTS_MASK
                 playable = self.masks[self.to_play] & fits
-            legal = []
-            mask = playable
-            declares = o.declares
-            while mask:
-                low = mask & -mask
-                card = low.bit_length() - 1
-                mask ^= low
-                if declares and card in _EIGHT_CARDS:
-                    legal += _EIGHT_IDS[card // 13]
-                else:
-                    legal.append(card)
-            if self.pending_draw:
+            if playable:
+                cache = _PLAY_IDS if o.declares else _PLAY_IDS_NO_DECLARE
+                ids = cache.get(playable)
+                if ids is None:
+                    ids = _play_ids(playable, o.declares, cache)
+                legal = list(ids)
+            else:
+                legal = []
+            # the draw rule, as in _can_draw (kept in step with it by the tests)
+            if pending:
                 can_draw = True
             elif not (self.stock or (o.reshuffle and len(self.discard) > 1)):
                 can_draw = False
-            elif not self.drawn_this_turn:
+            elif not drawn:
                 can_draw = o.voluntary or not playable
+            elif o.draw == 0 or o.after_draw == 2:
+                can_draw = False
+            elif o.draw == 2:
+                can_draw = drawn < o.limit and (o.voluntary or not playable)
             else:
-                can_draw = self._can_draw(playable)
+                can_draw = not playable
             if can_draw:
                 legal.append(DRAW)
-            if self.pending_draw:
+            if pending:
                 pass
-            elif (self.drawn_this_turn and o.draw == 0) or not (playable or can_draw):
+            elif (drawn and o.draw == 0 and o.voluntary) or not (playable or can_draw):
                 legal.append(PASS)
-            if (o.last_card and playable and not self.announced and not self.pending_draw
-                    and self.sizes[self.to_play] == 2):
-                legal.append(ANNOUNCE)
+            if o.last_card and playable and not self.announced and self.sizes[self.to_play] == 2:
+                legal.append(ANNOUNCE)  # also when answering a pending two with the second-last card
         self._legal = legal
         return legal
 
@@ -543,10 +611,10 @@ class Deal:
             self.awaiting_declaration = False
             self.declared_suit = action_id - DECLARE
             self.to_play = self.leader
-            self._record({"seat": seat, "type": "declare", "suit": SUITS[action_id - DECLARE]})
+            self._record((seat, "declare", SUITS[action_id - DECLARE]))
         else:
             self.announced = True
-            self._record({"seat": seat, "type": "announce"})
+            self._record((seat, "announce"))
         if self.ply >= self._o.ply_limit and self.result is None:
             self._finish("blocked", None)  # service safeguard against endless draw-and-play loops
 
@@ -565,9 +633,9 @@ class Deal:
         self.declared_suit = declared
         self.passes_in_row = 0
         if declared is None:
-            self.history.append({"seat": seat, "type": "play", "card": _CODES[card]})
+            self._log.append((seat, "play", _CODES[card]))
         else:
-            self.history.append({"seat": seat, "type": "play", "card": _CODES[card], "suit": SUITS[declared]})
+            self._log.append((seat, "play", _CODES[card], SUITS[declared]))
         self.ply += 1
         o = self._o
         size = self.sizes[seat]
@@ -580,13 +648,13 @@ class Deal:
                         self._advance(self._step)
                         victim = self.to_play
                         count = self._draw_cards(victim, self.pending_draw)
-                        self.history.append({"seat": victim, "type": "penalty", "count": count})
+                        self._log.append((victim, "penalty", count))
                         self.pending_draw = 0
                 self._finish("out", seat)  # going out on an action card: the effect is void (E) by default
                 return
         elif size == 1 and o.last_card and not self.announced:
             count = self._draw_cards(seat, o.last_card)  # forgot to announce the last card (C D)
-            self.history.append({"seat": seat, "type": "penalty", "count": count})
+            self._log.append((seat, "penalty", count))
         if card in o.action_cards:
             self._card_effects(seat, card)
             self._advance(self._step)
@@ -645,7 +713,7 @@ class Deal:
             self.pending_draw = 0
             self.pending_from_twos = False
             self.passes_in_row = 0
-            self._record({"seat": seat, "type": "draw", "count": count, "penalty": True})
+            self._record((seat, "draw", count, True))
             self._advance(1)  # the victim misses the turn
             return
         stock = self.stock
@@ -663,7 +731,7 @@ class Deal:
         self.drawn_this_turn += 1
         self.passes_in_row = 0
         self.twos_run = 0
-        self.history.append({"seat": seat, "type": "draw"})
+        self._log.append((seat, "draw"))
         self.ply += 1
         self._legal = None
         if self.legal_ids() == [PASS]:  # no play, no further draw: the turn ends (D: "otherwise the turn ends")
@@ -674,14 +742,14 @@ class Deal:
         if not self.drawn_this_turn:
             self.passes_in_row += 1
         self.twos_run = 0
-        self._record({"seat": seat, "type": "pass"})
+        self._record((seat, "pass"))
         if self.passes_in_row >= self._active_seats():
             self._finish("blocked", None)  # every seat passed in turn (D)
         else:
             self._advance(1)
 
-    def _record(self, entry: dict) -> None:
-        self.history.append(entry)
+    def _record(self, entry: tuple) -> None:
+        self._log.append(entry)
         self.ply += 1
 
     def _finish(self, outcome: str, winner: int | None) -> None:
@@ -696,6 +764,14 @@ class Deal:
     # ---- dict actions and messages --------------------------------------------------------------------
     def _action_id(self, action: object) -> int:
         """The id of a dict action, after checking its shape (not its legality)."""
+        if type(action) is dict:  # canonical actions (as legal_actions gives them) skip the parser
+            key = (action.get("type"), action.get("card"), action.get("suit"), len(action))
+            try:
+                fast = (_FAST_IDS if self._o.declares else _FAST_IDS_NO_DECLARE).get(key)
+            except TypeError:  # an unhashable value: let the parser say what is wrong
+                fast = None
+            if fast is not None:
+                return fast
         kind = _check_shape(action)
         if kind == "play":
             card = parse_card(action["card"])
@@ -818,6 +894,27 @@ class _Options:
         self.special_fits = r.eights == "match_suit" or not r.go_out_on_eight  # legal_ids cannot inline the fit
 
 
+def _entry_dict(entry: tuple) -> dict:
+    seat, kind = entry[0], entry[1]
+    out = {"seat": seat, "type": kind}
+    if kind == "play":
+        out["card"] = entry[2]
+        if len(entry) > 3:
+            out["suit"] = entry[3]
+    elif kind == "declare":
+        out["suit"] = entry[2]
+    elif kind == "penalty":
+        out["count"] = entry[2]
+    elif kind == "draw" and len(entry) > 2:
+        out["count"], out["penalty"] = entry[2], entry[3]
+    return out
+
+
+@lru_cache(maxsize=64)
+def _options(ruleset: Ruleset) -> _Options:
+    return _Options(ruleset)
+
+
 def _check_shape(action: object) -> str:
     """The action's type, after checking it is a dict with exactly the keys its type takes."""
     if not isinstance(action, dict):
@@ -839,7 +936,6 @@ def check_ruleset_seats(ruleset: Ruleset, seats: int) -> None:
     """``ValueError`` unless ``ruleset`` is a valid ``Ruleset`` that seats ``seats`` players."""
     if not isinstance(ruleset, Ruleset):
         raise ValueError("ruleset must be a Ruleset (use Ruleset.preset or Ruleset.from_dict)")
-    ruleset.validate()
     if not (isinstance(seats, int) and not isinstance(seats, bool) and ruleset.seats_min <= seats <= ruleset.seats_max):
         raise ValueError(f"this ruleset seats {ruleset.seats_min} to {ruleset.seats_max} players, not {seats!r}")
     if ruleset.partnership and seats != 4:

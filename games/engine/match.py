@@ -131,6 +131,8 @@ class MatchState:
         totals = self._side_totals()
         lower_wins = self.ruleset.scoring == "penalty"
         key = [(t if lower_wins else -t) for t in totals]
+        if self.ruleset.partnership:  # rank the two sides, not the four seats: places 1 and 2 (or 1 and 1)
+            return [1 + (key[s] > key[1 - s % 2]) for s in range(self.seats)]
         return [1 + sum(1 for other in key if other < mine) for mine in key]
 
     def record(self) -> dict:

@@ -29,6 +29,9 @@ def mix64(z: int) -> int:
     return z ^ (z >> 31)
 
 
+_LIMITS = [0] + [(1 << 64) - ((1 << 64) % b) for b in range(1, 128)]
+
+
 class SplitMix64:
     """The SplitMix64 generator; ``next()`` gives the next 64-bit output."""
 
@@ -50,10 +53,21 @@ class SplitMix64:
                 return x % bound
 
     def shuffle(self, items: list) -> None:
-        """Fisher-Yates in place, from the last index down."""
+        """Fisher-Yates in place, from the last index down (``below`` and ``next`` inlined: the same outputs)."""
+        state = self.state
         for i in range(len(items) - 1, 0, -1):
-            j = self.below(i + 1)
+            bound = i + 1
+            limit = _LIMITS[bound] if bound < 128 else (1 << 64) - ((1 << 64) % bound)
+            while True:
+                state = (state + GOLDEN) & MASK64
+                z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+                z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+                x = z ^ (z >> 31)
+                if x < limit:
+                    break
+            j = x % bound
             items[i], items[j] = items[j], items[i]
+        self.state = state
 
 
 def derive_seed(seed: int, index: int, bits: int = 40) -> int:

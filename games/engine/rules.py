@@ -52,6 +52,9 @@ class Ruleset:
     dealer_rotates: bool = True  # E (and our reading for the others: the deal passes left)
     ply_limit: int = 1000  # service safeguard, not from the sources: a deal longer than this is scored as blocked
 
+    def __post_init__(self) -> None:
+        self.validate()  # a Ruleset is valid from birth (frozen), so the engine need not check it again
+
     # ---- construction -------------------------------------------------------------------------------
     @classmethod
     def preset(cls, name: str, **overrides: Any) -> "Ruleset":
@@ -72,9 +75,7 @@ class Ruleset:
         unknown = sorted(set(d) - known)
         if unknown:
             raise ValueError(f"unknown ruleset field {unknown[0]!r}; fields are: {', '.join(sorted(known))}")
-        ruleset = cls(**d)
-        ruleset.validate()
-        return ruleset
+        return cls(**d)
 
     def to_dict(self) -> dict:
         """All fields as a JSON-ready dict; ``from_dict(to_dict())`` gives an equal ruleset."""

@@ -288,9 +288,6 @@ def test_no_last_card_penalty_by_default():
     assert deal.hand(0) == ["9C"]
 
 
-@pytest.mark.xfail(strict=True, reason="engine bug: a seat answering a pending two with its second-last card "
-                   "cannot announce (announce is never listed while a penalty is pending) yet is charged the "
-                   "last-card penalty for not announcing")
 def test_answering_a_two_down_to_one_card_can_be_announced():
     r = rules(last_card_penalty=2, twos="stack")
     deal = pos(r, [["9H"], ["2S", "9C"]], list(STOCK), ["7C", "2C"], to_play=1, pending_draw=2)
@@ -388,10 +385,9 @@ def test_partnership_skip_and_reverse_count_active_seats_only():
     deal = pos(r, [["AH", "4C"], [], ["KH"], ["5H"]], list(STOCK), ["9H"], out=out)
     deal.apply(play("AH"))  # three active seats: the direction flips
     assert deal.direction == -1 and deal.to_play == 3
-    deal = pos(r, [["AH", "4C"], [], ["KH"], []], list(STOCK), ["9H"], out=[False, True, False, True])
-    # both of side 1+3 out would have ended the deal; here two active seats of one side: same seat again
-    deal.apply(play("AH"))
-    assert deal.to_play == 0
+    deal = pos(r, [["AH", "4C"], [], [], ["5H"]], list(STOCK), ["9H"], out=[False, True, True, False])
+    deal.apply(play("AH"))  # two active seats: reverse_two_seats="skip", the same seat plays again
+    assert deal.to_play == 0 and deal.direction == 1
 
 
 def test_partnership_blocked_when_every_active_seat_passes():

@@ -2,9 +2,12 @@
 ``play_after_draw`` (drawn_only / any / none), ``voluntary_draw`` (false = forced play) and ``empty_stock``
 (reshuffle / pass), with their IllegalAction messages (RULES.md systems A B C D; DESIGN.md "Ruleset fields")."""
 
+import pytest
+
 from engine_test_helpers import (
     DRAW, PASS, all_cards, assert_illegal, cards_played, play, plays_of, pos, rules, stock_codes,
 )
+from games.engine import Deal
 from games.engine.cards import card_code, parse_card
 from games.engine.rng import SplitMix64
 
@@ -52,6 +55,9 @@ def test_one_none_the_turn_ends_even_when_the_drawn_card_fits():
 def test_up_to_none_message_after_draw():
     deal = pos(rules(draw="up_to", play_after_draw="none"), [["2H"], ["3D"]], ["9H", "4D", "6D"], ["5H"])
     deal.apply(DRAW)
+    assert deal.to_play == 1  # "none": drawing ends the turn, whatever the draw limit
+    deal = Deal.from_position(rules(draw="up_to", play_after_draw="none"), [["2H", "9H"], ["3D"]], ["4D"], ["5H"],
+                              0, drawn_this_turn=1, drawn_card="9H")
     assert plays_of(deal) == []
     assert_illegal(deal, play("2H"), "after drawing the turn ends without a play")
 
@@ -208,8 +214,23 @@ def test_forced_play_draw_one():
     assert_illegal(deal, DRAW, "you must play: you hold a playable card")
     deal = pos(r, [["2C", "3C"], ["3D"]], ["9H"], ["5H"])
     assert deal.legal_actions() == [DRAW]  # nothing fits: drawing is allowed
+    deal = pos(r, [["2C", "3C"], ["3D"]], ["9S", "4D"], ["5H"])
     deal.apply(DRAW)
-    assert deal.legal_actions() == [play("9H"), PASS]  # draw one: the drawn card may still be kept
+    assert deal.to_play == 1  # the drawn card does not fit: the turn ends
+
+
+def test_forced_play_draw_one_drawn_playable_card_must_be_played():
+    deal = pos(rules(voluntary_draw=False), [["2C", "3C"], ["3D"]], ["9H"], ["5H"])
+    deal.apply(DRAW)
+    assert deal.legal_actions() == [play("9H")]
+    assert_illegal(deal, PASS, "cannot pass while you can play")
+
+
+def test_until_playable_with_play_after_draw_none_ends_the_turn_after_drawing():
+    deal = pos(rules(draw="until_playable", play_after_draw="none"), [["2C"], ["3D"]], ["9H", "4D", "6D"], ["5H"])
+    deal.apply(DRAW)  # 9H would fit, but no card may be played after drawing
+    assert deal.to_play == 1
+    assert deal.stock_count == 2
 
 
 # ---- empty stock -------------------------------------------------------------------------------------------

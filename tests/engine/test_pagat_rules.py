@@ -472,7 +472,10 @@ def test_message_play_after_draw_none():
     rules = Ruleset.preset("pagat", draw="up_to", draw_limit=3, play_after_draw="none")
     deal = pos([["2H", "3C"], ["3D"]], ["9H", "4D", "6D"], ["5H"], rules=rules)
     deal.apply(DRAW)
-    assert deal.to_play == 0 and plays_of(deal) == []
+    assert deal.to_play == 1  # "none": drawing ends the turn, whatever the draw limit
+    deal = Deal.from_position(rules, [["2H", "3C", "9H"], ["3D"]], ["4D"], ["5H"], 0, drawn_this_turn=1,
+                              drawn_card="9H")
+    assert plays_of(deal) == []
     assert_illegal(deal, play("9H"), "after drawing the turn ends without a play")
 
 
