@@ -1,13 +1,18 @@
-"""Engine benchmark: random legal play through the public API (one core).
+"""Engine benchmark: random legal play (one core), and OpenSpiel's ``crazy_eights`` in the same run.
 
-Prints deals/s and plies/s for complete deals (2 and 4 seats) and complete matches to 100 (2 seats), as medians
-of ``--repeats`` runs, plus peak memory. Usage: ``python benchmarks/engine_bench.py [--seconds 2] [--repeats 3]``.
+Prints, as medians of ``--repeats`` runs: deals/s and plies/s for complete pagat deals (2 and 4 seats) and complete
+matches to 100 (2 seats, ms per match), through the integer fast path (``legal_ids``/``apply_id``) and the dict
+API (``legal_actions``/``apply``); peak memory; and, when ``pyspiel`` is installed (``pip install open_spiel``),
+the comparison of ``benchmarks/openspiel_bench.py`` on the configuration both engines play, with the ratio.
+Moves are chosen with ``random.Random(seed).choice`` in every loop.
+Usage: ``python benchmarks/engine_bench.py [--seconds 2] [--repeats 3]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import random
 import statistics
 import sys
 import time
@@ -16,63 +21,118 @@ import tracemalloc
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from games.engine import Deal, MatchState, Ruleset  # noqa: E402
-from games.engine.rng import SplitMix64  # noqa: E402
 
 
-def _random_deals(ruleset: Ruleset, seats: int, seconds: float) -> tuple[int, int, float]:
-    rng = SplitMix64(7)
+def _deals_fast(ruleset: Ruleset, seats: int, seconds: float, seed: int) -> tuple[int, int, float]:
+    choice = random.Random(seed).choice
     deals = plies = 0
-    seed = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        deal = Deal.start(ruleset, seats, seed)
-        seed += 1
-        while not deal.is_over:
-            legal = deal.legal_actions()
-            deal.apply(legal[rng.below(len(legal))])
+        deal = Deal.start(ruleset, seats, seed + deals)
+        while deal.result is None:
+            deal.apply_id(choice(deal.legal_ids()))
             plies += 1
         deals += 1
     return deals, plies, time.perf_counter() - start
 
 
-def _random_matches(ruleset: Ruleset, seats: int, seconds: float) -> tuple[int, int, float]:
-    rng = SplitMix64(11)
+def _deals_dict(ruleset: Ruleset, seats: int, seconds: float, seed: int) -> tuple[int, int, float]:
+    choice = random.Random(seed).choice
+    deals = plies = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        deal = Deal.start(ruleset, seats, seed + deals)
+        while deal.result is None:
+            deal.apply(choice(deal.legal_actions()))
+            plies += 1
+        deals += 1
+    return deals, plies, time.perf_counter() - start
+
+
+def _matches_fast(ruleset: Ruleset, seats: int, seconds: float, seed: int) -> tuple[int, int, float]:
+    choice = random.Random(seed).choice
     matches = plies = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        state = MatchState.start(ruleset, seats, matches)
+        state = MatchState.start(ruleset, seats, seed + matches)
         while not state.is_over:
-            legal = state.legal_actions()
-            state.apply(legal[rng.below(len(legal))])
+            state.apply_id(choice(state.legal_ids()))
             plies += 1
         matches += 1
     return matches, plies, time.perf_counter() - start
 
 
+def _matches_dict(ruleset: Ruleset, seats: int, seconds: float, seed: int) -> tuple[int, int, float]:
+    choice = random.Random(seed).choice
+    matches = plies = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state = MatchState.start(ruleset, seats, seed + matches)
+        while not state.is_over:
+            state.apply(choice(state.legal_actions()))
+            plies += 1
+        matches += 1
+    return matches, plies, time.perf_counter() - start
+
+
+CASES = [
+    ("deals, 2 seats", "fast path", _deals_fast, 2),
+    ("deals, 2 seats", "dict API", _deals_dict, 2),
+    ("deals, 4 seats", "fast path", _deals_fast, 4),
+    ("deals, 4 seats", "dict API", _deals_dict, 4),
+    ("matches to 100, 2 seats", "fast path", _matches_fast, 2),
+    ("matches to 100, 2 seats", "dict API", _matches_dict, 2),
+]
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="length of one run (default 2)")
     parser.add_argument("--repeats", type=int, default=3, help="runs per figure; the median is printed (default 3)")
+    parser.add_argument("--no-openspiel", action="store_true", help="skip the OpenSpiel comparison")
     args = parser.parse_args()
     if args.seconds <= 0 or args.repeats < 1:
         parser.error("--seconds must be positive and --repeats at least 1")
     ruleset = Ruleset.preset("pagat")
-    print(f"engine benchmark: pagat, random legal play, median of {args.repeats} x {args.seconds:g} s")
-    for label, fn, seats in (("deals, 2 seats", _random_deals, 2), ("deals, 4 seats", _random_deals, 4),
-                             ("matches to 100, 2 seats", _random_matches, 2)):
+    print(f"engine benchmark: pagat, random legal play, median of {args.repeats} x {args.seconds:g} s, one core")
+    for label, api, fn, seats in CASES:
         units, plies = [], []
         for i in range(args.repeats):
-            n, p, t = fn(ruleset, seats, args.seconds)
+            n, p, t = fn(ruleset, seats, args.seconds, 1 + 1000 * i)
             units.append(n / t)
             plies.append(p / t)
-            print(f"  {label}: run {i + 1}/{args.repeats} ...", end="\r", file=sys.stderr)
+            print(f"  {label} ({api}): run {i + 1}/{args.repeats}", end="\r", file=sys.stderr)
         per = statistics.median(units)
-        print(f"{label:<26} {per:>10,.0f} /s  {statistics.median(plies):>10,.0f} plies/s  "
+        print(f"{label:<24} {api:<9} {per:>9,.0f} /s {statistics.median(plies):>10,.0f} plies/s "
               f"{1000 / per:>8.3f} ms each")
     tracemalloc.start()  # a separate short pass: tracing slows the engine several times over
-    _random_matches(ruleset, 2, min(args.seconds, 1.0))
+    _matches_dict(ruleset, 2, min(args.seconds, 1.0), 7)
     print(f"peak traced memory while playing matches: {tracemalloc.get_traced_memory()[1] / 1e6:.2f} MB")
+    tracemalloc.stop()
+    if args.no_openspiel:
+        return
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError:
+        print("OpenSpiel comparison skipped: pyspiel is not installed (pip install open_spiel)")
+        return
+    from benchmarks_openspiel import run  # type: ignore[import-not-found]
+
+    result = run(args.seconds, args.repeats, progress=True)
+    print(f"\nvs OpenSpiel crazy_eights {result['openspiel_params']} (ours: {result['our_ruleset']}), "
+          f"{result['seats']} seats, median of {args.repeats} interleaved runs:")
+    names = {"openspiel": "OpenSpiel (pyspiel Python loop)", "ours_dict": "ours, dict API", "ours_fast": "ours, fast path"}
+    for key, name in names.items():
+        fig = result["figures"][key]
+        print(f"  {name:<32} {fig['plies_per_s']:>10,.0f} plies/s {fig['deals_per_s']:>8,.0f} deals/s")
+    for key in ("ours_fast", "ours_dict"):
+        ratio = result["ratios_vs_openspiel"][key]
+        print(f"  ratio {names[key]} / OpenSpiel: {ratio['plies']:.2f}x plies/s, {ratio['deals']:.2f}x deals/s")
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import importlib
+
+    sys.modules["benchmarks_openspiel"] = importlib.import_module("openspiel_bench")
     main()

@@ -582,12 +582,16 @@ class Deal:
         Raises ``IllegalAction`` (leaving the deal untouched) for a malformed action or one the rules do
         not allow now; its message says what would be legal.
         """
+        self.apply_id(self.action_id(action))
+
+    def action_id(self, action: dict) -> int:
+        """The fast path's id of a dict action that is legal now; ``IllegalAction`` (saying why) otherwise."""
         if self.result is not None:
             raise IllegalAction("the deal is over: no more actions")
         action_id = self._action_id(action)
         if action_id not in self.legal_ids():
             raise IllegalAction(self._explain(action_id))
-        self.apply_id(action_id)
+        return action_id
 
     def apply_id(self, action_id: int) -> None:
         """The fast path's ``apply``: ``action_id`` must be in ``legal_ids()``, else ``IllegalAction``."""

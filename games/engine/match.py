@@ -14,7 +14,7 @@ two members) decide, and partners share their side's place. ``hollywood`` (A1): 
 
 from __future__ import annotations
 
-from .deal import ENGINE_VERSION, Deal, DealResult, check_ruleset_seats
+from .deal import ACTIONS, ENGINE_VERSION, Deal, DealResult, check_ruleset_seats
 from .errors import IllegalAction
 from .rng import derive_seed
 from .rules import Ruleset
@@ -39,7 +39,7 @@ class MatchState:
         self.target = ruleset.target_for(seats)
         self.totals = [0] * seats
         self.results: list[DealResult] = []
-        self.deal_actions: list[list[dict]] = []
+        self.deal_ids: list[list[int]] = []  # action ids per deal (see deal.ACTIONS)
         self.deal_number = 0
         self.is_over = False
         self.deal: Deal = None  # type: ignore[assignment]
@@ -60,7 +60,7 @@ class MatchState:
         self.deal_number += 1
         self.deal = Deal.start(self.ruleset, self.seats, self.deal_seed(self.deal_number), dealer=dealer,
                                leader=leader)
-        self.deal_actions.append([])
+        self.deal_ids.append([])
 
     @property
     def to_play(self) -> int | None:
@@ -84,10 +84,26 @@ class MatchState:
         """
         if self.is_over:
             raise IllegalAction("the match is over: no more actions")
-        self.deal.apply(action)
-        self.deal_actions[-1].append(dict(action))
-        if self.deal.is_over:
+        self.apply_id(self.deal.action_id(action))
+
+    def legal_ids(self) -> list[int]:
+        """The integer fast path (see ``deal.ACTIONS``): the current deal's legal action ids."""
+        return [] if self.is_over else self.deal.legal_ids()
+
+    def apply_id(self, action_id: int) -> None:
+        """The integer fast path's ``apply``; ``IllegalAction`` when the id is not legal now."""
+        if self.is_over:
+            raise IllegalAction("the match is over: no more actions")
+        deal = self.deal
+        deal.apply_id(action_id)
+        self.deal_ids[-1].append(action_id)
+        if deal.result is not None:
             self._finish_deal()
+
+    @property
+    def deal_actions(self) -> list[list[dict]]:
+        """Every deal's actions so far, as dicts."""
+        return [[dict(ACTIONS[i]) for i in ids] for ids in self.deal_ids]
 
     def _finish_deal(self) -> None:
         result = self.deal.result
