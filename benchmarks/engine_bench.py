@@ -23,65 +23,43 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from games.engine import Deal, MatchState, Ruleset  # noqa: E402
 
 
-def _deals_fast(ruleset: Ruleset, seats: int, seconds: float, seed: int) -> tuple[int, int, float]:
+def play_random(start_state, seconds: float, seed: int, fast: bool) -> tuple[int, int, float]:
+    """Play ``start_state(i)`` (a Deal or MatchState for the i-th run) to its end with random legal moves, again
+    and again for ``seconds``; returns (games finished, plies, seconds). ``fast``: the integer path."""
     choice = random.Random(seed).choice
-    deals = plies = 0
+    games = plies = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        deal = Deal.start(ruleset, seats, seed + deals)
-        while deal.result is None:
-            deal.apply_id(choice(deal.legal_ids()))
-            plies += 1
-        deals += 1
-    return deals, plies, time.perf_counter() - start
+        state = start_state(seed + games)
+        if fast:
+            while not state.is_over:
+                state.apply_id(choice(state.legal_ids()))
+                plies += 1
+        else:
+            while not state.is_over:
+                state.apply(choice(state.legal_actions()))
+                plies += 1
+        games += 1
+    return games, plies, time.perf_counter() - start
 
 
-def _deals_dict(ruleset: Ruleset, seats: int, seconds: float, seed: int) -> tuple[int, int, float]:
-    choice = random.Random(seed).choice
-    deals = plies = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        deal = Deal.start(ruleset, seats, seed + deals)
-        while deal.result is None:
-            deal.apply(choice(deal.legal_actions()))
-            plies += 1
-        deals += 1
-    return deals, plies, time.perf_counter() - start
+def _deals(fast: bool):
+    return lambda rules, seats, seconds, seed: play_random(
+        lambda s: Deal.start(rules, seats, s), seconds, seed, fast)
 
 
-def _matches_fast(ruleset: Ruleset, seats: int, seconds: float, seed: int) -> tuple[int, int, float]:
-    choice = random.Random(seed).choice
-    matches = plies = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        state = MatchState.start(ruleset, seats, seed + matches)
-        while not state.is_over:
-            state.apply_id(choice(state.legal_ids()))
-            plies += 1
-        matches += 1
-    return matches, plies, time.perf_counter() - start
-
-
-def _matches_dict(ruleset: Ruleset, seats: int, seconds: float, seed: int) -> tuple[int, int, float]:
-    choice = random.Random(seed).choice
-    matches = plies = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        state = MatchState.start(ruleset, seats, seed + matches)
-        while not state.is_over:
-            state.apply(choice(state.legal_actions()))
-            plies += 1
-        matches += 1
-    return matches, plies, time.perf_counter() - start
+def _matches(fast: bool):
+    return lambda rules, seats, seconds, seed: play_random(
+        lambda s: MatchState.start(rules, seats, s), seconds, seed, fast)
 
 
 CASES = [
-    ("deals, 2 seats", "fast path", _deals_fast, 2),
-    ("deals, 2 seats", "dict API", _deals_dict, 2),
-    ("deals, 4 seats", "fast path", _deals_fast, 4),
-    ("deals, 4 seats", "dict API", _deals_dict, 4),
-    ("matches to 100, 2 seats", "fast path", _matches_fast, 2),
-    ("matches to 100, 2 seats", "dict API", _matches_dict, 2),
+    ("deals, 2 seats", "fast path", _deals(True), 2),
+    ("deals, 2 seats", "dict API", _deals(False), 2),
+    ("deals, 4 seats", "fast path", _deals(True), 4),
+    ("deals, 4 seats", "dict API", _deals(False), 4),
+    ("matches to 100, 2 seats", "fast path", _matches(True), 2),
+    ("matches to 100, 2 seats", "dict API", _matches(False), 2),
 ]
 
 
@@ -106,7 +84,7 @@ def main() -> None:
         print(f"{label:<24} {api:<9} {per:>9,.0f} /s {statistics.median(plies):>10,.0f} plies/s "
               f"{1000 / per:>8.3f} ms each")
     tracemalloc.start()  # a separate short pass: tracing slows the engine several times over
-    _matches_dict(ruleset, 2, min(args.seconds, 1.0), 7)
+    _matches(False)(ruleset, 2, min(args.seconds, 1.0), 7)
     print(f"peak traced memory while playing matches: {tracemalloc.get_traced_memory()[1] / 1e6:.2f} MB")
     tracemalloc.stop()
     if args.no_openspiel:
@@ -116,7 +94,7 @@ def main() -> None:
     except ImportError:
         print("OpenSpiel comparison skipped: pyspiel is not installed (pip install open_spiel)")
         return
-    from benchmarks_openspiel import run  # type: ignore[import-not-found]
+    from benchmarks.openspiel_bench import run
 
     result = run(args.seconds, args.repeats, progress=True)
     print(f"\nvs OpenSpiel crazy_eights {result['openspiel_params']} (ours: {result['our_ruleset']}), "
@@ -131,8 +109,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import importlib
-
-    sys.modules["benchmarks_openspiel"] = importlib.import_module("openspiel_bench")
     main()

@@ -24,6 +24,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from benchmarks.engine_bench import play_random  # noqa: E402
 from games.engine import Deal, Ruleset  # noqa: E402
 
 SEATS = 2
@@ -58,30 +59,12 @@ def _openspiel(seconds: float, seed: int) -> tuple[int, int, float]:
 
 def _ours_dict(seconds: float, seed: int) -> tuple[int, int, float]:
     rules = our_ruleset()
-    choice = random.Random(seed).choice
-    deals = plies = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        deal = Deal.start(rules, SEATS, seed + deals)
-        while not deal.is_over:
-            deal.apply(choice(deal.legal_actions()))
-            plies += 1
-        deals += 1
-    return deals, plies, time.perf_counter() - start
+    return play_random(lambda s: Deal.start(rules, SEATS, s), seconds, seed, fast=False)
 
 
 def _ours_fast(seconds: float, seed: int) -> tuple[int, int, float]:
     rules = our_ruleset()
-    choice = random.Random(seed).choice
-    deals = plies = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        deal = Deal.start(rules, SEATS, seed + deals)
-        while not deal.is_over:
-            deal.apply_id(choice(deal.legal_ids()))
-            plies += 1
-        deals += 1
-    return deals, plies, time.perf_counter() - start
+    return play_random(lambda s: Deal.start(rules, SEATS, s), seconds, seed, fast=True)
 
 
 LOOPS = (("openspiel", "OpenSpiel crazy_eights (pyspiel)", _openspiel),

@@ -311,14 +311,6 @@ class Deal:
             self.masks[seat] |= bit
         self.sizes[seat] += 1
 
-    def _remove(self, seat: int, card: int) -> None:
-        bit = _CARD_BITS[card]
-        if self.dups[seat] & bit:
-            self.dups[seat] ^= bit
-        else:
-            self.masks[seat] ^= bit
-        self.sizes[seat] -= 1
-
     @property
     def history(self) -> list[dict]:
         """The public plies of this deal, oldest first: ``{"seat", "type"}`` plus ``card`` and ``suit`` for a play,
