@@ -5,6 +5,8 @@ COPY pyproject.toml ./
 COPY config ./config
 COPY games ./games
 COPY tournaments ./tournaments
+COPY bots_api ./bots_api
+COPY examples ./examples
 COPY templates ./templates
 COPY manage.py Procfile ./
 RUN pip install --no-cache-dir .

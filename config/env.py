@@ -14,8 +14,11 @@ def env_str(name: str, default: str = "") -> str:
     """The variable's value, or ``default``; ``NAME_FILE`` (a path) is read instead when it is set."""
     path = os.environ.get(f"{name}_FILE")
     if path:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read().strip()
+        try:
+            with open(path, encoding="utf-8") as fh:
+                return fh.read().strip()
+        except OSError as exc:
+            raise ImproperlyConfigured(f"{name}_FILE={path!r} cannot be read: {exc.strerror}") from None
     return os.environ.get(name, default)
 
 
@@ -32,15 +35,18 @@ def env_bool(name: str, default: bool) -> bool:
     raise ImproperlyConfigured(f"{name}={raw!r} is not a boolean: use 1/0, true/false, yes/no or on/off")
 
 
-def env_int(name: str, default: int) -> int:
-    """A whole number; anything else raises ``ImproperlyConfigured``."""
+def env_int(name: str, default: int, minimum: int = 0, maximum: int = 10**9) -> int:
+    """A whole number from ``minimum`` to ``maximum``; anything else raises ``ImproperlyConfigured``."""
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default
     try:
-        return int(raw)
+        value = int(raw)
     except ValueError:
         raise ImproperlyConfigured(f"{name}={raw!r} is not a whole number") from None
+    if not minimum <= value <= maximum:
+        raise ImproperlyConfigured(f"{name}={value} is out of range: use {minimum} to {maximum}")
+    return value
 
 
 def env_list(name: str, default: list[str]) -> list[str]:

@@ -39,6 +39,8 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "games",
     "tournaments",
+    "bots_api",
+    "rest_framework.authtoken",
 ]
 
 MIDDLEWARE = [
@@ -71,7 +73,11 @@ TEMPLATES = [
 
 DATABASE_URL = env_str("DATABASE_URL", "")
 if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 60))}
+    try:
+        DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 60, 0, 86400))}
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"DATABASE_URL={DATABASE_URL!r} is not a database URL ({exc}); use e.g. "
+                                   "postgres://user@127.0.0.1:5432/eights") from None
 else:
     DATABASES = {
         "default": {
@@ -91,11 +97,14 @@ STATIC_ROOT = VAR_DIR / "static"
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 WHITENOISE_USE_FINDERS = True  # serve app static files (admin, API docs) without collectstatic
 
+LOG_LEVEL = env_str("LOG_LEVEL", "INFO").upper()
+if LOG_LEVEL not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+    raise ImproperlyConfigured(f"LOG_LEVEL={LOG_LEVEL!r}: use DEBUG, INFO, WARNING, ERROR or CRITICAL")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {"django.db.backends": {"level": "INFO"}},
 }
 
@@ -131,16 +140,26 @@ CELERY_TASK_TIME_LIMIT = 660
 CELERY_BEAT_SCHEDULE = {
     "ladder-schedule-matches": {
         "task": "tournaments.tasks.schedule_ladder_matches",
-        "schedule": timedelta(seconds=env_int("LADDER_TICK_SECONDS", 10)),
+        "schedule": timedelta(seconds=env_int("LADDER_TICK_SECONDS", 10, 1, 86400)),
     },
     "match-watchdog": {
         "task": "games.tasks.watchdog",
-        "schedule": timedelta(seconds=env_int("WATCHDOG_SECONDS", 30)),
+        "schedule": timedelta(seconds=env_int("WATCHDOG_SECONDS", 30, 1, 86400)),
     },
 }
 
 # ---- Eights Ladder ------------------------------------------------------------------------------------
 #: A match whose task has not stored a ply for this long (seconds) is re-queued by the watchdog.
-MATCH_STALL_SECONDS = env_int("MATCH_STALL_SECONDS", 60)
+MATCH_STALL_SECONDS = env_int("MATCH_STALL_SECONDS", 60, 5, 86400)
 #: How long (seconds) a worker's claim on a match lasts before another worker may take it over.
-MATCH_LEASE_SECONDS = env_int("MATCH_LEASE_SECONDS", 120)
+MATCH_LEASE_SECONDS = env_int("MATCH_LEASE_SECONDS", 120, 10, 86400)
+#: A match the watchdog had to restart more often than this is aborted (unrated): our failure, not a player's.
+MATCH_MAX_RESUMES = env_int("MATCH_MAX_RESUMES", 5, 1, 1000)
+
+# ---- Bots (bot protocol v1, docs/BOT_PROTOCOL.md) -------------------------------------------------------
+BOT_TURN_TIMEOUT_MS = env_int("BOT_TURN_TIMEOUT_MS", 1000, 50, 60000)  # per turn, default of every ladder
+BOT_TIME_BANK_MS = env_int("BOT_TIME_BANK_MS", 5000, 0, 600000)  # per bot seat and match: absorbs slow turns
+BOT_MAX_CONSECUTIVE_FAULTS = env_int("BOT_MAX_CONSECUTIVE_FAULTS", 3, 1, 100)  # then the match is forfeited
+BOT_SUSPEND_AFTER_FORFEITS = env_int("BOT_SUSPEND_AFTER_FORFEITS", 3, 1, 100)  # forfeits in a row suspend a bot
+BOTS_ALLOW_HTTP = env_bool("BOTS_ALLOW_HTTP", True)  # plain http endpoints (https is always allowed)
+BOTS_ALLOW_LOOPBACK = env_bool("BOTS_ALLOW_LOOPBACK", DEBUG)  # 127.0.0.1/::1 endpoints: development and demo

@@ -11,3 +11,4 @@ from config.settings import *  # noqa: E402,F403
 
 DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+BOTS_ALLOW_LOOPBACK = True  # the tests' bot servers listen on 127.0.0.1

@@ -1,8 +1,9 @@
 """Where a seat's decisions come from: an *agent* per player kind, in a registry other apps fill.
 
 ``games`` never imports ``bots_api`` or ``tournaments``; they register their agents in ``AppConfig.ready()``.
-An agent is ``fn(*, player, match_id, seat, view, legal_actions, state) -> Decision | None``; ``None`` means
-"not now" (a human who has not moved yet), and the match task stops until it is woken again.
+An agent is ``fn(*, player, match_id, seat, view, legal_actions, state, seat_row, match) -> Decision | None``
+(``state`` the engine's MatchState, ``seat_row`` and ``match`` the stored rows, read-only); ``None`` means "not
+now" (a human who has not moved yet), and the match task stops until it is woken again.
 """
 
 from __future__ import annotations
@@ -15,12 +16,15 @@ from games.engine import choose
 
 @dataclass(frozen=True)
 class Decision:
-    """An agent's answer: the action, where it came from (``agent`` or ``fallback``), the fault if any, ms."""
+    """An agent's answer: the action, where it came from (``agent`` or ``fallback``), the fault (kind and words)
+    if any, the time taken (ms), and for timed seats what is left of the seat's time bank (ms)."""
 
     action: dict
     source: str = "agent"
     fault: str = ""
+    fault_kind: str = ""
     think_ms: int = 0
+    time_bank_ms: int | None = None
 
 
 Agent = Callable[..., Optional[Decision]]
@@ -40,7 +44,7 @@ def agent_for(kind: str) -> Agent:
         raise LookupError(f"no agent is registered for players of kind {kind!r}") from None
 
 
-def house_agent(*, player, match_id, seat, view, legal_actions, state) -> Decision:
+def house_agent(*, player, match_id, seat, view, legal_actions, state, **context) -> Decision:
     """House bots: the engine strategy named by ``player.strategy``, keyed by deal seed and ply (deterministic)."""
     action = choose(player.strategy, view, legal_actions, state.deal.seed)
     return Decision(action=action)

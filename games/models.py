@@ -20,6 +20,7 @@ class Player(models.Model):
     strategy = models.CharField(max_length=30, blank=True, help_text="house strategy name (house bots only)")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     description = models.CharField(max_length=200, blank=True)
+    is_active = models.BooleanField(default=True, help_text="false: not scheduled (a disabled or suspended bot)")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -52,6 +53,8 @@ class Match(models.Model):
     lease_owner = models.CharField(max_length=64, blank=True)
     lease_until = models.DateTimeField(null=True, blank=True)
     abort_reason = models.CharField(max_length=200, blank=True)
+    turn_timeout_ms = models.PositiveIntegerField(default=1000, help_text="per bot turn, before the time bank")
+    resume_count = models.PositiveIntegerField(default=0, help_text="times the watchdog re-queued this match")
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -73,6 +76,10 @@ class Seat(models.Model):
     player = models.ForeignKey(Player, related_name="seats", on_delete=models.PROTECT)
     total = models.IntegerField(default=0)
     place = models.PositiveSmallIntegerField(null=True, blank=True)
+    time_bank_ms = models.PositiveIntegerField(default=0, help_text="left of the seat's time bank (bots)")
+    last_latency_ms = models.PositiveIntegerField(null=True, blank=True)
+    consecutive_faults = models.PositiveSmallIntegerField(default=0)
+    forfeited = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["match", "index"]
@@ -119,6 +126,7 @@ class Move(models.Model):
     action = models.JSONField()
     source = models.CharField(max_length=10, choices=Source.choices, default=Source.AGENT)
     fault = models.CharField(max_length=300, blank=True)
+    fault_kind = models.CharField(max_length=20, blank=True, db_index=True)
     think_ms = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 

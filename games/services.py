@@ -34,20 +34,28 @@ class MatchBusy(Exception):
     """Another worker holds the match's lease."""
 
 
-def match_create(*, players: list[Player], ruleset: Ruleset, preset: str = "", seed: int | None = None) -> Match:
+def match_create(*, players: list[Player], ruleset: Ruleset, preset: str = "", seed: int | None = None,
+                 turn_timeout_ms: int | None = None) -> Match:
     """Create a running match with ``players`` in seat order and its first deal row.
 
-    ``seed`` (a non-negative int) defaults to 40 random bits. Raises ``ValueError`` when the ruleset cannot seat
-    that many players or a player appears twice. Call ``games.tasks.advance_match`` (on commit) to play it.
+    ``seed`` (a non-negative int) defaults to 40 random bits; ``turn_timeout_ms`` (bot turns) defaults to
+    ``BOT_TURN_TIMEOUT_MS``, and every seat starts with ``BOT_TIME_BANK_MS`` of time bank. Raises ``ValueError``
+    when the ruleset cannot seat that many players or a player appears twice. Call
+    ``games.tasks.advance_match`` (on commit) to play it.
     """
     if len({p.pk for p in players}) != len(players):
         raise ValueError("a player can take only one seat in a match")
     seed = secrets.randbits(40) if seed is None else seed
+    if not (isinstance(seed, int) and 0 <= seed < 2**63):
+        raise ValueError(f"a match seed is an integer from 0 to 2**63-1, not {seed!r}")
     state = MatchState.start(ruleset, len(players), seed)  # validates seats and ruleset
+    timeout = settings.BOT_TURN_TIMEOUT_MS if turn_timeout_ms is None else turn_timeout_ms
     with transaction.atomic():
         match = Match.objects.create(ruleset=ruleset.to_dict(), preset=preset, seat_count=len(players), seed=seed,
-                                     engine_version=ENGINE_VERSION, totals=[0] * len(players))
-        Seat.objects.bulk_create(Seat(match=match, index=i, player=p) for i, p in enumerate(players))
+                                     engine_version=ENGINE_VERSION, totals=[0] * len(players),
+                                     turn_timeout_ms=timeout)
+        Seat.objects.bulk_create(Seat(match=match, index=i, player=p, time_bank_ms=settings.BOT_TIME_BANK_MS)
+                                 for i, p in enumerate(players))
         _deal_row_create(match, state)
     return match
 
@@ -92,40 +100,55 @@ def match_advance(*, match_id: int, ply_budget: int | None = None) -> str:
 
 def _advance_claimed(match_id: int, token: str, ply_budget: int | None) -> str:
     match = Match.objects.get(pk=match_id)
-    state = match_state(match=match)
+    try:
+        state = match_state(match=match)
+    except ValueError as exc:  # ReplayMismatch or a bad stored ruleset: it can never be played on
+        log.error("match %s does not replay, aborted: %s", match_id, exc)
+        match_abort(match_id=match_id, reason=f"its stored record does not replay: {exc}")
+        return "not_running"
     if state.is_over:  # every ply is stored but the finish did not commit: finish now
         with transaction.atomic():
             _finish(match, state)
         return "finished"
-    players = {seat.index: seat.player for seat in match.seats.select_related("player")}
+    seats = {seat.index: seat for seat in match.seats.select_related("player")}
     deal_row = Deal.objects.get(match=match, number=state.deal_number)
     stored = 0
     while True:
         if ply_budget is not None and stored >= ply_budget:
             return "budget"
         seat = state.to_play
-        player = players[seat]
+        seat_row = seats[seat]
+        player = seat_row.player
         legal = state.legal_actions()
         view = state.view(seat)
         started = time.perf_counter()
         decision = agents.agent_for(player.kind)(player=player, match_id=match_id, seat=seat, view=view,
-                                                 legal_actions=legal, state=state)
+                                                 legal_actions=legal, state=state, seat_row=seat_row, match=match)
         if decision is None:
             return "waiting"
         think_ms = decision.think_ms or int((time.perf_counter() - started) * 1000)
         deal = state.deal
         ply = deal.ply
-        action, source, fault = decision.action, decision.source, decision.fault
+        action, source, fault, kind = decision.action, decision.source, decision.fault, decision.fault_kind
         try:
             state.apply(action)
         except IllegalAction as exc:
-            action, source, fault = fallback_action(legal), Move.Source.FALLBACK, f"illegal action: {exc}"[:300]
-            log.warning("match %s seat %s (%s): %s", match_id, seat, player, fault)
+            action, source, fault, kind = fallback_action(legal), Move.Source.FALLBACK, f"illegal action: {exc}", "illegal"
             state.apply(action)
+        if fault:
+            log.warning("match %s seat %s (%s): %s", match_id, seat, player, fault)
+        faults = seat_row.consecutive_faults + 1 if source == Move.Source.FALLBACK else 0
+        forfeit = faults >= settings.BOT_MAX_CONSECUTIVE_FAULTS and player.kind != Player.Kind.HOUSE
         try:
             with transaction.atomic():
-                Move.objects.create(deal=deal_row, ply=ply, seat=seat, action=action, source=source, fault=fault,
-                                    think_ms=think_ms)
+                Move.objects.create(deal=deal_row, ply=ply, seat=seat, action=action, source=source, fault=fault[:300],
+                                    fault_kind=kind, think_ms=think_ms)
+                seat_updates = {"consecutive_faults": faults, "last_latency_ms": think_ms}
+                if decision.time_bank_ms is not None:
+                    seat_updates["time_bank_ms"] = decision.time_bank_ms
+                Seat.objects.filter(pk=seat_row.pk).update(**seat_updates)
+                for key, value in seat_updates.items():
+                    setattr(seat_row, key, value)
                 if deal.is_over:
                     _deal_row_finish(deal_row, deal)
                     if not state.is_over:
@@ -137,13 +160,15 @@ def _advance_claimed(match_id: int, token: str, ply_budget: int | None) -> str:
                 )
                 if renewed != 1:
                     raise MatchBusy()
-                if state.is_over:
+                if forfeit:
+                    _finish(match, state, forfeited=seat)
+                elif state.is_over:
                     _finish(match, state)
         except (IntegrityError, MatchBusy):
             log.info("match %s: ply %s of deal %s was taken by another writer", match_id, ply, deal_row.number)
             return "conflict"
         stored += 1
-        if state.is_over:
+        if state.is_over or forfeit:
             return "finished"
 
 
@@ -158,13 +183,24 @@ def _deal_row_finish(deal_row: Deal, deal) -> None:
     deal_row.save(update_fields=["outcome", "winner", "hand_values", "points", "plies", "finished_at"])
 
 
-def _finish(match: Match, state: MatchState) -> None:
-    """Mark the match finished, write totals and places, and tell listeners (same transaction)."""
+def _finish(match: Match, state: MatchState, forfeited: int | None = None) -> None:
+    """Mark the match finished, write totals and places, and tell listeners (same transaction).
+
+    A ``forfeited`` seat (too many consecutive faults) takes last place; the others keep their order by the
+    standings at that moment.
+    """
     places = state.standings
+    if forfeited is not None:
+        order = sorted((s for s in range(match.seat_count) if s != forfeited), key=lambda s: places[s])
+        places = [0] * match.seat_count
+        for rank, s in enumerate(order):
+            places[s] = 1 + sum(1 for other in order[:rank] if state.standings[other] < state.standings[s])
+        places[forfeited] = match.seat_count
     for seat in match.seats.all():
         seat.total = state.totals[seat.index]
         seat.place = places[seat.index]
-        seat.save(update_fields=["total", "place"])
+        seat.forfeited = seat.index == forfeited
+        seat.save(update_fields=["total", "place", "forfeited"])
     match.status = Match.Status.FINISHED
     match.totals = list(state.totals)
     match.deal_number = state.deal_number
@@ -177,6 +213,16 @@ def match_abort(*, match_id: int, reason: str) -> bool:
     """Mark a running match aborted (left unrated). Returns whether it was running."""
     return Match.objects.filter(pk=match_id, status=Match.Status.RUNNING).update(
         status=Match.Status.ABORTED, abort_reason=reason[:200], finished_at=timezone.now()) == 1
+
+
+def match_note_resume(*, match_id: int) -> bool:
+    """Count a watchdog re-queue; a match re-queued more than ``MATCH_MAX_RESUMES`` times (our own failure, never
+    a bot's) is aborted and left unrated. Returns whether the match should be queued again."""
+    Match.objects.filter(pk=match_id).update(resume_count=F("resume_count") + 1, last_progress_at=timezone.now())
+    if Match.objects.filter(pk=match_id, resume_count__gt=settings.MATCH_MAX_RESUMES).exists():
+        match_abort(match_id=match_id, reason=f"could not be finished after {settings.MATCH_MAX_RESUMES} restarts")
+        return False
+    return True
 
 
 def matches_stalled(*, now=None) -> list[int]:

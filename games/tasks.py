@@ -22,6 +22,9 @@ def watchdog() -> list[int]:
     """Re-queue running matches that stopped making progress (a killed worker, a lost message)."""
     stalled = services.matches_stalled()
     for match_id in stalled:
-        log.warning("watchdog: match %s stalled, re-queued", match_id)
-        advance_match.delay(match_id)
+        if services.match_note_resume(match_id=match_id):
+            log.warning("watchdog: match %s stalled, re-queued", match_id)
+            advance_match.delay(match_id)
+        else:
+            log.error("watchdog: match %s aborted after too many restarts", match_id)
     return stalled

@@ -1,10 +1,26 @@
+from django import forms
 from django.contrib import admin
+
+from games.engine import Ruleset
 
 from tournaments.models import Ladder, LadderEntry, LadderMatch, RatingChange
 
 
+class LadderForm(forms.ModelForm):
+    class Meta:
+        model = Ladder
+        fields = "__all__"
+
+    def clean_ruleset(self):
+        try:
+            return Ruleset.from_dict(self.cleaned_data["ruleset"]).to_dict()
+        except (ValueError, TypeError) as exc:
+            raise forms.ValidationError(str(exc)) from None
+
+
 @admin.register(Ladder)
 class LadderAdmin(admin.ModelAdmin):
+    form = LadderForm
     list_display = ("name", "slug", "preset", "seats_per_match", "target", "max_running_matches", "is_active")
     prepopulated_fields = {"slug": ("name",)}
 

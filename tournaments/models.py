@@ -18,6 +18,7 @@ class Ladder(models.Model):
     target = models.PositiveIntegerField(default=100, help_text="points that end a match")
     max_concurrent_per_player = models.PositiveSmallIntegerField(default=1)
     max_running_matches = models.PositiveIntegerField(default=4)
+    turn_timeout_ms = models.PositiveIntegerField(default=1000, help_text="per bot turn (ms), before the time bank")
     is_active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -6,8 +6,8 @@ import logging
 from collections import Counter
 from itertools import combinations
 
+from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, Q
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
@@ -20,20 +20,28 @@ log = logging.getLogger(__name__)
 _MODEL = PlackettLuce()
 
 
-def ladder_create(*, name: str, slug: str, preset: str = "pagat", seats_per_match: int = 2, target: int = 100,
-                  max_running_matches: int = 4, overrides: dict | None = None) -> Ladder:
+def ladder_create(*, name: str, slug: str, preset: str = "pagat", seats_per_match: int = 2,
+                  target: int | None = None, max_running_matches: int = 4, overrides: dict | None = None,
+                  turn_timeout_ms: int | None = None) -> Ladder:
     """Create a ladder, or return the existing one with this slug when its rules are the same.
 
     Raises ``ValueError`` for an unknown preset, a bad override or seat count, or when a ladder with this slug
     already played matches under other rules (ratings from different rules must not mix: use another slug).
     """
-    ruleset = Ruleset.preset(preset, target=target, **(overrides or {}))
+    base = Ruleset.preset(preset, **(overrides or {}))
+    ruleset = Ruleset.preset(preset, **({"target": target} if target is not None else {}), **(overrides or {}))
+    target = ruleset.target_for(seats_per_match) if base.seats_min <= seats_per_match <= base.seats_max else ruleset.target
     if not ruleset.seats_min <= seats_per_match <= ruleset.seats_max:
         raise ValueError(f"preset {preset!r} seats {ruleset.seats_min} to {ruleset.seats_max}, not {seats_per_match}")
-    if max_running_matches < 1:
-        raise ValueError(f"max_running_matches must be at least 1, not {max_running_matches}")
+    if not 1 <= max_running_matches <= 1000:
+        raise ValueError(f"max_running_matches must be from 1 to 1000, not {max_running_matches}")
+    if turn_timeout_ms is None:
+        turn_timeout_ms = settings.BOT_TURN_TIMEOUT_MS
+    if not 50 <= turn_timeout_ms <= 60000:
+        raise ValueError(f"turn_timeout_ms must be from 50 to 60000 ms, not {turn_timeout_ms}")
     existing = Ladder.objects.filter(slug=slug).first()
-    rules = {"preset": preset, "ruleset": ruleset.to_dict(), "seats_per_match": seats_per_match, "target": target}
+    rules = {"preset": preset, "ruleset": ruleset.to_dict(), "seats_per_match": seats_per_match, "target": target,
+             "turn_timeout_ms": turn_timeout_ms}
     if existing is not None:
         changed = [k for k, v in rules.items() if getattr(existing, k) != v]
         if changed and existing.ladder_matches.exists():
@@ -84,6 +92,13 @@ def ladder_schedule_matches(*, ladder: Ladder, limit: int | None = None) -> list
     ``max_concurrent_per_player`` running matches of the ladder. Returns the created matches; the caller
     enqueues them (``tournaments.tasks`` does, on commit).
     """
+    with transaction.atomic():
+        # one scheduler per ladder at a time: the caps below are counted and used under this row lock
+        ladder = Ladder.objects.select_for_update().get(pk=ladder.pk)
+        return _schedule_locked(ladder, limit)
+
+
+def _schedule_locked(ladder: Ladder, limit: int | None) -> list[Match]:
     if not ladder.is_active:
         return []
     running = Match.objects.filter(status=Match.Status.RUNNING, ladder_match__ladder=ladder).count()
@@ -92,8 +107,8 @@ def ladder_schedule_matches(*, ladder: Ladder, limit: int | None = None) -> list
         room = min(room, limit)
     busy = _running_per_player(ladder)
     pairs = _recent_pairs(ladder)
-    entries = list(LadderEntry.objects.filter(ladder=ladder, is_active=True).select_related("player")
-                   .order_by("-ordinal", "player__name"))
+    entries = list(LadderEntry.objects.filter(ladder=ladder, is_active=True, player__is_active=True)
+                   .select_related("player").order_by("-ordinal", "player__name"))
     ruleset = Ruleset.from_dict(ladder.ruleset)
     created: list[Match] = []
     n = ladder.seats_per_match
@@ -112,9 +127,9 @@ def ladder_schedule_matches(*, ladder: Ladder, limit: int | None = None) -> list
                 return (met, round(gap, 3), e.player.name)
 
             chosen.append(min(rest, key=cost))
-        with transaction.atomic():
-            match = match_create(players=[e.player for e in chosen], ruleset=ruleset, preset=ladder.preset)
-            LadderMatch.objects.create(ladder=ladder, match=match)
+        match = match_create(players=[e.player for e in chosen], ruleset=ruleset, preset=ladder.preset,
+                             turn_timeout_ms=ladder.turn_timeout_ms)
+        LadderMatch.objects.create(ladder=ladder, match=match)
         for a, b in combinations(sorted(e.player_id for e in chosen), 2):
             pairs[(a, b)] += 1
         for e in chosen:

@@ -56,7 +56,7 @@ def parse_card(text: object) -> int:
         card = _CODE_TO_CARD.get(t)
         if card is not None:
             return card
-    raise IllegalAction(f"{text!r} is not a card: use a rank from {RANKS} (or 10) and a suit from {SUITS}, e.g. '8H'")
+    raise IllegalAction(f"{text!r:.40} is not a card: use a rank from {RANKS} (or 10) and a suit from {SUITS}, e.g. '8H'")
 
 
 def parse_suit(text: object) -> int:
@@ -69,7 +69,7 @@ def parse_suit(text: object) -> int:
         for i, (letter, name) in enumerate(zip(SUITS, SUIT_NAMES)):
             if t in (letter.lower(), name, name[:-1]):
                 return i
-    raise IllegalAction(f"{text!r} is not a suit: use one of C, D, H, S")
+    raise IllegalAction(f"{text!r:.40} is not a suit: use one of C, D, H, S")
 
 
 def describe_card(card: int) -> str:

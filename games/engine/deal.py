@@ -225,7 +225,7 @@ class Deal:
         deal_code(seed)  # validates the seed
         if not (isinstance(dealer, int) and not isinstance(dealer, bool) and 0 <= dealer < seats):
             raise ValueError(f"dealer must be a seat from 0 to {seats - 1}, not {dealer!r}")
-        if leader is not None and not (isinstance(leader, int) and 0 <= leader < seats):
+        if leader is not None and not (isinstance(leader, int) and not isinstance(leader, bool) and 0 <= leader < seats):
             raise ValueError(f"leader must be a seat from 0 to {seats - 1}, not {leader!r}")
         rng = SplitMix64(seed, 0)
         deck = deck_cards(ruleset.ranks, ruleset.deck_count(seats))
@@ -917,14 +917,14 @@ def _check_shape(action: object) -> str:
         raise IllegalAction('an action is a JSON object such as {"type": "draw"}')
     kind = action.get("type")
     if not isinstance(kind, str) or kind not in _ACTION_KEYS:
-        raise IllegalAction(f"unknown action type {kind!r}: use play, draw, pass, declare or announce")
+        raise IllegalAction(f"unknown action type {kind!r:.40}: use play, draw, pass, declare or announce")
     required, optional = _ACTION_KEYS[kind]
     missing = sorted(required - set(action), key=repr)
     if missing:
         raise IllegalAction(f"a {kind} action needs {missing[0]!r}")
     extra = sorted(set(action) - required - optional, key=repr)
     if extra:
-        raise IllegalAction(f"a {kind} action takes no {extra[0]!r}")
+        raise IllegalAction(f"a {kind} action takes no {extra[0]!r:.40}")
     return kind
 
 

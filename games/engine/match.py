@@ -31,8 +31,8 @@ class MatchState:
 
     def __init__(self, ruleset: Ruleset, seats: int, seed: int) -> None:
         check_ruleset_seats(ruleset, seats)
-        if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-            raise ValueError(f"a match seed is a non-negative integer, not {seed!r}")
+        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64:
+            raise ValueError(f"a match seed is an integer from 0 to 2**64-1, not {seed!r:.40}")
         self.ruleset = ruleset
         self.seats = seats
         self.seed = seed
@@ -221,20 +221,33 @@ class HollywoodScore:
 def replay(record: dict) -> MatchState:
     """Re-run a stored match record (as ``MatchState.record`` gives) and verify it.
 
-    Raises ``ReplayMismatch`` when the engine version, a deal seed, an action's legality or a deal's points
-    differ from the record.
+    Raises ``ReplayMismatch`` (a ``ValueError``) when the record is malformed or when the engine version, a deal's
+    number or seed, an action's legality or a deal's points differ from what the engine gives.
     """
+    if not isinstance(record, dict):
+        raise ReplayMismatch(f"a match record is a dict, not {type(record).__name__}")
+    missing = [k for k in ("ruleset", "seats", "seed", "deals") if k not in record]
+    if missing:
+        raise ReplayMismatch(f"the record has no {missing[0]!r}")
     version = record.get("engine_version", ENGINE_VERSION)
     if str(version) != ENGINE_VERSION:
         raise ReplayMismatch(f"record is from engine version {version}; this engine is {ENGINE_VERSION}")
-    state = MatchState.start(Ruleset.from_dict(record["ruleset"]), record["seats"], record["seed"])
-    for i, deal in enumerate(record["deals"]):
+    deals = record["deals"]
+    if not isinstance(deals, list) or not all(isinstance(d, dict) and isinstance(d.get("actions"), list) for d in deals):
+        raise ReplayMismatch("'deals' must be a list of {'seed', 'actions': [...]} objects")
+    try:
+        state = MatchState.start(Ruleset.from_dict(record["ruleset"]), record["seats"], record["seed"])
+    except (ValueError, TypeError) as exc:
+        raise ReplayMismatch(f"the record cannot start a match: {exc}") from None
+    for i, deal in enumerate(deals):
         if state.is_over:
             raise ReplayMismatch(f"the match ended before deal {i + 1}")
+        if deal.get("number", i + 1) != i + 1:
+            raise ReplayMismatch(f"deal {i + 1} is numbered {deal.get('number')!r}")
         if state.deal_number != i + 1 or ("seed" in deal and deal["seed"] != state.deal.seed):
-            raise ReplayMismatch(f"deal {i + 1}: seed {deal.get('seed')} differs from {state.deal.seed}")
+            raise ReplayMismatch(f"deal {i + 1}: seed {deal.get('seed')!r:.30} differs from {state.deal.seed}")
         for ply, action in enumerate(deal["actions"]):
-            if state.deal_number != i + 1:
+            if state.deal_number != i + 1 or state.is_over:
                 raise ReplayMismatch(f"deal {i + 1} ended before its ply {ply}")
             try:
                 state.apply(action)

@@ -59,8 +59,8 @@ class Ruleset:
     @classmethod
     def preset(cls, name: str, **overrides: Any) -> "Ruleset":
         """The named preset of RULES.md with ``overrides`` applied; ``ValueError`` for an unknown name or field."""
-        if name not in PRESETS:
-            raise ValueError(f"unknown preset {name!r}: choose one of {', '.join(sorted(PRESETS))}")
+        if not isinstance(name, str) or name not in PRESETS:
+            raise ValueError(f"unknown preset {name!r:.40}: choose one of {', '.join(sorted(PRESETS))}")
         return cls.from_dict({**PRESETS[name], **overrides})
 
     @classmethod
@@ -72,9 +72,9 @@ class Ruleset:
         if not isinstance(d, dict):
             raise ValueError(f"a ruleset is a JSON object of fields, not {type(d).__name__}")
         known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(d) - known)
+        unknown = sorted(set(d) - known, key=repr)
         if unknown:
-            raise ValueError(f"unknown ruleset field {unknown[0]!r}; fields are: {', '.join(sorted(known))}")
+            raise ValueError(f"unknown ruleset field {unknown[0]!r:.40}; fields are: {', '.join(sorted(known))}")
         return cls(**d)
 
     def to_dict(self) -> dict:
@@ -125,9 +125,9 @@ def _int_in(lo: int, hi: int):
 _CHOICES = {
     "seats_min": _int_in(2, 8),
     "seats_max": _int_in(2, 8),
-    "decks": lambda v: v in (_AUTO, 1, 2) and not isinstance(v, bool),
+    "decks": lambda v: v == _AUTO or (type(v) is int and v in (1, 2)),
     "ranks": _one_of("52", "36"),
-    "hand_size": lambda v: v in (_AUTO, "all") or _int_in(1, 26)(v),
+    "hand_size": lambda v: v in (_AUTO, "all") if isinstance(v, str) else _int_in(1, 26)(v),
     "starter_eight": _one_of("dealer_declares", "reshuffle", "bury", "own_suit"),
     "draw": _one_of("one", "until_playable", "up_to"),
     "draw_limit": _int_in(1, 52),
@@ -137,11 +137,11 @@ _CHOICES = {
     "eights": _one_of("anytime", "match_suit", "no_declare"),
     "go_out_on_eight": _one_of(True, False),
     "twos": _one_of("off", "stack", "winding"),
-    "queen_of_spades_draw": lambda v: v in (0, 5) and not isinstance(v, bool),
-    "skip_rank": lambda v: v in (None, "J", "Q"),
-    "reverse_rank": lambda v: v in (None, "A"),
+    "queen_of_spades_draw": lambda v: type(v) is int and v in (0, 5),
+    "skip_rank": lambda v: v is None or (isinstance(v, str) and v in ("J", "Q")),
+    "reverse_rank": lambda v: v is None or (isinstance(v, str) and v == "A"),
     "reverse_two_seats": _one_of("skip", "noop"),
-    "last_card_penalty": lambda v: v in (0, 2) and not isinstance(v, bool),
+    "last_card_penalty": lambda v: type(v) is int and v in (0, 2),
     "action_on_going_out": _one_of("void", "apply"),
     "partnership": _one_of(True, False),
     "scoring": _one_of("penalty", "winner_collects", "hollywood"),

@@ -21,16 +21,17 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--preset", default="pagat", help="ruleset preset of the demo ladder (default pagat)")
         parser.add_argument("--seats", type=int, default=2, help="seats per match (default 2)")
-        parser.add_argument("--target", type=int, default=100, help="points that end a match (default 100)")
+        parser.add_argument("--target", type=int, default=None,
+                            help="points that end a match (default: the preset's, e.g. 100 for pagat)")
         parser.add_argument("--max-running", type=int, default=3, help="matches running at once (default 3)")
         parser.add_argument("--slug", default="demo", help="the ladder's slug (default demo); a ladder that has "
                             "matches keeps its rules, so use a new slug for other rules")
 
     def handle(self, *args, preset, seats, target, max_running, slug, **options):
-        if target < 1:
-            raise CommandError(f"--target must be a positive number of points, not {target}")
-        if max_running < 1:
-            raise CommandError(f"--max-running must be at least 1, not {max_running}")
+        if target is not None and not 1 <= target <= 100_000:
+            raise CommandError(f"--target must be from 1 to 100000 points, not {target}")
+        if not 1 <= max_running <= 1000:
+            raise CommandError(f"--max-running must be from 1 to 1000, not {max_running}")
         try:
             ladder = ladder_create(name=f"Demo ladder ({preset}, {seats} seats)", slug=slug, preset=preset,
                                    seats_per_match=seats, target=target, max_running_matches=max_running)
@@ -40,4 +41,4 @@ class Command(BaseCommand):
             ladder_entry_create(ladder=ladder, player=player_house_create(name=name, strategy=strategy,
                                                                           description=description))
         self.stdout.write(self.style.SUCCESS(
-            f"ladder '{ladder.slug}' ready: {ladder.entries.count()} house bots, preset {preset}, to {target} points"))
+            f"ladder '{ladder.slug}' ready: {ladder.entries.count()} players, preset {preset}, to {ladder.target} points"))

@@ -25,10 +25,12 @@ class Command(BaseCommand):
         parser.add_argument("--timeout", type=float, default=600.0, help="give up waiting after this many seconds")
 
     def handle(self, *args, ladder, matches, forever, interval, timeout, **options):
-        if matches < 0:
-            raise CommandError(f"--matches must be 0 or more, not {matches}")
-        if interval <= 0:
-            raise CommandError(f"--interval must be a positive number of seconds, not {interval}")
+        if not 0 <= matches <= 100_000:
+            raise CommandError(f"--matches must be from 0 to 100000, not {matches}")
+        if not 0.1 <= interval <= 3600:  # also refuses nan
+            raise CommandError(f"--interval must be from 0.1 to 3600 seconds, not {interval}")
+        if not 1 <= timeout <= 86400:
+            raise CommandError(f"--timeout must be from 1 to 86400 seconds, not {timeout}")
         ladders = Ladder.objects.filter(is_active=True)
         if ladder:
             ladders = ladders.filter(slug=ladder)
@@ -89,6 +91,8 @@ class Command(BaseCommand):
         match = Match.objects.prefetch_related("seats__player").get(pk=match_id)
         names = " vs ".join(f"{'*' if s.place == 1 else ''}{s.player.name} ({s.total})" for s in match.seats.all())
         of = "" if forever else f"/{total}"
-        bar = "" if forever else "[" + "#" * finished + "." * max(0, total - finished) + "] "
+        width = min(total, 30)
+        filled = width * finished // max(total, 1)
+        bar = "" if forever else "[" + "#" * filled + "." * (width - filled) + "] "
         self.stdout.write(f"{bar}{finished}{of} match #{match_id}: {names}, {match.deal_number} deals "
                           f"(* = first place; {'lowest' if match.ruleset.get('scoring') == 'penalty' else 'highest'} total wins)")

@@ -1,0 +1,182 @@
+"""The one way the service talks to bots: a hardened HTTP POST (healthchecks' curl.py in spirit).
+
+* http and https only, no credentials in URLs, no redirects followed (a 3xx is the bot's ``redirect`` fault);
+* the address guard: private, loopback, link-local, multicast, reserved and unspecified addresses (IPv4 and IPv6)
+  are refused at registration (``check_endpoint_url``) and again at connect time, after DNS, for every address
+  the name resolves to (``GuardedBackend``), so a name that later resolves elsewhere cannot reach inside.
+  ``BOTS_ALLOW_LOOPBACK`` lets loopback through (development, tests, the demo); nothing else is ever allowed;
+* one pooled keep-alive ``httpx.Client`` per process (a new client per call costs ~20 ms, docs/measurements.md);
+* a total deadline per call (ms), a 64 KiB cap on the reply body, JSON only.
+
+Failures raise ``BotFault(kind, cause)``; ``kind`` is one of ``FAULT_KINDS``.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import os
+import socket
+import threading
+import time
+from urllib.parse import urlsplit
+
+import httpcore
+import httpx
+from django.conf import settings
+
+from bots_api.protocol import MAX_BODY_BYTES, sign
+
+FAULT_KINDS = ("timeout", "connection", "address", "http_status", "redirect", "oversize", "bad_json", "schema",
+               "illegal", "disabled")
+_BLOCKED_PREFIX = "blocked address"
+
+
+class BotFault(Exception):
+    """A bot failed a call: ``kind`` (see ``FAULT_KINDS``), ``cause`` (words for the owner), ``elapsed_ms``."""
+
+    def __init__(self, kind: str, cause: str, elapsed_ms: int = 0) -> None:
+        super().__init__(f"{kind}: {cause}")
+        self.kind = kind
+        self.cause = cause
+        self.elapsed_ms = elapsed_ms
+
+
+def address_problem(ip: str) -> str | None:
+    """Why ``ip`` may not be called (None when it may): private, loopback (unless allowed), link-local, ..."""
+    addr = ipaddress.ip_address(ip.split("%", 1)[0])
+    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped:
+        addr = addr.ipv4_mapped
+    if addr.is_loopback:
+        return None if settings.BOTS_ALLOW_LOOPBACK else "loopback"
+    for word in ("link_local", "multicast", "private", "reserved", "unspecified"):
+        if getattr(addr, f"is_{word}"):
+            return word.replace("_", "-")
+    if not addr.is_global:
+        return "not a public address"
+    return None
+
+
+def _resolve(host: str, port: int) -> list[str]:
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(info[4][0] for info in infos))
+
+
+def check_endpoint_url(url: object) -> str:
+    """Validate a bot endpoint URL for registration; returns it. ``ValueError`` says what is wrong."""
+    if not isinstance(url, str) or not url.strip():
+        raise ValueError("give the endpoint as an absolute URL, e.g. https://bot.example.com/eights")
+    url = url.strip()
+    if len(url) > 300:
+        raise ValueError("the endpoint URL is longer than 300 characters")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise ValueError(f"{url!r} is not a valid URL: {exc}") from None
+    allowed = ("https", "http") if settings.BOTS_ALLOW_HTTP else ("https",)
+    if parts.scheme not in allowed:
+        raise ValueError(f"the endpoint must use {' or '.join(allowed)}, not {parts.scheme or 'no scheme'!r}")
+    if parts.username or parts.password:
+        raise ValueError("the endpoint URL must not contain a user name or password: bots are authenticated by "
+                         "the request signature")
+    if not parts.hostname:
+        raise ValueError(f"{url!r} has no host name")
+    if parts.fragment:
+        raise ValueError("the endpoint URL must not have a #fragment")
+    try:
+        addresses = _resolve(parts.hostname, port or (443 if parts.scheme == "https" else 80))
+    except (socket.gaierror, UnicodeError) as exc:
+        raise ValueError(f"the host {parts.hostname!r} does not resolve ({exc})") from None
+    for ip in addresses:
+        problem = address_problem(ip)
+        if problem:
+            raise ValueError(f"the host {parts.hostname!r} resolves to {ip}, a {problem} address: bots must be "
+                             "reachable on a public address")
+    return url
+
+
+class GuardedBackend(httpcore.SyncBackend):
+    """httpcore's network backend, resolving the host itself and connecting only to addresses the guard allows."""
+
+    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+        try:
+            addresses = _resolve(host, port)
+        except socket.gaierror as exc:
+            raise httpcore.ConnectError(f"{host} does not resolve: {exc}") from exc
+        refused = []
+        for ip in addresses:
+            problem = address_problem(ip)
+            if problem:
+                refused.append(f"{ip} ({problem})")
+                continue
+            return super().connect_tcp(ip, port, timeout, local_address, socket_options)
+        raise httpcore.ConnectError(f"{_BLOCKED_PREFIX}: {host} resolves only to {', '.join(refused)}")
+
+
+class GuardedTransport(httpx.HTTPTransport):
+    """httpx's transport with ``GuardedBackend`` underneath (its connection pool is rebuilt with the backend)."""
+
+    def __init__(self) -> None:
+        super().__init__(retries=0)
+        self._pool = httpcore.ConnectionPool(max_connections=100, max_keepalive_connections=20,
+                                             keepalive_expiry=30.0, network_backend=GuardedBackend())
+
+
+_local = threading.local()
+
+
+def _client() -> httpx.Client:
+    """This process's pooled client (recreated after a fork: Celery's prefork workers)."""
+    client = getattr(_local, "client", None)
+    if client is None or _local.pid != os.getpid():
+        client = httpx.Client(transport=GuardedTransport(), follow_redirects=False,
+                              headers={"User-Agent": "EightsLadder/1 (+bot protocol v1)"})
+        _local.client, _local.pid = client, os.getpid()
+    return client
+
+
+def post_json(url: str, secret: str, body: dict, timeout_ms: int) -> tuple[object, int]:
+    """POST ``body`` signed with ``secret``; returns (parsed JSON reply, elapsed ms).
+
+    Raises ``BotFault`` for a timeout (the whole call, in ms), a connection failure, a blocked address, a
+    redirect, a non-2xx status, a reply over 64 KiB, or a reply that is not JSON.
+    """
+    raw = json.dumps(body, separators=(",", ":")).encode()
+    headers = {"Content-Type": "application/json", **sign(secret, raw)}
+    deadline = timeout_ms / 1000
+    started = time.perf_counter()
+
+    def elapsed_ms() -> int:
+        return int((time.perf_counter() - started) * 1000)
+
+    try:
+        with _client().stream("POST", url, content=raw, headers=headers,
+                              timeout=httpx.Timeout(deadline)) as response:
+            status = response.status_code
+            if 300 <= status < 400:
+                raise BotFault("redirect", f"answered HTTP {status} (to {response.headers.get('location', '?')}); "
+                               "redirects are not followed", elapsed_ms())
+            if not 200 <= status < 300:
+                raise BotFault("http_status", f"answered HTTP {status}", elapsed_ms())
+            data = bytearray()
+            for chunk in response.iter_raw():
+                data += chunk
+                if len(data) > MAX_BODY_BYTES:
+                    raise BotFault("oversize", f"reply body over {MAX_BODY_BYTES // 1024} KiB", elapsed_ms())
+                if time.perf_counter() - started > deadline:
+                    raise BotFault("timeout", f"no complete answer within {timeout_ms} ms", elapsed_ms())
+    except httpx.TimeoutException:
+        raise BotFault("timeout", f"no answer within {timeout_ms} ms", elapsed_ms()) from None
+    except httpx.ConnectError as exc:
+        kind = "address" if _BLOCKED_PREFIX in str(exc) else "connection"
+        raise BotFault(kind, f"could not connect: {exc}", elapsed_ms()) from None
+    except httpx.HTTPError as exc:
+        raise BotFault("connection", f"{type(exc).__name__}: {exc or 'connection closed'}", elapsed_ms()) from None
+    took = elapsed_ms()
+    if took > timeout_ms:
+        raise BotFault("timeout", f"answered after {took} ms; the deadline was {timeout_ms} ms", took)
+    try:
+        return json.loads(bytes(data)), took
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BotFault("bad_json", f"reply is not JSON ({exc})", took) from None
