@@ -1,0 +1,171 @@
+"""Bots over real HTTP on loopback: every misbehaviour is a recorded fault, the match goes on, nothing is lost."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+
+from bots_api.client import BotFault, check_endpoint_url, post_json
+from bots_api.models import Bot
+from bots_api.protocol import schema_errors, verify
+from bots_api.services import bot_register
+from games.engine import Ruleset, replay
+from games.models import Match, Move, Seat
+from games.selectors import match_record
+from games.services import match_advance, match_create
+
+from bot_servers import BotServer
+
+
+@pytest.fixture
+def owner(db):
+    return get_user_model().objects.create_user("ada", password="pw-ada-123")
+
+
+@pytest.fixture
+def servers():
+    started = []
+
+    def start(behaviour="good", secret="s3cret"):
+        server = BotServer(behaviour, secret)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+def _bot(owner, server, name="Probe", verified=True) -> Bot:
+    bot, secret = bot_register(owner=owner, name=name, endpoint_url=server.url)
+    Bot.objects.filter(pk=bot.pk).update(secret="s3cret", verified_at=timezone.now() if verified else None)
+    bot.refresh_from_db()
+    return bot
+
+
+def _match(bot, house, timeout_ms=1000, seed=7) -> Match:
+    return match_create(players=[bot.player, house], ruleset=Ruleset.preset("pagat"), seed=seed,
+                        turn_timeout_ms=timeout_ms)
+
+
+def _check_log(match):
+    """The stored plies replay, and no (deal, ply) is stored twice."""
+    state = replay(match_record(match=match))
+    plies = list(Move.objects.filter(deal__match=match).values_list("deal__number", "ply"))
+    assert len(plies) == len(set(plies))
+    return state
+
+
+@pytest.mark.django_db
+def test_a_good_bot_plays_a_whole_match_and_every_body_matches_the_schema(owner, servers, house_bots):
+    server = servers("good")
+    bot = _bot(owner, server)
+    match = _match(bot, house_bots[3])
+    assert match_advance(match_id=match.pk) == "finished"
+    match.refresh_from_db()
+    _check_log(match)
+    assert not Move.objects.filter(deal__match=match).exclude(source="agent").exists()
+    turns = server.bodies("turn")
+    assert turns and len(turns) == Move.objects.filter(deal__match=match, seat=0).count()
+    for headers, raw in server.requests:
+        assert verify("s3cret", raw, headers["X-Eights-Timestamp"], headers["X-Eights-Signature"])
+        assert not verify("another-secret", raw, headers["X-Eights-Timestamp"], headers["X-Eights-Signature"])
+    for body in turns:
+        assert schema_errors("turn", body) == []
+        assert body["you"] == 0 and body["view"]["seat"] == 0
+        assert "hands" not in body["view"] and "stock" not in body["view"]
+
+
+FAULTS = [
+    ("sleep:400", "timeout"), ("status:500", "http_status"), ("close", "connection"), ("huge", "oversize"),
+    ("badjson", "bad_json"), ("schema", "schema"), ("notheld", "illegal"), ("nosuit", "illegal"),
+    ("redirect", "redirect"),
+]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("behaviour,kind", FAULTS)
+def test_a_misbehaving_bot_gets_the_fallback_with_the_fault_recorded_and_forfeits_after_three(
+        behaviour, kind, owner, servers, house_bots, settings):
+    settings.BOT_TIME_BANK_MS = 0
+    server = servers(behaviour)
+    bot = _bot(owner, server)
+    match = _match(bot, house_bots[3], timeout_ms=200)
+    assert match_advance(match_id=match.pk) == "finished"
+    match.refresh_from_db()
+    faults = list(Move.objects.filter(deal__match=match, seat=0).order_by("deal__number", "ply"))
+    assert [m.fault_kind for m in faults] == [kind] * 3
+    assert all(m.source == "fallback" and m.fault for m in faults)
+    assert faults[0].action in ({"type": "draw"}, {"type": "pass"})  # the engine's fallback
+    seats = {s.index: s for s in match.seats.all()}
+    assert seats[0].forfeited and seats[0].place == 2 and seats[1].place == 1
+    _check_log(match)
+
+
+@pytest.mark.django_db
+def test_the_time_bank_absorbs_slow_turns_before_a_timeout_counts(owner, servers, house_bots, settings):
+    settings.BOT_TIME_BANK_MS = 500
+    server = servers("sleep:150")
+    bot = _bot(owner, server)
+    match = _match(bot, house_bots[0], timeout_ms=100)
+    match_advance(match_id=match.pk, ply_budget=4)
+    seat = Seat.objects.get(match=match, index=0)
+    first_bot_moves = list(Move.objects.filter(deal__match=match, seat=0).order_by("ply"))
+    assert first_bot_moves and first_bot_moves[0].fault == ""  # paid from the bank
+    assert seat.time_bank_ms < 500
+    match_advance(match_id=match.pk)
+    kinds = list(Move.objects.filter(deal__match=match, seat=0).exclude(fault="").values_list("fault_kind", flat=True))
+    assert kinds and set(kinds) == {"timeout"}  # once the bank is spent
+
+
+@pytest.mark.django_db
+def test_the_address_guard_refuses_private_addresses_at_registration_and_at_connect_time(
+        owner, servers, settings, monkeypatch):
+    import socket
+
+    server = servers("good")
+    bot = _bot(owner, server)
+    settings.BOTS_ALLOW_LOOPBACK = False
+    with pytest.raises(ValueError, match="loopback"):
+        check_endpoint_url(server.url)
+    with pytest.raises(BotFault) as fault:
+        post_json(server.url, "s3cret", {"protocol": 1, "type": "ping"}, 500)
+    assert fault.value.kind == "address"
+    real = socket.getaddrinfo
+    monkeypatch.setattr(socket, "getaddrinfo", lambda host, port, *a, **k: (
+        [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("10.0.0.1", port))] if host == "bot.example.net"
+        else real(host, port, *a, **k)))
+    with pytest.raises(ValueError, match="10.0.0.1, a private address"):
+        check_endpoint_url("https://bot.example.net/eights")
+    with pytest.raises(BotFault) as fault:  # a name that resolves inside at call time is never connected to
+        post_json("http://bot.example.net/eights", "s3cret", {"protocol": 1, "type": "ping"}, 500)
+    assert fault.value.kind == "address" and "10.0.0.1" in fault.value.cause
+    assert bot.pk
+
+
+@pytest.mark.parametrize("url,words", [
+    ("not a url", "must use"), ("file:///etc/passwd", "must use"), ("gopher://example.com/", "must use"),
+    ("http://user:pw@example.com/", "user name or password"), ("http://", "no host"),
+    ("http://[::1/", "not a valid URL"), ("", "absolute URL"),
+])
+def test_registration_refuses_malformed_and_unsafe_urls(url, words, settings):
+    with pytest.raises(ValueError, match=words):
+        check_endpoint_url(url)
+
+
+@pytest.mark.django_db
+def test_a_bot_that_keeps_forfeiting_is_suspended_and_leaves_the_ladders(owner, servers, house_bots, ladder, settings):
+    from tournaments.models import LadderEntry
+    from tournaments.services import ladder_entry_create
+
+    settings.BOT_TIME_BANK_MS = 0
+    server = servers("status:500")
+    bot = _bot(owner, server)
+    ladder_entry_create(ladder=ladder, player=bot.player)
+    for seed in (1, 2, 3):
+        match = _match(bot, house_bots[seed], seed=seed)
+        assert match_advance(match_id=match.pk) == "finished"
+    bot.refresh_from_db()
+    assert bot.consecutive_forfeits == 3
+    assert "forfeited 3 matches in a row" in bot.suspended_reason and "http_status" in bot.suspended_reason
+    assert not bot.player.__class__.objects.get(pk=bot.player_id).is_active
+    assert not LadderEntry.objects.get(ladder=ladder, player=bot.player).is_active

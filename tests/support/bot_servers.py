@@ -1,0 +1,98 @@
+"""Real HTTP bot servers on 127.0.0.1 for tests: the reference bot and deliberately broken ones.
+
+``BotServer(behaviour, secret)`` starts a ThreadingHTTPServer on a free port in a thread and records every
+request (headers and raw body). Behaviours: ``good`` (examples/bot_server.py's heuristic bot), ``sleep:MS``
+(then good), ``status:500``, ``close`` (drops the connection), ``huge`` (10 MB reply), ``badjson``,
+``schema`` (a reply without "action"), ``notheld`` (plays a card it does not hold), ``nosuit`` (an eight with
+no suit), ``redirect`` (302 to 127.0.0.1:1).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from examples.bot_server import make_handler
+
+
+class BotServer:
+    def __init__(self, behaviour: str = "good", secret: str = "s3cret", name: str = "TestBot") -> None:
+        self.behaviour = behaviour
+        self.requests: list[tuple[dict, bytes]] = []
+        good = make_handler(secret, name, "heuristic")
+        server_self = self
+
+        class Handler(good):  # type: ignore[misc, valid-type]
+            def do_POST(self) -> None:  # noqa: N802
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length)
+                server_self.requests.append((dict(self.headers), body))
+                self.rfile = _Replay(body)
+                kind = json.loads(body).get("type")
+                b = server_self.behaviour
+                if kind != "turn" or b == "good":
+                    return good.do_POST(self)
+                if b.startswith("sleep:"):
+                    time.sleep(int(b.split(":")[1]) / 1000)
+                    return good.do_POST(self)
+                if b.startswith("status:"):
+                    return self._reply(int(b.split(":")[1]), {"error": "boom"})
+                if b == "close":
+                    self.close_connection = True
+                    self.connection.shutdown(2)
+                    return None
+                if b == "huge":
+                    return self._raw(200, b'{"action": "' + b"x" * (10 * 1024 * 1024) + b'"}')
+                if b == "badjson":
+                    return self._raw(200, b"{not json")
+                if b == "schema":
+                    return self._reply(200, {"move": "draw"})
+                if b == "notheld":
+                    request = json.loads(body)
+                    missing = next(c for c in ("AS", "2S", "3S", "4S", "KH") if c not in request["view"]["hand"])
+                    return self._reply(200, {"action": {"type": "play", "card": missing}})
+                if b == "nosuit":
+                    return self._reply(200, {"action": {"type": "play", "card": "8H"}})
+                if b == "redirect":
+                    self.send_response(302)
+                    self.send_header("Location", "http://127.0.0.1:1/")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return None
+                raise AssertionError(f"unknown behaviour {b}")
+
+            def _raw(self, status: int, data: bytes) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                try:
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def bodies(self, kind: str) -> list[dict]:
+        return [json.loads(b) for _h, b in self.requests if json.loads(b).get("type") == kind]
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class _Replay:
+    """A file-like object giving back an already-read request body to the wrapped handler."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def read(self, n: int = -1) -> bytes:
+        out, self.data = (self.data, b"") if n < 0 else (self.data[:n], self.data[n:])
+        return out
