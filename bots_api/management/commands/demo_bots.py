@@ -1,0 +1,58 @@
+"""Register the two example HTTP bots of the demo, verify them with a signed ping and put them on the ladder."""
+
+import os
+import time
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+
+from bots_api.models import Bot
+from bots_api.services import BotError, bot_enter_ladder, bot_register, bot_update, bot_verify
+from tournaments.models import Ladder
+
+#: (name, port, strategy): must match the bot processes in Procfile / Procfile.dev and bin/run
+DEMO_BOTS = [("Example Alpha", 8701, "heuristic"), ("Example Beta", 8702, "greedy")]
+
+
+class Command(BaseCommand):
+    help = ("Register the demo's example HTTP bots (examples/bot_server.py on 127.0.0.1:8701 and :8702, secret "
+            "from DEMO_BOT_SECRET), verify them and enter them on a ladder. The bot servers must be running.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("--ladder", default="demo", help="ladder slug (default demo)")
+        parser.add_argument("--wait", type=float, default=15.0, help="seconds to wait for the servers (default 15)")
+
+    def handle(self, *args, ladder, wait, **options):
+        if not 0 <= wait <= 600:
+            raise CommandError(f"--wait must be from 0 to 600 seconds, not {wait}")
+        if not settings.BOTS_ALLOW_LOOPBACK:
+            raise CommandError("the demo bots listen on 127.0.0.1: set BOTS_ALLOW_LOOPBACK=1 (on by default with DEBUG)")
+        lad = Ladder.objects.filter(slug=ladder).first()
+        if lad is None:
+            raise CommandError(f"no ladder {ladder!r}: run `manage.py demo_setup` first")
+        secret = os.environ.get("DEMO_BOT_SECRET", "demo-secret-not-for-production")
+        owner, _ = get_user_model().objects.get_or_create(username="demo", defaults={"is_active": True})
+        for name, port, _strategy in DEMO_BOTS:
+            url = f"http://127.0.0.1:{port}/"
+            bot = Bot.objects.filter(player__name=name).first()
+            try:
+                if bot is None:
+                    bot, _ = bot_register(owner=owner, name=name, endpoint_url=url)
+                bot_update(bot=bot, endpoint_url=url, is_enabled=True)
+            except BotError as exc:
+                raise CommandError(f"{name}: {exc.detail}") from None
+            bot.secret = secret
+            bot.save(update_fields=["secret"])
+            deadline = time.monotonic() + wait
+            while True:
+                try:
+                    reply = bot_verify(bot=bot)
+                    break
+                except BotError as exc:
+                    if time.monotonic() > deadline:
+                        raise CommandError(f"{name} at {url} did not answer its ping: {exc.detail}. Start it with "
+                                           f"`python examples/bot_server.py --port {port} --secret ...`") from None
+                    time.sleep(0.5)
+            bot_enter_ladder(bot=bot, ladder=lad)
+            self.stdout.write(f"{name} verified ({reply['latency_ms']} ms ping) and on ladder '{lad.slug}'")

@@ -1,0 +1,117 @@
+"""Output shapes shared by the bot owners' API views (each view nests its own Input serializer).
+
+Serializers only shape data: what a bot may be called, where it may live and whether it may enter a ladder is
+decided by ``bots_api.services``. The signing secret is in exactly one shape, ``BotWithSecretOutput``, used by
+registration and rotation only.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+
+class ErrorOutput(serializers.Serializer):
+    """Every API error: a code for programs and words for people."""
+
+    error = serializers.CharField(help_text="a short code, e.g. name_taken, invalid_endpoint, not_found")
+    detail = serializers.JSONField(help_text="what is wrong (a message; field errors as {field: [messages]})")
+
+
+class LadderEntryOutput(serializers.Serializer):
+    ladder = serializers.CharField(source="ladder.slug")
+    ladder_name = serializers.CharField(source="ladder.name")
+    is_active = serializers.BooleanField(help_text="false: left the ladder (or the bot cannot play)")
+    rating = serializers.FloatField(source="ordinal", help_text="conservative rating mu - 3 sigma")
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    matches_played = serializers.IntegerField()
+    wins = serializers.IntegerField()
+
+
+class BotOutput(serializers.Serializer):
+    """A bot as its owner sees it (never the secret)."""
+
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    endpoint_url = serializers.CharField()
+    is_enabled = serializers.BooleanField()
+    verified_at = serializers.DateTimeField(allow_null=True, help_text="when a signed ping was last answered")
+    suspended_reason = serializers.CharField(help_text="empty unless suspended")
+    can_play = serializers.BooleanField(help_text="enabled, verified and not suspended")
+    reported_name = serializers.CharField(help_text="the name the bot gave in its last ping")
+    reported_version = serializers.CharField()
+    ladders = LadderEntryOutput(source="player.ladder_entries.all", many=True)
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+
+class BotWithSecretOutput(BotOutput):
+    """A bot with its signing secret: answered once, at registration or rotation. Keep it: it is not shown again."""
+
+    secret = serializers.SerializerMethodField()
+
+    @extend_schema_field(serializers.CharField(help_text="HMAC-SHA256 signing secret, shown only in this answer"))
+    def get_secret(self, bot) -> str:
+        return self.context["secret"]
+
+
+class SeatOutput(serializers.Serializer):
+    index = serializers.IntegerField()
+    player = serializers.CharField(source="player.name")
+    kind = serializers.CharField(source="player.kind")
+    total = serializers.IntegerField()
+    place = serializers.IntegerField(allow_null=True)
+    forfeited = serializers.BooleanField()
+
+
+class MatchOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.CharField()
+    preset = serializers.CharField()
+    ladder = serializers.CharField(source="ladder_match.ladder.slug", allow_null=True, default=None)
+    deal_number = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    seats = SeatOutput(many=True, source="seats.all")
+
+
+class LatencyOutput(serializers.Serializer):
+    window = serializers.IntegerField(help_text="turns measured: the most recent ones, at most 1000")
+    p50 = serializers.IntegerField(allow_null=True)
+    p95 = serializers.IntegerField(allow_null=True)
+    max = serializers.IntegerField(allow_null=True)
+
+
+class FaultSampleOutput(serializers.Serializer):
+    match_id = serializers.IntegerField()
+    deal_number = serializers.IntegerField()
+    ply = serializers.IntegerField()
+    cause = serializers.CharField()
+    at = serializers.DateTimeField()
+
+
+class FaultKindOutput(serializers.Serializer):
+    kind = serializers.CharField(help_text="timeout, connection, address, http_status, redirect, oversize, "
+                                           "bad_json, schema, illegal or disabled")
+    count = serializers.IntegerField()
+    recent = FaultSampleOutput(many=True, help_text="the 5 most recent, newest first")
+
+
+class HealthOutput(serializers.Serializer):
+    calls = serializers.IntegerField(help_text="turns the bot was asked for (every stored ply of its seats)")
+    latency_ms = LatencyOutput(help_text="round trip of each turn call, in ms")
+    fault_count = serializers.IntegerField()
+    faults = FaultKindOutput(many=True)
+    suspended_reason = serializers.CharField()
+
+
+class PlayerProfileOutput(serializers.Serializer):
+    """What anyone may see of a player."""
+
+    name = serializers.CharField()
+    kind = serializers.CharField(help_text="human, bot or house")
+    owner = serializers.CharField(allow_null=True, help_text="the owner's user name (bots only)")
+    fault_count = serializers.IntegerField(allow_null=True, help_text="faults over all matches (bots only)")
+    ratings = LadderEntryOutput(many=True)
+    recent_matches = MatchOutput(many=True)
