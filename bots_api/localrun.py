@@ -279,7 +279,7 @@ def play_match(client, args: argparse.Namespace, number: int, out: TextIO) -> Ma
         if args.plies:
             hands = " ".join(str(c) for c in deal.sizes)
             mark = f"  [fallback after {fault.kind}]" if fault else ""
-            print(f"  d{state.deal_number if not deal.is_over else deal_number} ply {ply:>3}  seat {seat}  "
+            print(f"  d{deal_number} ply {ply:>3}  seat {seat}  "
                   f"{_action_text(action):<22} hands {hands}  stock {deal.stock_count}{mark}", file=out)
         if deal.is_over:
             r = deal.result
@@ -347,6 +347,9 @@ def main(argv: list[str] | None = None) -> int:
         run(args)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # piped into head or less and closed early
+        sys.stderr.close()
+        return 0
     return 0
 
 

@@ -93,6 +93,7 @@ def bot_health(*, bot: Bot) -> dict:
         "fault_count": totals["faults"],
         "faults": [{"kind": c["fault_kind"], "count": c["count"], "recent": by_kind.get(c["fault_kind"], [])}
                    for c in counts],
+        "suspended_reason": bot.suspended_reason,
     }
 
 

@@ -105,7 +105,11 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
-    "loggers": {"django.db.backends": {"level": "INFO"}},
+    "loggers": {
+        "django.db.backends": {"level": "INFO"},
+        "httpx": {"level": "WARNING"},  # one line per bot request is too much; faults are logged by games
+        "celery.app.trace": {"level": "WARNING"},
+    },
 }
 
 REST_FRAMEWORK = {
@@ -113,6 +117,16 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "config.api.exception_handler",
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",  # first: anonymous callers get 401, not 403
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    # Counted in the default cache (per process unless CACHES says otherwise); a 429 keeps {"error", "detail"}.
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {"anon": "30/min", "user": "120/min", "bot_verify": "12/min"},
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Eights Ladder API",
@@ -127,7 +141,7 @@ SPECTACULAR_SETTINGS = {
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "")
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL  # zero-setup demo: tasks run in-process
 if not CELERY_BROKER_URL:
-    CELERY_BROKER_URL = "memory://"
+    CELERY_BROKER_URL = "memory://localhost/"
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True

@@ -1,0 +1,241 @@
+"""The bot owners' REST API: one APIView per operation (HackSoft style), thin adapters over
+``bots_api.services`` (writes) and ``bots_api.selectors`` (reads).
+
+Everything under ``/api/bots/`` is the caller's own bots: another owner's bot answers 404 exactly like a
+missing one (``selectors.access_bot``), so its secret, endpoint and health never leak. ``BotError`` becomes
+400 (bad input) or 409 (the bot's or the ladder's state forbids it), with ``{"error": code, "detail": message}``
+like every other API error (``config.api.exception_handler``).
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import authenticate
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
+from rest_framework import serializers, status
+from rest_framework.authtoken.models import Token
+from rest_framework.exceptions import APIException, AuthenticationFailed
+from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.throttling import AnonRateThrottle, ScopedRateThrottle, UserRateThrottle
+from rest_framework.views import APIView
+
+from bots_api import selectors
+from bots_api.models import Bot
+from bots_api.serializers import (BotOutput, BotWithSecretOutput, ErrorOutput, HealthOutput, LadderEntryOutput,
+                                  MatchOutput, PlayerProfileOutput)
+from bots_api.services import (BotError, bot_delete, bot_enter_ladder, bot_leave_ladder, bot_register,
+                               bot_rotate_secret, bot_update, bot_verify)
+
+#: BotError codes that mean "not in this state" (409); any other code is bad input (400).
+CONFLICT_CODES = frozenset({"name_taken", "suspended", "disabled", "not_verified", "ladder_closed", "verify_failed"})
+#: Answers holding a secret must not be kept by caches along the way.
+NO_STORE = {"Cache-Control": "no-store"}
+
+_ERR = OpenApiResponse(ErrorOutput, description="{error, detail}")
+_NOT_YOURS = OpenApiResponse(ErrorOutput, description="no such bot among yours (another owner's bot looks the same)")
+_AUTH = {401: OpenApiResponse(ErrorOutput, description="not logged in (token or session)"), 429: _ERR}
+
+
+class BotRefused(APIException):
+    """A ``BotError`` on its way out of the API, keeping its code."""
+
+    def __init__(self, error: BotError) -> None:
+        self.status_code = status.HTTP_409_CONFLICT if error.code in CONFLICT_CODES else status.HTTP_400_BAD_REQUEST
+        self.default_code = error.code  # read by config.api.exception_handler
+        super().__init__(error.detail, error.code)
+
+
+class OwnerApi(APIView):
+    """Base of the owner-only views: authenticated callers; ``BotError`` answered as 400/409."""
+
+    permission_classes = [IsAuthenticated]
+
+    def handle_exception(self, exc):
+        if isinstance(exc, BotError):
+            exc = BotRefused(exc)
+        return super().handle_exception(exc)
+
+    def bot(self, bot_id: int) -> Bot:
+        return selectors.access_bot(user=self.request.user, bot_id=bot_id)
+
+
+class TokenCreateApi(APIView):
+    """Trade a user name and password for the API token (the same token every time until it is deleted)."""
+
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+
+    @extend_schema_serializer(component_name="TokenRequest")  # nested names must be unique in the schema
+    class Input(serializers.Serializer):
+        username = serializers.CharField()
+        password = serializers.CharField(style={"input_type": "password"}, trim_whitespace=False)
+
+    @extend_schema_serializer(component_name="Token")
+    class Output(serializers.Serializer):
+        token = serializers.CharField(help_text='send as the header "Authorization: Token <token>"')
+
+    @extend_schema(tags=["auth"], request=Input, responses={200: Output, 400: _ERR, 401: _ERR, 429: _ERR},
+                   auth=[], summary="Get your API token")
+    def post(self, request):
+        data = self.Input(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = authenticate(request=request, **data.validated_data)
+        if user is None:
+            raise AuthenticationFailed("wrong user name or password")
+        token, _created = Token.objects.get_or_create(user=user)
+        return Response(self.Output({"token": token.key}).data)
+
+
+class BotListCreateApi(OwnerApi):
+    """Your bots (GET) and registration (POST). The registration answer is the only one, with rotation, that
+    holds the signing secret."""
+
+    @extend_schema_serializer(component_name="BotRegistration")
+    class Input(serializers.Serializer):
+        name = serializers.CharField(help_text="2 to 40 characters, unique among all players", trim_whitespace=False)
+        endpoint_url = serializers.CharField(help_text="http(s) URL the service POSTs ping, turn and match_end to")
+
+    @extend_schema(tags=["bots"], responses={200: BotOutput(many=True), **_AUTH}, summary="Your bots")
+    def get(self, request):
+        return Response(BotOutput(selectors.bot_list(owner=request.user), many=True).data)
+
+    @extend_schema(tags=["bots"], request=Input,
+                   responses={201: BotWithSecretOutput, 400: _ERR, 409: _ERR, **_AUTH},
+                   summary="Register a bot (the answer holds its signing secret, shown only this once)")
+    def post(self, request):
+        data = self.Input(data=request.data)
+        data.is_valid(raise_exception=True)
+        bot, secret = bot_register(owner=request.user, **data.validated_data)
+        bot = selectors.access_bot(user=request.user, bot_id=bot.pk)
+        return Response(BotWithSecretOutput(bot, context={"secret": secret}).data, status=status.HTTP_201_CREATED,
+                        headers=NO_STORE)
+
+
+class BotDetailApi(OwnerApi):
+    """One of your bots: read, change (a new endpoint un-verifies it), delete (a bot that played is disabled
+    instead)."""
+
+    @extend_schema_serializer(component_name="BotChange")
+    class Input(serializers.Serializer):
+        name = serializers.CharField(required=False, trim_whitespace=False)
+        endpoint_url = serializers.CharField(required=False, help_text="a new endpoint must be verified again")
+        is_enabled = serializers.BooleanField(required=False, help_text="false: off every ladder's schedule")
+
+    @extend_schema(tags=["bots"], responses={200: BotOutput, 404: _NOT_YOURS, **_AUTH}, summary="One of your bots")
+    def get(self, request, bot_id: int):
+        return Response(BotOutput(self.bot(bot_id)).data)
+
+    @extend_schema(tags=["bots"], request=Input,
+                   responses={200: BotOutput, 400: _ERR, 404: _NOT_YOURS, 409: _ERR, **_AUTH},
+                   summary="Rename, move or enable/disable a bot")
+    def patch(self, request, bot_id: int):
+        bot = self.bot(bot_id)
+        data = self.Input(data=request.data, partial=True)  # partial: an absent form checkbox is not "false"
+        data.is_valid(raise_exception=True)
+        bot_update(bot=bot, **data.validated_data)
+        return Response(BotOutput(self.bot(bot_id)).data)
+
+    @extend_schema(tags=["bots"], responses={
+        204: OpenApiResponse(description="deleted"),
+        200: OpenApiResponse(BotOutput, description="the bot has played matches: it is disabled instead, so "
+                                                    "its matches stay replayable"),
+        404: _NOT_YOURS, **_AUTH}, summary="Delete a bot")
+    def delete(self, request, bot_id: int):
+        bot = self.bot(bot_id)
+        bot_delete(bot=bot)
+        if not Bot.objects.filter(pk=bot_id).exists():
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        return Response(BotOutput(self.bot(bot_id)).data)
+
+
+class BotRotateSecretApi(OwnerApi):
+    """Replace the signing secret; requests signed with the old one fail from now on."""
+
+    @extend_schema(tags=["bots"], request=None, responses={200: BotWithSecretOutput, 404: _NOT_YOURS, **_AUTH},
+                   summary="A new signing secret (shown only this once; the old one stops working at once)")
+    def post(self, request, bot_id: int):
+        bot = self.bot(bot_id)
+        secret = bot_rotate_secret(bot=bot)
+        return Response(BotWithSecretOutput(self.bot(bot_id), context={"secret": secret}).data, headers=NO_STORE)
+
+
+class BotVerifyApi(OwnerApi):
+    """Send a signed ``ping`` (bot protocol v1); the bot must answer ``{"name", "author", "version"}`` within 3 s.
+    A failure answers 409 ``verify_failed`` with the cause (refused connection, timeout, bad signature -> 401...)."""
+
+    throttle_classes = [AnonRateThrottle, UserRateThrottle, ScopedRateThrottle]
+    throttle_scope = "bot_verify"  # each call makes the service send an HTTP request: keep it scarce
+
+    @extend_schema_serializer(component_name="BotVerification")
+    class Output(serializers.Serializer):
+        verified_at = serializers.DateTimeField()
+        name = serializers.CharField(help_text="as the bot answered the ping")
+        author = serializers.CharField()
+        version = serializers.CharField()
+        latency_ms = serializers.IntegerField()
+
+    @extend_schema(tags=["bots"], request=None, responses={200: Output, 404: _NOT_YOURS, 409: _ERR, **_AUTH},
+                   summary="Send the bot a signed ping; a correct answer verifies it (needed to enter a ladder)")
+    def post(self, request, bot_id: int):
+        bot = self.bot(bot_id)
+        reply = bot_verify(bot=bot)
+        return Response(self.Output({**reply, "verified_at": bot.verified_at}).data)
+
+
+class BotLadderApi(OwnerApi):
+    """Put the bot on a ladder (POST) or take it off (DELETE; its rating is kept)."""
+
+    @extend_schema(tags=["bots"], request=None, responses={200: LadderEntryOutput, 404: _NOT_YOURS, 409: _ERR,
+                                                           **_AUTH},
+                   summary="Enter a ladder (the bot must be enabled, verified and not suspended)")
+    def post(self, request, bot_id: int, slug: str):
+        bot = self.bot(bot_id)
+        entry = bot_enter_ladder(bot=bot, ladder=selectors.ladder_by_slug(slug=slug))
+        return Response(LadderEntryOutput(entry).data)
+
+    @extend_schema(tags=["bots"], responses={204: OpenApiResponse(description="off the ladder (rating kept)"),
+                                             404: _NOT_YOURS, **_AUTH},
+                   summary="Leave a ladder")
+    def delete(self, request, bot_id: int, slug: str):
+        bot = self.bot(bot_id)
+        bot_leave_ladder(bot=bot, ladder=selectors.ladder_by_slug(slug=slug))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class BotMatchListApi(OwnerApi):
+    """The matches the bot sat in, newest first (``limit`` / ``offset`` pages)."""
+
+    pagination_class = LimitOffsetPagination
+
+    @extend_schema(tags=["bots"], responses={200: MatchOutput(many=True), 404: _NOT_YOURS, **_AUTH},
+                   summary="The bot's matches, newest first")
+    def get(self, request, bot_id: int):
+        bot = self.bot(bot_id)
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(selectors.player_matches(player=bot.player), request, view=self)
+        return paginator.get_paginated_response(MatchOutput(page, many=True).data)
+
+
+class BotHealthApi(OwnerApi):
+    """How the bot has been answering: turn calls, latency (p50, p95, max over the last 1000 turns, ms) and
+    faults by kind, each with its 5 most recent samples (match, deal, ply, cause)."""
+
+    @extend_schema(tags=["bots"], responses={200: HealthOutput, 404: _NOT_YOURS, **_AUTH},
+                   summary="Calls, latency percentiles and faults by kind with recent samples")
+    def get(self, request, bot_id: int):
+        return Response(HealthOutput(selectors.bot_health(bot=self.bot(bot_id))).data)
+
+
+class PlayerProfileApi(APIView):
+    """Anyone's public profile: name, kind, owner (bots), ratings per ladder, recent matches, fault count (bots).
+    Never the endpoint, the secret or the fault details."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(tags=["players"], responses={200: PlayerProfileOutput, 404: _ERR, 429: _ERR},
+                   summary="A player's public profile: kind, owner (bots), ratings, recent matches")
+    def get(self, request, name: str):
+        player = selectors.player_by_name(name=name)
+        return Response(PlayerProfileOutput(selectors.player_profile(player=player)).data)
+

@@ -1,0 +1,280 @@
+"""Conformance checker for bot authors: test your endpoint before you register it.
+
+    python -m bots_api.check URL --secret S [--timeout-ms 1000]
+
+Sends what the service sends, signed as the service signs it, and reports PASS / FAIL per check:
+
+* a signed ``ping``: must answer 2xx with ``{"name", "author", "version"}`` (the ping reply schema);
+* a ``ping`` signed with the wrong secret, one with a stale timestamp, one without signature headers: a correct bot
+  rejects each with a 4xx (401 or 403), since anyone can POST to a public URL;
+* tricky ``turn`` positions built with the real engine (``Deal.from_position``, the real view and legal actions):
+  a declared suit after an eight, a starter eight the dealer must declare, an empty stock with nothing to draw,
+  the draw limit reached (web-table), only an eight playable (the reply must name a suit), a pending two under
+  ``twos="stack"``, and an ordinary opening turn. Each reply must match the turn reply schema, be legal, and come
+  within the deadline;
+* a ``match_end``: should answer 2xx (the service ignores failures, so this is only a warning).
+
+The exit status is 0 only when every check passes. No database and no Django settings are needed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass
+from typing import Callable, TextIO
+from urllib.parse import urlsplit
+
+from games.engine import Deal, IllegalAction, MatchState, Ruleset
+
+from bots_api.client import BotFault
+from bots_api.localhttp import Reply, encode, make_client, send
+from bots_api.protocol import (
+    PROTOCOL_VERSION, SIGNATURE_MAX_AGE_S, match_end_body, ping_body, schema_errors, sign, turn_body,
+)
+
+PING_TIMEOUT_MS = 3000  # as the service's verify
+GRACE_MS = 1000  # a late answer is still awaited this long, to say how late it was
+MATCH_ID = 999_000  # the match id of every checker request
+
+
+@dataclass
+class Check:
+    name: str
+    status: str  # PASS, FAIL or WARN
+    detail: str
+
+    @property
+    def ok(self) -> bool:
+        return self.status != "FAIL"
+
+
+@dataclass
+class Position:
+    """A turn position: a name, what it tests, and how to build it."""
+
+    name: str
+    about: str
+    build: Callable[[], tuple[Ruleset, Deal]]
+
+
+def _position(preset: str, hands, stock, discard, to_play=0, overrides=None, **kwargs):
+    def build():
+        rules = Ruleset.preset(preset, **(overrides or {}))
+        return rules, Deal.from_position(rules, hands, stock, discard, to_play, **kwargs)
+    return build
+
+
+def _opening():
+    rules = Ruleset.preset("pagat")
+    return rules, MatchState.start(rules, 2, 1).deal
+
+
+def _starter_eight():
+    rules = Ruleset.preset("pagat")
+    return rules, Deal.start(rules, 2, 2, dealer=1)  # seed 2 turns the 8C as starter: the dealer declares
+
+
+POSITIONS = [
+    Position("turn: opening", "an ordinary first turn (pagat, 2 seats)", _opening),
+    Position("turn: declared suit", "hearts were declared on the 8S: only a heart or an eight may be played (the KS "
+             "follows the top card, not the declared suit)",
+             _position("pagat", [["2H", "KS", "8C", "5D", "9H"], ["3C", "4C", "5C", "6C", "7C"]], ["AC", "AD", "AS"],
+                       ["3S", "8S"], declared_suit="H")),
+    Position("turn: starter eight", "the starter is an eight and this seat is the dealer: it must declare a suit "
+             '({"type": "declare", "suit": ...})', _starter_eight),
+    Position("turn: empty stock", "nothing playable, the stock is empty and there is no card to reshuffle: pass is "
+             "the only legal action",
+             _position("pagat", [["2H", "3D", "9S"], ["3C", "4C", "5C", "6C", "7C"]], [], ["KC"])),
+    Position("turn: draw limit reached", "web-table: this seat has drawn its limit of 3 cards this turn; it may not "
+             "draw again and must play the KD",
+             _position("web-table", [["2H", "3D", "9D", "KD", "7H"], ["3C", "4C", "5C", "6C", "7C"]], ["AD", "AH"],
+                       ["5S", "KC"], drawn_this_turn=3, drawn_card="7H")),
+    Position("turn: only an eight", "eights-classic (forced play): the 8D is the only playable card and the reply "
+             'must name the suit: {"type": "play", "card": "8D", "suit": ...}',
+             _position("eights-classic", [["8D", "2C", "3C", "4S"], ["3C", "4C", "5C", "6C", "7C"]], ["AD", "AH"],
+                       ["5S", "KH"])),
+    Position("turn: pending two", 'twos="stack": a 2S is on top with 2 cards pending; answer with a two or draw the '
+             "penalty (the 5S and the 8C are no answer)",
+             _position("pagat", [["2H", "5S", "9D", "8C"], ["3C", "4C", "5C", "6C", "7C"]], ["AD", "AH", "AC"],
+                       ["5D", "2S"], overrides={"twos": "stack"}, pending_draw=2)),
+]
+
+
+def position_body(rules: Ruleset, deal: Deal, deadline_ms: int) -> dict:
+    """The ``turn`` request the service would send for the seat to play in ``deal`` (deal 1 of a fresh match)."""
+    seat = deal.to_play
+    totals = [0] * deal.seats
+    view = deal.view(seat)
+    view.update(deal_number=1, totals=list(totals), target=rules.target_for(deal.seats))
+    return turn_body(match_id=MATCH_ID, deal_number=1, ply=deal.ply, seat=seat, view=view,
+                     legal_actions=deal.legal_actions(), ruleset=rules.to_dict(), totals=totals,
+                     deadline_ms=deadline_ms, last_latency_ms=None, time_bank_ms=0)
+
+
+def _snippet(data: bytes, limit: int = 120) -> str:
+    text = data.decode("utf-8", "replace").strip()
+    return json.dumps(text[:limit] + ("..." if len(text) > limit else ""))
+
+
+def _status_problem(reply: Reply) -> str | None:
+    if 300 <= reply.status < 400:
+        return f"answered HTTP {reply.status} (to {reply.location or '?'}); redirects are not followed"
+    if not 200 <= reply.status < 300:
+        return f"answered HTTP {reply.status} {_snippet(reply.data)}"
+    return None
+
+
+def _json(reply: Reply) -> tuple[object, str | None]:
+    try:
+        return json.loads(reply.data), None
+    except (ValueError, UnicodeDecodeError) as exc:
+        return None, f"the reply is not JSON ({exc}): {_snippet(reply.data)}"
+
+
+def check_ping(client, url: str, secret: str) -> Check:
+    raw = encode(ping_body())
+    try:
+        reply = send(client, url, raw, sign(secret, raw), PING_TIMEOUT_MS)
+    except BotFault as fault:
+        return Check("ping", "FAIL", f"{fault.kind}: {fault.cause}")
+    if reply.status in (401, 403):
+        return Check("ping", "FAIL", f"rejected a correctly signed ping (HTTP {reply.status}): check the secret and "
+                     "that you sign the raw body bytes as received: HMAC-SHA256 of \"{timestamp}.{body}\"")
+    problem = _status_problem(reply)
+    if problem:
+        return Check("ping", "FAIL", problem)
+    data, problem = _json(reply)
+    if problem:
+        return Check("ping", "FAIL", problem)
+    errors = schema_errors("ping_reply", data)
+    if errors:
+        return Check("ping", "FAIL", "the reply does not match the ping reply schema {\"name\", \"author\", "
+                     f"\"version\"}}: {'; '.join(errors)}")
+    return Check("ping", "PASS", f"answered {json.dumps(data)} in {reply.elapsed_ms} ms")
+
+
+def check_rejected(client, url: str, name: str, headers: dict[str, str], raw: bytes, what: str) -> Check:
+    """A request a correct bot must refuse with a 4xx."""
+    try:
+        reply = send(client, url, raw, headers, PING_TIMEOUT_MS)
+    except BotFault as fault:
+        return Check(name, "FAIL", f"expected a 4xx answer to {what}; got {fault.kind}: {fault.cause}")
+    if 400 <= reply.status < 500:
+        return Check(name, "PASS", f"rejected {what} with HTTP {reply.status}")
+    if 200 <= reply.status < 300:
+        return Check(name, "FAIL", f"accepted {what} (HTTP {reply.status}): verify X-Eights-Timestamp and "
+                     "X-Eights-Signature on every request and answer 401 when they do not check out")
+    return Check(name, "FAIL", f"answered {what} with HTTP {reply.status}; a bot should reject it with a 4xx "
+                 "(401 or 403)")
+
+
+def check_turn(client, url: str, secret: str, position: Position, deadline_ms: int) -> Check:
+    rules, deal = position.build()
+    body = position_body(rules, deal, deadline_ms)
+    legal = body["legal_actions"]
+    raw = encode(body)
+    try:
+        reply = send(client, url, raw, sign(secret, raw), deadline_ms + GRACE_MS)
+    except BotFault as fault:
+        if fault.kind == "timeout":
+            return Check(position.name, "FAIL", f"timeout: no answer within {deadline_ms + GRACE_MS} ms (the "
+                         f"deadline is {deadline_ms} ms)")
+        return Check(position.name, "FAIL", f"{fault.kind}: {fault.cause}")
+    problems = []
+    if reply.elapsed_ms > deadline_ms:
+        problems.append(f"answered after {reply.elapsed_ms} ms, past the {deadline_ms} ms deadline (the service "
+                        "counts a timeout once the time bank is spent)")
+    problem = _status_problem(reply)
+    data = None
+    if problem is None:
+        data, problem = _json(reply)
+    if problem is None:
+        errors = schema_errors("turn_reply", data)
+        if errors:
+            problem = ("the reply does not match the turn reply schema {\"action\": {...}}: " + "; ".join(errors[:3]))
+    if problem is None:
+        action = data["action"]
+        try:
+            deal.action_id(action)
+        except IllegalAction as exc:
+            problem = (f"illegal action {json.dumps(action)}: {exc}. Situation: {position.about}. Legal here: "
+                       + ", ".join(json.dumps(a) for a in legal))
+    if problem:
+        problems.append(problem)
+    if problems:
+        return Check(position.name, "FAIL", "; ".join(problems))
+    return Check(position.name, "PASS", f"{json.dumps(data['action'])} in {reply.elapsed_ms} ms")
+
+
+def check_match_end(client, url: str, secret: str, deadline_ms: int) -> Check:
+    raw = encode(match_end_body(match_id=MATCH_ID, seat=0, totals=[42, 107], standings=[1, 2], forfeited=[]))
+    try:
+        reply = send(client, url, raw, sign(secret, raw), deadline_ms)
+    except BotFault as fault:
+        return Check("match_end", "WARN", f"{fault.kind}: {fault.cause} (the service ignores match_end failures)")
+    problem = _status_problem(reply)
+    if problem:
+        return Check("match_end", "WARN", f"{problem} (the service ignores match_end failures)")
+    return Check("match_end", "PASS", f"answered HTTP {reply.status} in {reply.elapsed_ms} ms")
+
+
+def run_checks(url: str, secret: str, deadline_ms: int = 1000) -> list[Check]:
+    """Every check against ``url``, in order."""
+    ping_raw = encode(ping_body())
+    with make_client() as client:
+        checks = [check_ping(client, url, secret)]
+        checks.append(check_rejected(client, url, "bad signature", sign(secret + "-wrong", ping_raw), ping_raw,
+                                     "a ping signed with the wrong secret"))
+        stale = int(time.time()) - 2 * SIGNATURE_MAX_AGE_S
+        checks.append(check_rejected(client, url, "stale timestamp", sign(secret, ping_raw, stale), ping_raw,
+                                     f"a correctly signed ping with a timestamp {2 * SIGNATURE_MAX_AGE_S} s old"))
+        checks.append(check_rejected(client, url, "no signature", {}, ping_raw, "a ping without signature headers"))
+        for position in POSITIONS:
+            checks.append(check_turn(client, url, secret, position, deadline_ms))
+        checks.append(check_match_end(client, url, secret, deadline_ms))
+    return checks
+
+
+def report(url: str, deadline_ms: int, checks: list[Check], out: TextIO) -> None:
+    print(f"Eights Ladder bot check (protocol {PROTOCOL_VERSION}): {url}  deadline {deadline_ms} ms per turn",
+          file=out)
+    width = max(len(c.name) for c in checks)
+    for c in checks:
+        print(f"{c.status:<4}  {c.name:<{width}}  {c.detail}", file=out)
+    passed = sum(c.status == "PASS" for c in checks)
+    warned = sum(c.status == "WARN" for c in checks)
+    failed = sum(c.status == "FAIL" for c in checks)
+    print(f"{passed} of {len(checks)} checks passed" + (f", {warned} warning(s)" if warned else "")
+          + (f", {failed} failed" if failed else ": ready to register"), file=out)
+
+
+def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bots_api.check", description="Check a bot endpoint against "
+                                     "bot protocol v1 before registering it.")
+    parser.add_argument("url", help="the bot's endpoint URL (http:// or https://)")
+    parser.add_argument("--secret", default=os.environ.get("BOT_SECRET", ""), help="the bot's signing secret "
+                        "(default: $BOT_SECRET)")
+    parser.add_argument("--timeout-ms", type=int, default=1000, help="the turn deadline in ms (default 1000, as "
+                        "BOT_TURN_TIMEOUT_MS)")
+    args = parser.parse_args(argv)
+    try:
+        parts = urlsplit(args.url)
+    except ValueError as exc:
+        parser.error(f"{args.url!r} is not a valid URL: {exc}")
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        parser.error(f"{args.url!r}: give the bot's URL with http:// or https:// and a host name")
+    if not args.secret:
+        parser.error("give the signing secret with --secret or $BOT_SECRET")
+    if not 50 <= args.timeout_ms <= 60000:
+        parser.error("--timeout-ms must be from 50 to 60000")
+    checks = run_checks(args.url, args.secret, args.timeout_ms)
+    report(args.url, args.timeout_ms, checks, out or sys.stdout)
+    return 0 if all(c.ok for c in checks) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
