@@ -10,10 +10,11 @@ like every other API error (``config.api.exception_handler``).
 from __future__ import annotations
 
 from django.contrib.auth import authenticate
+from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.authtoken.models import Token
-from rest_framework.exceptions import APIException, AuthenticationFailed
+from rest_framework.exceptions import APIException, NotFound
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
@@ -46,21 +47,34 @@ class BotRefused(APIException):
         super().__init__(error.detail, error.code)
 
 
-class OwnerApi(APIView):
-    """Base of the owner-only views: authenticated callers; ``BotError`` answered as 400/409."""
+class BadCredentials(APIException):
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_code = "invalid_credentials"
+    default_detail = "wrong user name or password"
 
-    permission_classes = [IsAuthenticated]
+
+class BotsApi(APIView):
+    """Base of these views: ``BotError`` answered as 400/409, and Django's ``Http404`` as DRF's ``NotFound``
+    before the error handler sees it (it reads the code from the exception: ``not_found``, not ``error``)."""
 
     def handle_exception(self, exc):
         if isinstance(exc, BotError):
             exc = BotRefused(exc)
+        elif isinstance(exc, Http404):
+            exc = NotFound(str(exc) or None)
         return super().handle_exception(exc)
+
+
+class OwnerApi(BotsApi):
+    """Base of the owner-only views: authenticated callers only."""
+
+    permission_classes = [IsAuthenticated]
 
     def bot(self, bot_id: int) -> Bot:
         return selectors.access_bot(user=self.request.user, bot_id=bot_id)
 
 
-class TokenCreateApi(APIView):
+class TokenCreateApi(BotsApi):
     """Trade a user name and password for the API token (the same token every time until it is deleted)."""
 
     authentication_classes: list = []
@@ -75,14 +89,14 @@ class TokenCreateApi(APIView):
     class Output(serializers.Serializer):
         token = serializers.CharField(help_text='send as the header "Authorization: Token <token>"')
 
-    @extend_schema(tags=["auth"], request=Input, responses={200: Output, 400: _ERR, 401: _ERR, 429: _ERR},
+    @extend_schema(tags=["auth"], request=Input, responses={200: Output, 400: _ERR, 429: _ERR},
                    auth=[], summary="Get your API token")
     def post(self, request):
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
         user = authenticate(request=request, **data.validated_data)
         if user is None:
-            raise AuthenticationFailed("wrong user name or password")
+            raise BadCredentials()
         token, _created = Token.objects.get_or_create(user=user)
         return Response(self.Output({"token": token.key}).data)
 
@@ -162,7 +176,8 @@ class BotRotateSecretApi(OwnerApi):
 
 class BotVerifyApi(OwnerApi):
     """Send a signed ``ping`` (bot protocol v1); the bot must answer ``{"name", "author", "version"}`` within 3 s.
-    A failure answers 409 ``verify_failed`` with the cause (refused connection, timeout, bad signature -> 401...)."""
+    A failure answers 409 ``verify_failed`` with the cause: refused connection, timeout, an HTTP 401 from a bot
+    that checks another secret, a reply off the schema."""
 
     throttle_classes = [AnonRateThrottle, UserRateThrottle, ScopedRateThrottle]
     throttle_scope = "bot_verify"  # each call makes the service send an HTTP request: keep it scarce
@@ -227,7 +242,7 @@ class BotHealthApi(OwnerApi):
         return Response(HealthOutput(selectors.bot_health(bot=self.bot(bot_id))).data)
 
 
-class PlayerProfileApi(APIView):
+class PlayerProfileApi(BotsApi):
     """Anyone's public profile: name, kind, owner (bots), ratings per ladder, recent matches, fault count (bots).
     Never the endpoint, the secret or the fault details."""
 

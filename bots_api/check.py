@@ -123,6 +123,9 @@ def _snippet(data: bytes, limit: int = 120) -> str:
 def _status_problem(reply: Reply) -> str | None:
     if 300 <= reply.status < 400:
         return f"answered HTTP {reply.status} (to {reply.location or '?'}); redirects are not followed"
+    if reply.status in (401, 403):
+        return (f"answered HTTP {reply.status} {_snippet(reply.data)}: a signed request was refused (is the secret "
+                "right?)")
     if not 200 <= reply.status < 300:
         return f"answered HTTP {reply.status} {_snippet(reply.data)}"
     return None

@@ -140,8 +140,20 @@ def post_json(url: str, secret: str, body: dict, timeout_ms: int) -> tuple[objec
     """POST ``body`` signed with ``secret``; returns (parsed JSON reply, elapsed ms).
 
     Raises ``BotFault`` for a timeout (the whole call, in ms), a connection failure, a blocked address, a
-    redirect, a non-2xx status, a reply over 64 KiB, or a reply that is not JSON.
+    redirect, a non-2xx status, a reply over 64 KiB, or a reply that is not JSON. A connection failure in the
+    first half of the deadline is tried once more on a fresh connection: a pooled keep-alive connection the bot
+    closed (a restart) is our pool's problem, not the bot's fault.
     """
+    try:
+        return _post_once(url, secret, body, timeout_ms)
+    except BotFault as fault:
+        if fault.kind != "connection" or fault.elapsed_ms * 2 > timeout_ms:
+            raise
+        reply, took = _post_once(url, secret, body, timeout_ms - fault.elapsed_ms)
+        return reply, took + fault.elapsed_ms
+
+
+def _post_once(url: str, secret: str, body: dict, timeout_ms: int) -> tuple[object, int]:
     raw = json.dumps(body, separators=(",", ":")).encode()
     headers = {"Content-Type": "application/json", **sign(secret, raw)}
     deadline = timeout_ms / 1000

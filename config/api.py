@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from rest_framework import exceptions
+from rest_framework.exceptions import NotFound
 from rest_framework.views import exception_handler as drf_exception_handler
 
 
 def exception_handler(exc, context):
     """DRF's handler, with the body rewritten to ``{"error": code, "detail": message}``."""
+    if isinstance(exc, Http404):
+        exc = NotFound(str(exc) or "not found")
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied(str(exc) or None)
     response = drf_exception_handler(exc, context)
     if response is None:
         return None

@@ -12,3 +12,6 @@ from config.settings import *  # noqa: E402,F403
 DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 BOTS_ALLOW_LOOPBACK = True  # the tests' bot servers listen on 127.0.0.1
+# each test run gets its own database, so two runs on one machine (a developer and CI, or parallel sessions)
+# cannot trample each other's tables; pytest-django drops it at the end of the run
+DATABASES["default"]["TEST"] = {"NAME": f"test_eights_{os.getpid()}"}  # noqa: F405

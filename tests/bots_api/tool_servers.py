@@ -26,7 +26,7 @@ class _Server(ThreadingHTTPServer):
 def serve(handler):
     """Run ``handler`` on 127.0.0.1 (a free port) in a thread; yields the URL."""
     server = _Server(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/"

@@ -14,7 +14,7 @@ from games.engine import (
 )
 from games.engine.cards import CARD_CODES, card_code, deck_cards
 
-PLAYED = ["pagat", "web-table", "eights-classic", "crazy-eights", "points-game", "russian-36", "no-draw"]
+PLAYED = ["pagat", "web-table", "eights-classic", "crazy-eights", "points-game", "russian-36", "no-draw"]  # hollywood: test_random_rulesets (shorter target)
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

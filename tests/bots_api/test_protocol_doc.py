@@ -1,0 +1,65 @@
+"""docs/BOT_PROTOCOL.md cannot drift from the code: schemas, the signing example and the worked turn."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from games.engine import MatchState, Ruleset
+
+from bots_api import docgen
+from bots_api.client import FAULT_KINDS
+from bots_api.protocol import SCHEMAS, schema_errors, sign, verify
+
+DOC = docgen.DOC.read_text()
+BLOCKS = docgen.parse(DOC)
+
+
+def _json(name: str):
+    body = BLOCKS[name]
+    assert body.startswith("```json\n") and body.endswith("```\n"), name
+    return json.loads(body[len("```json\n"):-len("```\n")])
+
+
+def test_every_schema_block_equals_the_code():
+    for name, schema in SCHEMAS.items():
+        assert f"schema:{name}" in BLOCKS, f"the doc has no schema block for {name}"
+        assert _json(f"schema:{name}") == schema, f"the doc's {name} schema differs from bots_api.protocol"
+
+
+def test_the_signing_example_verifies():
+    fields = dict(re.findall(r"^([\w -]+?):\s+(.*)$", BLOCKS["signing"], re.M))
+    secret, ts, body = fields["secret"], fields["X-Eights-Timestamp"], fields["raw body"].encode()
+    signature = fields["X-Eights-Signature"]
+    assert fields["string to sign"] == f"{ts}.{body.decode()}"
+    assert sign(secret, body, int(ts))["X-Eights-Signature"] == signature
+    assert verify(secret, body, ts, signature, now=int(ts) + 10)
+    assert not verify(secret + "x", body, ts, signature, now=int(ts))
+    digest = signature.removeprefix("sha256=")
+    assert f"SHA2-256(stdin)= {digest}" in DOC  # the openssl line shows the same digest
+
+
+def test_the_worked_turn_is_a_real_valid_turn_and_the_reply_is_legal():
+    body, reply = _json("example:turn"), _json("example:turn_reply")
+    assert schema_errors("turn", body) == []
+    assert schema_errors("turn_reply", reply) == []
+    state = MatchState.start(Ruleset.from_dict(body["ruleset"]), len(body["totals"]), docgen.EXAMPLE_SEED)
+    for entry in body["view"]["history"]:
+        state.apply({k: v for k, v in entry.items() if k != "seat"})
+    assert state.to_play == body["you"] and state.view(body["you"]) == body["view"]
+    assert state.legal_actions() == body["legal_actions"]
+    state.deal.action_id(reply["action"])
+    assert (body, reply) == docgen.example_turn()
+
+
+def test_the_document_is_up_to_date():
+    assert docgen.render(DOC) == DOC, "run python -m bots_api.docgen"
+
+
+def test_the_fault_kinds_and_defaults_are_documented():
+    for kind in FAULT_KINDS:
+        assert f"| `{kind}` |" in DOC, kind
+    for words in ("BOT_TURN_TIMEOUT_MS` = **1000 ms**", "BOT_TIME_BANK_MS` = **5000 ms**", "**3 consecutive faults**",
+                  "**3 forfeits in a row**", "64 KiB", "python examples/bot_server.py --port 8765 --secret S",
+                  "POST", "/api/bots/", "/verify/", "/ladders/demo/"):
+        assert words in DOC, words
