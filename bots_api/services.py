@@ -108,7 +108,8 @@ def bot_delete(*, bot: Bot) -> None:
 def bot_verify(*, bot: Bot) -> dict:
     """Send a signed ``ping``; the bot is verified when it answers with a valid ``{"name", "author", "version"}``.
 
-    Returns the reply. Raises ``BotError`` (``verify_failed``) with the fault's cause otherwise.
+    A successful verification also lifts a suspension (the owner fixed the bot); the bot then re-enters ladders
+    with ``bot_enter_ladder``. Returns the reply. Raises ``BotError`` (``verify_failed``) with the fault's cause.
     """
     try:
         reply, elapsed = post_json(bot.endpoint_url, bot.secret, ping_body(), PING_TIMEOUT_MS)
@@ -120,7 +121,11 @@ def bot_verify(*, bot: Bot) -> dict:
     bot.verified_at = timezone.now()
     bot.reported_name = reply["name"][:100]
     bot.reported_version = str(reply.get("version", ""))[:100]
-    bot.save(update_fields=["verified_at", "reported_name", "reported_version", "updated_at"])
+    # a suspended bot comes back when its owner has fixed it and it answers a ping again
+    bot.suspended_reason = ""
+    bot.consecutive_forfeits = 0
+    bot.save(update_fields=["verified_at", "reported_name", "reported_version", "suspended_reason",
+                            "consecutive_forfeits", "updated_at"])
     _sync_player(bot)
     return {**reply, "latency_ms": elapsed}
 

@@ -7,7 +7,7 @@ from django.utils import timezone
 from bots_api.client import BotFault, check_endpoint_url, post_json
 from bots_api.models import Bot
 from bots_api.protocol import schema_errors, verify
-from bots_api.services import bot_register
+from bots_api.services import BotError, bot_enter_ladder, bot_register, bot_verify
 from games.engine import Ruleset, replay
 from games.models import Match, Move, Seat
 from games.selectors import match_record
@@ -169,3 +169,10 @@ def test_a_bot_that_keeps_forfeiting_is_suspended_and_leaves_the_ladders(owner, 
     assert "forfeited 3 matches in a row" in bot.suspended_reason and "http_status" in bot.suspended_reason
     assert not bot.player.__class__.objects.get(pk=bot.player_id).is_active
     assert not LadderEntry.objects.get(ladder=ladder, player=bot.player).is_active
+    with pytest.raises(BotError, match="suspended"):
+        bot_enter_ladder(bot=bot, ladder=ladder)
+    server.behaviour = "good"  # the owner fixes the bot: a good ping lifts the suspension
+    bot_verify(bot=bot)
+    bot.refresh_from_db()
+    assert bot.suspended_reason == "" and bot.consecutive_forfeits == 0
+    assert bot_enter_ladder(bot=bot, ladder=ladder).is_active
