@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 
 from games.engine import Deal, IllegalAction, MatchState, Ruleset
 
-from bots_api.client import BotFault
+from bots_api.protocol import BotFault
 from bots_api.localhttp import Reply, encode, make_client, send
 from bots_api.protocol import (
     PROTOCOL_VERSION, SIGNATURE_MAX_AGE_S, match_end_body, ping_body, schema_errors, sign, turn_body,

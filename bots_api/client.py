@@ -14,32 +14,19 @@ Failures raise ``BotFault(kind, cause)``; ``kind`` is one of ``FAULT_KINDS``.
 from __future__ import annotations
 
 import ipaddress
-import json
 import os
 import socket
 import threading
-import time
 from urllib.parse import urlsplit
 
 import httpcore
 import httpx
 from django.conf import settings
 
-from bots_api.protocol import MAX_BODY_BYTES, sign
+from bots_api.localhttp import post_signed
+from bots_api.protocol import FAULT_KINDS, BotFault  # noqa: F401 (re-exported: the service's fault vocabulary)
 
-FAULT_KINDS = ("timeout", "connection", "address", "http_status", "redirect", "oversize", "bad_json", "schema",
-               "illegal", "disabled")
 _BLOCKED_PREFIX = "blocked address"
-
-
-class BotFault(Exception):
-    """A bot failed a call: ``kind`` (see ``FAULT_KINDS``), ``cause`` (words for the owner), ``elapsed_ms``."""
-
-    def __init__(self, kind: str, cause: str, elapsed_ms: int = 0) -> None:
-        super().__init__(f"{kind}: {cause}")
-        self.kind = kind
-        self.cause = cause
-        self.elapsed_ms = elapsed_ms
 
 
 def address_problem(ip: str) -> str | None:
@@ -154,41 +141,9 @@ def post_json(url: str, secret: str, body: dict, timeout_ms: int) -> tuple[objec
 
 
 def _post_once(url: str, secret: str, body: dict, timeout_ms: int) -> tuple[object, int]:
-    raw = json.dumps(body, separators=(",", ":")).encode()
-    headers = {"Content-Type": "application/json", **sign(secret, raw)}
-    deadline = timeout_ms / 1000
-    started = time.perf_counter()
-
-    def elapsed_ms() -> int:
-        return int((time.perf_counter() - started) * 1000)
-
     try:
-        with _client().stream("POST", url, content=raw, headers=headers,
-                              timeout=httpx.Timeout(deadline)) as response:
-            status = response.status_code
-            if 300 <= status < 400:
-                raise BotFault("redirect", f"answered HTTP {status} (to {response.headers.get('location', '?')}); "
-                               "redirects are not followed", elapsed_ms())
-            if not 200 <= status < 300:
-                raise BotFault("http_status", f"answered HTTP {status}", elapsed_ms())
-            data = bytearray()
-            for chunk in response.iter_raw():
-                data += chunk
-                if len(data) > MAX_BODY_BYTES:
-                    raise BotFault("oversize", f"reply body over {MAX_BODY_BYTES // 1024} KiB", elapsed_ms())
-                if time.perf_counter() - started > deadline:
-                    raise BotFault("timeout", f"no complete answer within {timeout_ms} ms", elapsed_ms())
-    except httpx.TimeoutException:
-        raise BotFault("timeout", f"no answer within {timeout_ms} ms", elapsed_ms()) from None
-    except httpx.ConnectError as exc:
-        kind = "address" if _BLOCKED_PREFIX in str(exc) else "connection"
-        raise BotFault(kind, f"could not connect: {exc}", elapsed_ms()) from None
-    except httpx.HTTPError as exc:
-        raise BotFault("connection", f"{type(exc).__name__}: {exc or 'connection closed'}", elapsed_ms()) from None
-    took = elapsed_ms()
-    if took > timeout_ms:
-        raise BotFault("timeout", f"answered after {took} ms; the deadline was {timeout_ms} ms", took)
-    try:
-        return json.loads(bytes(data)), took
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise BotFault("bad_json", f"reply is not JSON ({exc})", took) from None
+        return post_signed(_client(), url, secret, body, timeout_ms)  # the same call rules as the authors' tools
+    except BotFault as fault:
+        if fault.kind == "connection" and _BLOCKED_PREFIX in fault.cause:
+            raise BotFault("address", fault.cause, fault.elapsed_ms) from None
+        raise

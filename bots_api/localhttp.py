@@ -15,8 +15,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from bots_api.client import BotFault
-from bots_api.protocol import MAX_BODY_BYTES, sign
+from bots_api.protocol import MAX_BODY_BYTES, BotFault, sign
 
 USER_AGENT = "EightsLadder-tools/1 (+bot protocol v1)"
 

@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 from games.engine import STRATEGIES, IllegalAction, MatchState, Ruleset, choose
 from games.engine.strategies import fallback_action
 
-from bots_api.client import BotFault
+from bots_api.protocol import BotFault
 from bots_api.localhttp import make_client, post_signed
 from bots_api.protocol import match_end_body, schema_errors, turn_body
 

@@ -16,6 +16,21 @@ import time
 from jsonschema import Draft202012Validator
 
 PROTOCOL_VERSION = 1
+#: Every way a bot call can fail; stored on the move (``Move.fault_kind``) with the cause in words.
+FAULT_KINDS = ("timeout", "connection", "address", "http_status", "redirect", "oversize", "bad_json", "schema",
+               "illegal", "disabled")
+
+
+class BotFault(Exception):
+    """A bot failed a call: ``kind`` (one of ``FAULT_KINDS``), ``cause`` (words for the owner), ``elapsed_ms``."""
+
+    def __init__(self, kind: str, cause: str, elapsed_ms: int = 0) -> None:
+        super().__init__(f"{kind}: {cause}")
+        self.kind = kind
+        self.cause = cause
+        self.elapsed_ms = elapsed_ms
+
+
 MAX_BODY_BYTES = 64 * 1024
 SIGNATURE_MAX_AGE_S = 300  # bots should reject timestamps older than this (replays)
 

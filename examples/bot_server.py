@@ -52,8 +52,10 @@ def load_strategy(name: str):
     return lambda view, legal, seed: choose(name, view, legal, seed)
 
 
-def make_handler(secret: str, name: str, strategy_name: str):
+def make_handler(secret, name: str, strategy_name: str):
+    """The request handler class; ``secret`` is the signing secret, or a function returning it (rotation)."""
     strategy = load_strategy(strategy_name)
+    current_secret = secret if callable(secret) else (lambda: secret)
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive: the service reuses one connection
@@ -62,7 +64,7 @@ def make_handler(secret: str, name: str, strategy_name: str):
         def do_POST(self) -> None:  # noqa: N802
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length)
-            if not signature_ok(secret, body, self.headers.get("X-Eights-Timestamp"),
+            if not signature_ok(current_secret(), body, self.headers.get("X-Eights-Timestamp"),
                                 self.headers.get("X-Eights-Signature")):
                 return self._reply(401, {"error": "bad signature"})
             request = json.loads(body)
