@@ -83,17 +83,19 @@ def bot_update(*, bot: Bot, name: str | None = None, endpoint_url: str | None = 
 
 
 def _sync_player(bot: Bot) -> None:
-    """A bot that cannot play is not scheduled: its player is inactive and its ladder entries too."""
-    active = bot.can_play
-    Player.objects.filter(pk=bot.player_id).update(is_active=active)
-    if not active:
-        LadderEntry.objects.filter(player_id=bot.player_id).update(is_active=False)
+    """A bot that cannot play (disabled, unverified, suspended) is not scheduled: its player is inactive. Its
+    ladder entries stay, so it plays on where it was once it can play again."""
+    Player.objects.filter(pk=bot.player_id).update(is_active=bot.can_play)
 
 
 def bot_rotate_secret(*, bot: Bot) -> str:
-    """A new signing secret (shown once); the old one stops working at once."""
+    """A new signing secret (shown once); the old one stops working at once. The bot is unverified until it
+    answers a ping signed with the new secret, so no match is scheduled for it in between (a bot still checking
+    the old secret would only collect faults)."""
     bot.secret = _new_secret()
-    bot.save(update_fields=["secret", "updated_at"])
+    bot.verified_at = None
+    bot.save(update_fields=["secret", "verified_at", "updated_at"])
+    _sync_player(bot)
     return bot.secret
 
 

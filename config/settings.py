@@ -126,7 +126,8 @@ REST_FRAMEWORK = {
         "rest_framework.throttling.AnonRateThrottle",
         "rest_framework.throttling.UserRateThrottle",
     ],
-    "DEFAULT_THROTTLE_RATES": {"anon": "30/min", "user": "120/min", "bot_verify": "12/min"},
+    "DEFAULT_THROTTLE_RATES": {"anon": "30/min", "user": "120/min", "bot_verify": "12/min",
+                               "seat_view": "600/min", "seat_action": "300/min"},
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Eights Ladder API",
@@ -169,6 +170,9 @@ MATCH_STALL_SECONDS = env_int("MATCH_STALL_SECONDS", 60, 5, 86400)
 MATCH_LEASE_SECONDS = env_int("MATCH_LEASE_SECONDS", 120, 10, 86400)
 #: A match the watchdog had to restart more often than this is aborted (unrated): our failure, not a player's.
 MATCH_MAX_RESUMES = env_int("MATCH_MAX_RESUMES", 5, 1, 1000)
+
+#: A person's move clock (seconds): when it runs out the fallback action is played for them (a "clock" fault).
+HUMAN_MOVE_SECONDS = env_int("HUMAN_MOVE_SECONDS", 60, 5, 86400)
 
 # ---- Bots (bot protocol v1, docs/BOT_PROTOCOL.md) -------------------------------------------------------
 BOT_TURN_TIMEOUT_MS = env_int("BOT_TURN_TIMEOUT_MS", 1000, 50, 60000)  # per turn, default of every ladder

@@ -4,7 +4,10 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from bots_api.urls import api_patterns as bot_api_patterns
 from bots_api.urls import page_patterns as bot_page_patterns
+from games import accounts as game_accounts
+from games import api as game_api
 from games import views as game_views
+from tournaments import api as ladder_api
 from tournaments import views as ladder_views
 
 urlpatterns = [
@@ -14,9 +17,14 @@ urlpatterns = [
     path("matches/<int:match_id>/", game_views.match_detail, name="match-detail"),
     path("healthz", game_views.healthz, name="healthz"),
     path("", include(bot_page_patterns)),
-    path("accounts/", include("django.contrib.auth.urls")),  # login / logout (sign-up is elsewhere)
+    path("accounts/signup/", game_accounts.signup, name="signup"),
+    path("accounts/", include("django.contrib.auth.urls")),  # login / logout
     path("admin/", admin.site.urls),
     path("api/", include(bot_api_patterns)),
+    path("api/matches/<int:match_id>/seats/<int:seat>/", game_api.SeatViewApi.as_view(), name="api-seat-view"),
+    path("api/matches/<int:match_id>/seats/<int:seat>/actions/", game_api.SeatActionApi.as_view(),
+         name="api-seat-action"),
+    path("api/ladders/<slug:slug>/play/", ladder_api.PlayNowApi.as_view(), name="api-play-now"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]

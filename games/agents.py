@@ -11,7 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from django.conf import settings
+from django.utils import timezone
+
 from games.engine import choose
+from games.engine.strategies import fallback_action
 
 
 @dataclass(frozen=True)
@@ -48,3 +52,14 @@ def house_agent(*, player, match_id, seat, view, legal_actions, state, **context
     """House bots: the engine strategy named by ``player.strategy``, keyed by deal seed and ply (deterministic)."""
     action = choose(player.strategy, view, legal_actions, state.deal.seed)
     return Decision(action=action)
+
+
+def human_agent(*, player, match_id, seat, view, legal_actions, state, match, **context) -> Decision | None:
+    """People move through ``games.services.match_submit_action``; the worker acts for them only when their move
+    clock (``HUMAN_MOVE_SECONDS`` since the last stored ply) has run out: the fallback action, as a ``clock``
+    fault (three in a row forfeit the match, as for bots)."""
+    waited = (timezone.now() - match.last_progress_at).total_seconds()
+    if waited < settings.HUMAN_MOVE_SECONDS:
+        return None
+    return Decision(action=fallback_action(legal_actions), source="fallback", fault_kind="clock",
+                    fault=f"clock: no move within {settings.HUMAN_MOVE_SECONDS} s", think_ms=int(waited * 1000))

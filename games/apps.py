@@ -9,3 +9,4 @@ class GamesConfig(AppConfig):
         from games import agents
 
         agents.register("house", agents.house_agent)
+        agents.register("human", agents.human_agent)

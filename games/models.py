@@ -55,6 +55,7 @@ class Match(models.Model):
     abort_reason = models.CharField(max_length=200, blank=True)
     turn_timeout_ms = models.PositiveIntegerField(default=1000, help_text="per bot turn, before the time bank")
     resume_count = models.PositiveIntegerField(default=0, help_text="times the watchdog re-queued this match")
+    awaiting_human = models.BooleanField(default=False, help_text="the match waits for a person's move")
 
     class Meta:
         ordering = ["-created_at", "-id"]

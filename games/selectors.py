@@ -45,10 +45,11 @@ def match_deal_table(*, match: Match) -> list[dict]:
     names = {seat.index: seat.player.name for seat in match.seats.all()}
     rows = []
     for deal in match.deals.all().order_by("number"):
-        if deal.points is None:
-            rows.append({"number": deal.number, "dealer": deal.dealer, "outcome": "playing", "winner": None,
-                         "points": None, "running": None, "plies": None,
-                         "code": None})
+        if deal.points is None:  # the deal being played, or the one a forfeit or abort cut off
+            rows.append({"number": deal.number, "dealer": deal.dealer,
+                         "outcome": "playing" if match.status == Match.Status.RUNNING else "cut off",
+                         "winner": None, "points": None, "running": None, "plies": None,
+                         "code": deal.code if match.is_finished else None})
             continue
         running = [a + b for a, b in zip(running, deal.points)]
         rows.append({"number": deal.number, "dealer": deal.dealer, "outcome": deal.outcome, "winner": deal.winner,

@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from games import agents
 from games.engine import ENGINE_VERSION, IllegalAction, MatchState, Ruleset, deal_code
+from games.engine.deal import ACTIONS
 from games.engine.strategies import fallback_action
 from games.models import Deal, Match, Move, Player, Seat
 from games.selectors import match_state
@@ -32,6 +33,18 @@ log = logging.getLogger(__name__)
 
 class MatchBusy(Exception):
     """Another worker holds the match's lease."""
+
+
+class MatchNotFound(Exception):
+    """No such match (or no such seat in it)."""
+
+
+class SeatForbidden(Exception):
+    """The user does not play this seat."""
+
+
+class StalePly(Exception):
+    """The action answers a position that is gone: another ply was stored, the turn moved, or the match ended."""
 
 
 def match_create(*, players: list[Player], ruleset: Ruleset, preset: str = "", seed: int | None = None,
@@ -125,6 +138,7 @@ def _advance_claimed(match_id: int, token: str, ply_budget: int | None) -> str:
         decision = agents.agent_for(player.kind)(player=player, match_id=match_id, seat=seat, view=view,
                                                  legal_actions=legal, state=state, seat_row=seat_row, match=match)
         if decision is None:
+            Match.objects.filter(pk=match_id).update(awaiting_human=True)
             return "waiting"
         think_ms = decision.think_ms or int((time.perf_counter() - started) * 1000)
         deal = state.deal
@@ -137,39 +151,56 @@ def _advance_claimed(match_id: int, token: str, ply_budget: int | None) -> str:
             state.apply(action)
         if fault:
             log.warning("match %s seat %s (%s): %s", match_id, seat, player, fault)
-        faults = seat_row.consecutive_faults + 1 if source == Move.Source.FALLBACK else 0
-        forfeit = faults >= settings.BOT_MAX_CONSECUTIVE_FAULTS and player.kind != Player.Kind.HOUSE
         try:
-            with transaction.atomic():
-                Move.objects.create(deal=deal_row, ply=ply, seat=seat, action=action, source=source, fault=fault[:300],
-                                    fault_kind=kind, think_ms=think_ms)
-                seat_updates = {"consecutive_faults": faults, "last_latency_ms": think_ms}
-                if decision.time_bank_ms is not None:
-                    seat_updates["time_bank_ms"] = decision.time_bank_ms
-                Seat.objects.filter(pk=seat_row.pk).update(**seat_updates)
-                for key, value in seat_updates.items():
-                    setattr(seat_row, key, value)
-                if deal.is_over:
-                    _deal_row_finish(deal_row, deal)
-                    if not state.is_over:
-                        deal_row = _deal_row_create(match, state)
-                renewed = Match.objects.filter(pk=match_id, lease_owner=token, status=Match.Status.RUNNING).update(
-                    ply_count=F("ply_count") + 1, deal_number=state.deal_number, totals=list(state.totals),
-                    last_progress_at=timezone.now(),
-                    lease_until=timezone.now() + timedelta(seconds=settings.MATCH_LEASE_SECONDS),
-                )
-                if renewed != 1:
-                    raise MatchBusy()
-                if forfeit:
-                    _finish(match, state, forfeited=seat)
-                elif state.is_over:
-                    _finish(match, state)
+            deal_row, over = _store_ply(match, state, deal, deal_row, seat_row, token, ply=ply, action=action,
+                                        source=source, fault=fault, fault_kind=kind, think_ms=think_ms,
+                                        time_bank_ms=decision.time_bank_ms)
         except (IntegrityError, MatchBusy):
             log.info("match %s: ply %s of deal %s was taken by another writer", match_id, ply, deal_row.number)
             return "conflict"
         stored += 1
-        if state.is_over or forfeit:
+        if over:
             return "finished"
+
+
+def _store_ply(match: Match, state: MatchState, deal, deal_row: Deal, seat_row: Seat, token: str, *, ply: int,
+               action: dict, source: str, fault: str, fault_kind: str, think_ms: int,
+               time_bank_ms: int | None) -> tuple[Deal, bool]:
+    """Store one applied ply in its own transaction: the move, the seat's fault count and clocks, the deal rows
+    at a deal's end, the match's progress (only while ``token`` holds the lease), and the finish or forfeit.
+
+    ``state`` has the ply applied already; ``deal`` is the engine deal it was applied to. Returns the current
+    deal row and whether the match is over. Raises ``IntegrityError`` or ``MatchBusy`` (nothing stored) when
+    another writer got there first.
+    """
+    faults = seat_row.consecutive_faults + 1 if source == Move.Source.FALLBACK else 0
+    forfeit = faults >= settings.BOT_MAX_CONSECUTIVE_FAULTS and seat_row.player.kind != Player.Kind.HOUSE
+    with transaction.atomic():
+        Move.objects.create(deal=deal_row, ply=ply, seat=seat_row.index, action=action, source=source,
+                            fault=fault[:300], fault_kind=fault_kind, think_ms=think_ms)
+        seat_updates = {"consecutive_faults": faults, "last_latency_ms": think_ms}
+        if time_bank_ms is not None:
+            seat_updates["time_bank_ms"] = time_bank_ms
+        Seat.objects.filter(pk=seat_row.pk).update(**seat_updates)
+        for key, value in seat_updates.items():
+            setattr(seat_row, key, value)
+        if deal.is_over:
+            _deal_row_finish(deal_row, deal)
+            if not state.is_over:
+                deal_row = _deal_row_create(match, state)
+        renewed = Match.objects.filter(pk=match.pk, lease_owner=token, status=Match.Status.RUNNING).update(
+            ply_count=F("ply_count") + 1, deal_number=state.deal_number, totals=list(state.totals),
+            last_progress_at=timezone.now(), awaiting_human=False,
+            lease_until=timezone.now() + timedelta(seconds=settings.MATCH_LEASE_SECONDS),
+        )
+        if renewed != 1:
+            raise MatchBusy()
+        match.last_progress_at = timezone.now()  # the next seat's clock starts now (human_agent reads it)
+        if forfeit:
+            _finish(match, state, forfeited=seat_row.index)
+        elif state.is_over:
+            _finish(match, state)
+    return deal_row, forfeit or state.is_over
 
 
 def _deal_row_finish(deal_row: Deal, deal) -> None:
@@ -226,14 +257,76 @@ def match_note_resume(*, match_id: int) -> bool:
 
 
 def matches_stalled(*, now=None) -> list[int]:
-    """Ids of running matches with no stored ply for ``MATCH_STALL_SECONDS`` and no live lease."""
+    """Ids of running matches with no stored ply for ``MATCH_STALL_SECONDS`` and no live lease (a person who is
+    thinking is not a stall: see ``matches_clock_expired``)."""
     now = now or timezone.now()
     cutoff = now - timedelta(seconds=settings.MATCH_STALL_SECONDS)
     return list(
-        Match.objects.filter(status=Match.Status.RUNNING, last_progress_at__lt=cutoff)
+        Match.objects.filter(status=Match.Status.RUNNING, last_progress_at__lt=cutoff, awaiting_human=False)
         .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
         .values_list("pk", flat=True)
     )
+
+
+def matches_clock_expired(*, now=None) -> list[int]:
+    """Ids of running matches waiting for a person whose move clock (``HUMAN_MOVE_SECONDS``) has run out."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.HUMAN_MOVE_SECONDS)
+    return list(
+        Match.objects.filter(status=Match.Status.RUNNING, last_progress_at__lt=cutoff, awaiting_human=True)
+        .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
+        .values_list("pk", flat=True)
+    )
+
+
+def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, user) -> Match:
+    """A person's move: ``action`` for ``seat`` of the match, answering the position at match ply ``ply``
+    (``Match.ply_count``, given with every view). Stores it as one ply and wakes the match task for the next seats.
+
+    Raises ``MatchNotFound`` (404), ``SeatForbidden`` (403: not this user's seat), ``StalePly`` (409: another ply
+    was stored, it is not this seat's turn, or the match is over), ``MatchBusy`` (409: retry), and
+    ``IllegalAction`` (400, with the rule's reason). A double submit stores the ply once.
+    """
+    match = Match.objects.filter(pk=match_id).first()
+    seat_row = None if match is None else match.seats.select_related("player").filter(index=seat).first()
+    if seat_row is None:
+        raise MatchNotFound(f"no match {match_id} with a seat {seat}")
+    if user is None or not user.is_authenticated or seat_row.player.user_id != user.pk:
+        raise SeatForbidden(f"seat {seat} of match {match_id} is not yours")
+    token = uuid.uuid4().hex
+    deadline = time.monotonic() + 3
+    while not _claim(match_id, token):  # a worker may hold the lease for a moment (it is about to wait for us)
+        if not Match.objects.filter(pk=match_id, status=Match.Status.RUNNING).exists():
+            raise StalePly("the match is over")
+        if time.monotonic() > deadline:
+            raise MatchBusy("the match is busy: try again in a moment")
+        time.sleep(0.05)
+    try:
+        match.refresh_from_db()
+        if ply != match.ply_count:
+            raise StalePly(f"ply {ply} is not the current position: the match is at ply {match.ply_count}; fetch the "
+                           "view again")
+        state = match_state(match=match)
+        if state.to_play != seat:
+            raise StalePly(f"it is not your turn: seat {state.to_play} is to play")
+        deal = state.deal
+        deal_row = Deal.objects.get(match=match, number=state.deal_number)
+        deal_ply = deal.ply
+        action_id = deal.action_id(action)  # IllegalAction says why, and changes nothing
+        state.apply_id(action_id)
+        think_ms = int((timezone.now() - match.last_progress_at).total_seconds() * 1000)
+        try:
+            _store_ply(match, state, deal, deal_row, seat_row, token, ply=deal_ply, action=dict(ACTIONS[action_id]),
+                       source=Move.Source.AGENT, fault="", fault_kind="", think_ms=think_ms, time_bank_ms=None)
+        except (IntegrityError, MatchBusy):
+            raise StalePly("that ply was just stored by another request") from None
+    finally:
+        _release(match_id, token)
+    from games.tasks import advance_match  # the task module imports this one
+
+    transaction.on_commit(lambda: advance_match.delay(match_id))
+    match.refresh_from_db()
+    return match
 
 
 def player_house_create(*, name: str, strategy: str, description: str = "") -> Player:
@@ -245,3 +338,16 @@ def player_house_create(*, name: str, strategy: str, description: str = "") -> P
     player, _ = Player.objects.update_or_create(
         name=name, defaults={"kind": Player.Kind.HOUSE, "strategy": strategy, "description": description})
     return player
+
+
+def player_for_user(*, user) -> Player:
+    """The person's player (kind ``human``), created on first use with their user name (suffixed if taken)."""
+    player = Player.objects.filter(user=user, kind=Player.Kind.HUMAN).first()
+    if player is not None:
+        return player
+    base = user.get_username()[:50]
+    name, n = base, 1
+    while Player.objects.filter(name=name).exists():
+        n += 1
+        name = f"{base} ({n})"
+    return Player.objects.create(name=name, kind=Player.Kind.HUMAN, user=user)

@@ -27,4 +27,6 @@ def watchdog() -> list[int]:
             advance_match.delay(match_id)
         else:
             log.error("watchdog: match %s aborted after too many restarts", match_id)
+    for match_id in services.matches_clock_expired():  # a person's clock ran out: play their fallback
+        advance_match.delay(match_id)
     return stalled

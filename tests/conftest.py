@@ -3,6 +3,14 @@
 import pytest
 
 
+@pytest.fixture(autouse=True)
+def _fresh_throttles():
+    """API throttle counters live in the cache: start every test with none."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 @pytest.fixture
 def house_bots(db):
     """Four house bots, weakest to strongest: Rando, Eager, Greedy, Professor."""

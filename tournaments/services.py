@@ -177,3 +177,38 @@ def ladder_rate_match(*, ladder_match: LadderMatch) -> list[RatingChange]:
     ladder_match.rated_at = timezone.now()
     ladder_match.save(update_fields=["rated_at"])
     return changes
+
+
+def ladder_play_now(*, ladder: Ladder, user) -> tuple[Match, int]:
+    """Start a rated match on ``ladder`` for a person against the best-matched bots (nearest rating; bots free of
+    running matches first, house bots otherwise), or return the person's running match there. Returns the match
+    and the person's seat. ``ValueError`` when the ladder is closed or has too few bots."""
+    from games.services import player_for_user
+    from games.tasks import advance_match
+
+    person = player_for_user(user=user)
+    with transaction.atomic():
+        ladder = Ladder.objects.select_for_update().get(pk=ladder.pk)
+        if not ladder.is_active:
+            raise ValueError(f"the ladder {ladder.slug!r} is not active")
+        running = Match.objects.filter(status=Match.Status.RUNNING, ladder_match__ladder=ladder, seats__player=person).first()
+        if running is not None:
+            return running, running.seats.get(player=person).index
+        me = ladder_entry_create(ladder=ladder, player=person)
+        busy = _running_per_player(ladder)
+        candidates = list(LadderEntry.objects.filter(ladder=ladder, is_active=True, player__is_active=True)
+                          .exclude(player__kind=Player.Kind.HUMAN).select_related("player"))
+        candidates.sort(key=lambda e: (busy[e.player_id] >= ladder.max_concurrent_per_player
+                                       and e.player.kind != Player.Kind.HOUSE,
+                                       busy[e.player_id] >= ladder.max_concurrent_per_player,
+                                       abs(e.ordinal - me.ordinal), e.player.name))
+        opponents = [e.player for e in candidates if not (busy[e.player_id] >= ladder.max_concurrent_per_player
+                                                          and e.player.kind != Player.Kind.HOUSE)]
+        opponents = opponents[: ladder.seats_per_match - 1]
+        if len(opponents) < ladder.seats_per_match - 1:
+            raise ValueError(f"the ladder {ladder.slug!r} has too few bots to play now")
+        match = match_create(players=[person, *opponents], ruleset=Ruleset.from_dict(ladder.ruleset),
+                             preset=ladder.preset, turn_timeout_ms=ladder.turn_timeout_ms)
+        LadderMatch.objects.create(ladder=ladder, match=match)
+        transaction.on_commit(lambda: advance_match.delay(match.pk))
+    return match, 0

@@ -155,7 +155,7 @@ def test_registration_refuses_malformed_and_unsafe_urls(url, words, settings):
 @pytest.mark.django_db
 def test_a_bot_that_keeps_forfeiting_is_suspended_and_leaves_the_ladders(owner, servers, house_bots, ladder, settings):
     from tournaments.models import LadderEntry
-    from tournaments.services import ladder_entry_create
+    from tournaments.services import ladder_entry_create, ladder_schedule_matches
 
     settings.BOT_TIME_BANK_MS = 0
     server = servers("status:500")
@@ -168,11 +168,13 @@ def test_a_bot_that_keeps_forfeiting_is_suspended_and_leaves_the_ladders(owner, 
     assert bot.consecutive_forfeits == 3
     assert "forfeited 3 matches in a row" in bot.suspended_reason and "http_status" in bot.suspended_reason
     assert not bot.player.__class__.objects.get(pk=bot.player_id).is_active
-    assert not LadderEntry.objects.get(ladder=ladder, player=bot.player).is_active
+    scheduled = {s.player_id for m in ladder_schedule_matches(ladder=ladder) for s in m.seats.all()}
+    assert bot.player_id not in scheduled  # suspended: not scheduled, though its entry (and rating) stay
     with pytest.raises(BotError, match="suspended"):
         bot_enter_ladder(bot=bot, ladder=ladder)
     server.behaviour = "good"  # the owner fixes the bot: a good ping lifts the suspension
     bot_verify(bot=bot)
     bot.refresh_from_db()
     assert bot.suspended_reason == "" and bot.consecutive_forfeits == 0
-    assert bot_enter_ladder(bot=bot, ladder=ladder).is_active
+    assert bot.player.__class__.objects.get(pk=bot.player_id).is_active
+    assert LadderEntry.objects.get(ladder=ladder, player=bot.player).is_active

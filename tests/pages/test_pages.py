@@ -72,3 +72,18 @@ def test_health_and_api_schema(client, db):
     docs = client.get(reverse("api-docs")).content.decode()
     assert "cdn.jsdelivr" not in docs and "/static/drf_spectacular_sidecar/" in docs  # works offline
     assert client.get("/static/admin/css/base.css").status_code == 200  # whitenoise serves static files
+
+
+@pytest.mark.django_db
+def test_a_newcomer_signs_up_and_is_logged_in(client):
+    from django.contrib.auth import get_user_model
+
+    assert client.get(reverse("signup")).status_code == 200
+    response = client.post(reverse("signup"), {"username": "newbie", "password1": "a-long-pass-9876",
+                                               "password2": "a-long-pass-9876", "next": "/bots/"})
+    assert response.status_code == 302 and response["Location"] == "/bots/"
+    assert get_user_model().objects.filter(username="newbie").exists()
+    assert client.get("/bots/").status_code == 200  # logged in
+    bad = client.post(reverse("signup"), {"username": "x2", "password1": "a", "password2": "b",
+                                          "next": "https://evil.example/"})
+    assert bad.status_code == 200 and "didn" in bad.content.decode()  # "The two password fields didn't match."

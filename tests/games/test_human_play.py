@@ -1,0 +1,139 @@
+"""People at the table over the REST API: views, moves, every error answer, double submits, the move clock."""
+
+import threading
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from games.models import Match, Move
+from games.services import match_advance, matches_clock_expired
+from tournaments.models import RatingChange
+
+
+@pytest.fixture
+def person(db):
+    return get_user_model().objects.create_user("lin", password="pw-lin-12345")
+
+
+@pytest.fixture
+def as_person(person):
+    client = APIClient()
+    client.force_authenticate(person)
+    return client
+
+
+@pytest.fixture
+def as_stranger(db):
+    client = APIClient()
+    client.force_authenticate(get_user_model().objects.create_user("mallory", password="pw-mal-12345"))
+    return client
+
+
+def _play_now(client, ladder):
+    response = client.post(f"/api/ladders/{ladder.slug}/play/")
+    assert response.status_code == 201, response.content
+    body = response.json()
+    match_advance(match_id=body["match_id"])  # the task the on-commit hook queues: bots move until it is our turn
+    return body["match_id"], body["seat"]
+
+
+def _view(client, match_id, seat):
+    response = client.get(f"/api/matches/{match_id}/seats/{seat}/")
+    assert response.status_code == 200, response.content
+    return response.json()
+
+
+@pytest.mark.django_db
+def test_a_person_plays_a_whole_rated_match_through_the_api(as_person, ladder, person):
+    match_id, seat = _play_now(as_person, ladder)
+    assert as_person.post(f"/api/ladders/{ladder.slug}/play/").json()["match_id"] == match_id  # no second match
+    for _ in range(3000):
+        view = _view(as_person, match_id, seat)
+        if view["status"] != "running":
+            break
+        assert view["your_turn"] and view["legal_actions"] and view["move_deadline"]
+        assert view["view"]["hand"] and view["view"]["seat"] == seat
+        action = view["legal_actions"][0]
+        response = as_person.post(f"/api/matches/{match_id}/seats/{seat}/actions/", {"ply": view["ply"],
+                                                                                     "action": action}, format="json")
+        assert response.status_code == 200, response.content
+        match_advance(match_id=match_id)
+    match = Match.objects.get(pk=match_id)
+    assert match.status == Match.Status.FINISHED
+    assert RatingChange.objects.filter(match=match, entry__player__user=person).count() == 1
+    assert not Move.objects.filter(deal__match=match).exclude(source="agent").exists()
+
+
+@pytest.mark.django_db
+def test_every_error_says_what_is_wrong(as_person, as_stranger, ladder):
+    match_id, seat = _play_now(as_person, ladder)
+    view = _view(as_person, match_id, seat)
+    url = f"/api/matches/{match_id}/seats/{seat}/actions/"
+    hand = set(view["view"]["hand"])
+    missing = next(c for c in ("AS", "2S", "3H", "4D", "KC", "QD") if c not in hand)
+    cases = [
+        (as_person, url, {"ply": view["ply"], "action": {"type": "play", "card": missing}}, 400, "illegal_action",
+         "does not hold"),
+        (as_person, url, {"ply": view["ply"], "action": {"type": "fly"}}, 400, "illegal_action", "unknown action"),
+        (as_person, url, {"ply": view["ply"]}, 400, "invalid", "action"),
+        (as_person, url, {"ply": view["ply"] + 5, "action": view["legal_actions"][0]}, 409, "stale_ply",
+         "not the current position"),
+        (as_stranger, url, {"ply": view["ply"], "action": view["legal_actions"][0]}, 403, "permission_denied",
+         "not yours"),
+        (as_person, f"/api/matches/{match_id}/seats/{1 - seat}/actions/", {"ply": view["ply"], "action":
+         view["legal_actions"][0]}, 403, "permission_denied", "not yours"),
+        (as_person, "/api/matches/999999/seats/0/actions/", {"ply": 0, "action": {"type": "draw"}}, 404, "not_found",
+         "no match"),
+    ]
+    for client, target, payload, code, error, words in cases:
+        response = client.post(target, payload, format="json")
+        assert response.status_code == code, (payload, response.content)
+        body = response.json()
+        assert body["error"] == error and words in str(body["detail"]), body
+    assert as_stranger.get(f"/api/matches/{match_id}/seats/{seat}/").status_code == 403
+    assert APIClient().get(f"/api/matches/{match_id}/seats/{seat}/").status_code in (401, 403)
+    assert Match.objects.get(pk=match_id).ply_count == view["ply"]  # nothing was stored
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_same_move_sent_twice_at_once_is_stored_once(person, ladder):
+    from django.db import connection
+
+    client = APIClient()
+    client.force_authenticate(person)
+    match_id, seat = _play_now(client, ladder)
+    view = _view(client, match_id, seat)
+    before = Move.objects.filter(deal__match_id=match_id).count()
+    answers = []
+
+    def send():
+        c = APIClient()
+        c.force_authenticate(person)
+        answers.append(c.post(f"/api/matches/{match_id}/seats/{seat}/actions/",
+                              {"ply": view["ply"], "action": view["legal_actions"][0]}, format="json").status_code)
+        connection.close()
+
+    threads = [threading.Thread(target=send) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert sorted(answers) == [200, 409]
+    assert Move.objects.filter(deal__match_id=match_id).count() == before + 1
+
+
+@pytest.mark.django_db
+def test_an_expired_move_clock_plays_the_fallback_and_three_forfeit(as_person, ladder, settings):
+    match_id, seat = _play_now(as_person, ladder)
+    settings.HUMAN_MOVE_SECONDS = 5
+    for round_ in range(3):
+        Match.objects.filter(pk=match_id).update(last_progress_at=timezone.now() - timezone.timedelta(seconds=6))
+        assert match_id in matches_clock_expired()
+        match_advance(match_id=match_id)
+    match = Match.objects.get(pk=match_id)
+    faults = list(Move.objects.filter(deal__match=match, seat=seat).values_list("fault_kind", flat=True))
+    assert faults == ["clock"] * 3
+    assert match.status == Match.Status.FINISHED and match.seats.get(index=seat).forfeited
+    assert match.seats.get(index=seat).place == 2
