@@ -23,7 +23,7 @@ import httpcore
 import httpx
 from django.conf import settings
 
-from bots_api.localhttp import post_signed
+from bots_api.localhttp import TrackingBackend, make_client, post_signed
 from bots_api.protocol import FAULT_KINDS, BotFault  # noqa: F401 (re-exported: the service's fault vocabulary)
 
 _BLOCKED_PREFIX = "blocked address"
@@ -64,11 +64,15 @@ def check_endpoint_url(url: object) -> str:
     allowed = ("https", "http") if settings.BOTS_ALLOW_HTTP else ("https",)
     if parts.scheme not in allowed:
         raise ValueError(f"the endpoint must use {' or '.join(allowed)}, not {parts.scheme or 'no scheme'!r}")
+    if any(ord(ch) < 33 or ord(ch) == 127 for ch in url):
+        raise ValueError("the endpoint URL must not contain spaces or control characters")
     if parts.username or parts.password:
         raise ValueError("the endpoint URL must not contain a user name or password: bots are authenticated by "
                          "the request signature")
     if not parts.hostname:
         raise ValueError(f"{url!r} has no host name")
+    if port == 0:
+        raise ValueError("the endpoint URL's port must be from 1 to 65535")
     if parts.fragment:
         raise ValueError("the endpoint URL must not have a #fragment")
     try:
@@ -83,13 +87,13 @@ def check_endpoint_url(url: object) -> str:
     return url
 
 
-class GuardedBackend(httpcore.SyncBackend):
-    """httpcore's network backend, resolving the host itself and connecting only to addresses the guard allows."""
+class GuardedBackend(TrackingBackend):
+    """The tools' tracking backend, resolving the host itself and connecting only to addresses the guard allows."""
 
-    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+    def _connect(self, host, port, timeout, local_address, socket_options):
         try:
             addresses = _resolve(host, port)
-        except socket.gaierror as exc:
+        except (socket.gaierror, UnicodeError) as exc:
             raise httpcore.ConnectError(f"{host} does not resolve: {exc}") from exc
         refused = []
         for ip in addresses:
@@ -97,28 +101,19 @@ class GuardedBackend(httpcore.SyncBackend):
             if problem:
                 refused.append(f"{ip} ({problem})")
                 continue
-            return super().connect_tcp(ip, port, timeout, local_address, socket_options)
+            return super()._connect(ip, port, timeout, local_address, socket_options)
         raise httpcore.ConnectError(f"{_BLOCKED_PREFIX}: {host} resolves only to {', '.join(refused)}")
-
-
-class GuardedTransport(httpx.HTTPTransport):
-    """httpx's transport with ``GuardedBackend`` underneath (its connection pool is rebuilt with the backend)."""
-
-    def __init__(self) -> None:
-        super().__init__(retries=0)
-        self._pool = httpcore.ConnectionPool(max_connections=100, max_keepalive_connections=20,
-                                             keepalive_expiry=30.0, network_backend=GuardedBackend())
 
 
 _local = threading.local()
 
 
 def _client() -> httpx.Client:
-    """This process's pooled client (recreated after a fork: Celery's prefork workers)."""
+    """This thread's pooled client (recreated after a fork: Celery's prefork workers)."""
     client = getattr(_local, "client", None)
     if client is None or _local.pid != os.getpid():
-        client = httpx.Client(transport=GuardedTransport(), follow_redirects=False,
-                              headers={"User-Agent": "EightsLadder/1 (+bot protocol v1)"})
+        client = make_client(GuardedBackend())
+        client.headers["User-Agent"] = "EightsLadder/1 (+bot protocol v1)"
         _local.client, _local.pid = client, os.getpid()
     return client
 
@@ -126,23 +121,12 @@ def _client() -> httpx.Client:
 def post_json(url: str, secret: str, body: dict, timeout_ms: int) -> tuple[object, int]:
     """POST ``body`` signed with ``secret``; returns (parsed JSON reply, elapsed ms).
 
-    Raises ``BotFault`` for a timeout (the whole call, in ms), a connection failure, a blocked address, a
-    redirect, a non-2xx status, a reply over 64 KiB, or a reply that is not JSON. A connection failure in the
-    first half of the deadline is tried once more on a fresh connection: a pooled keep-alive connection the bot
-    closed (a restart) is our pool's problem, not the bot's fault.
+    The call rules are ``localhttp.post_signed``'s (shared with the authors' tools): a hard deadline for the whole
+    call in ms, no redirects, 64 KiB cap, JSON only, one retry of a dropped connection. Raises ``BotFault`` for
+    every failure, with ``address`` when the guard refused every address the host resolves to.
     """
     try:
-        return _post_once(url, secret, body, timeout_ms)
-    except BotFault as fault:
-        if fault.kind != "connection" or fault.elapsed_ms * 2 > timeout_ms:
-            raise
-        reply, took = _post_once(url, secret, body, timeout_ms - fault.elapsed_ms)
-        return reply, took + fault.elapsed_ms
-
-
-def _post_once(url: str, secret: str, body: dict, timeout_ms: int) -> tuple[object, int]:
-    try:
-        return post_signed(_client(), url, secret, body, timeout_ms)  # the same call rules as the authors' tools
+        return post_signed(_client(), url, secret, body, timeout_ms)
     except BotFault as fault:
         if fault.kind == "connection" and _BLOCKED_PREFIX in fault.cause:
             raise BotFault("address", fault.cause, fault.elapsed_ms) from None

@@ -10,9 +10,13 @@ Django settings (it runs without ``DJANGO_SETTINGS_MODULE``). One pooled keep-al
 from __future__ import annotations
 
 import json
+import socket
+import threading
 import time
+import weakref
 from dataclasses import dataclass
 
+import httpcore
 import httpx
 
 from bots_api.protocol import MAX_BODY_BYTES, BotFault, sign
@@ -20,10 +24,43 @@ from bots_api.protocol import MAX_BODY_BYTES, BotFault, sign
 USER_AGENT = "EightsLadder-tools/1 (+bot protocol v1)"
 
 
-def make_client() -> httpx.Client:
-    """A pooled client that never follows redirects and never retries."""
-    return httpx.Client(transport=httpx.HTTPTransport(retries=0), follow_redirects=False,
-                        headers={"User-Agent": USER_AGENT})
+class TrackingBackend(httpcore.SyncBackend):
+    """httpcore's network backend, remembering the sockets it opened so that a call past its deadline can be cut
+    off: ``abort()`` shuts them down, which wakes a read blocked on a bot that trickles bytes (httpx's timeouts
+    restart with every byte, so they cannot bound a whole call)."""
+
+    def __init__(self) -> None:
+        self._sockets: weakref.WeakSet = weakref.WeakSet()
+
+    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+        stream = self._connect(host, port, timeout, local_address, socket_options)
+        sock = getattr(stream, "_sock", None)
+        if sock is not None:
+            self._sockets.add(sock)
+        return stream
+
+    def _connect(self, host, port, timeout, local_address, socket_options):
+        return super().connect_tcp(host, port, timeout, local_address, socket_options)
+
+    def abort(self) -> None:
+        for sock in list(self._sockets):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+def make_client(backend: TrackingBackend | None = None) -> httpx.Client:
+    """A pooled keep-alive client that never follows redirects, never retries by itself, asks for uncompressed
+    replies (the 64 KiB cap counts the bytes the bot sends), and can be cut off at a deadline (``send``)."""
+    transport = httpx.HTTPTransport(retries=0)
+    backend = backend or TrackingBackend()
+    transport._pool = httpcore.ConnectionPool(max_connections=100, max_keepalive_connections=20,
+                                              keepalive_expiry=30.0, network_backend=backend)
+    client = httpx.Client(transport=transport, follow_redirects=False,
+                          headers={"User-Agent": USER_AGENT, "Accept-Encoding": "identity"})
+    client.eights_backend = backend  # type: ignore[attr-defined]
+    return client
 
 
 def encode(body: dict) -> bytes:
@@ -42,14 +79,25 @@ class Reply:
 def send(client: httpx.Client, url: str, raw: bytes, headers: dict[str, str], timeout_ms: int) -> Reply:
     """POST ``raw`` with ``headers``; returns the status and body whatever the status is.
 
-    Raises ``BotFault`` only for a timeout (the whole call), a connection failure and a body over 64 KiB.
+    The whole call (connect, headers, body) ends at ``timeout_ms``: a timer cuts the connection off then. Raises
+    ``BotFault`` only for a timeout, a connection failure (any transport error) and a body over 64 KiB.
     """
     deadline = timeout_ms / 1000
     started = time.perf_counter()
+    backend = getattr(client, "eights_backend", None)
+    cut_off = threading.Event()
 
     def elapsed_ms() -> int:
         return int((time.perf_counter() - started) * 1000)
 
+    def abort() -> None:
+        cut_off.set()
+        if backend is not None:
+            backend.abort()
+
+    timer = threading.Timer(deadline + 0.02, abort)
+    timer.daemon = True
+    timer.start()
     try:
         with client.stream("POST", url, content=raw, headers={"Content-Type": "application/json", **headers},
                            timeout=httpx.Timeout(deadline)) as response:
@@ -61,17 +109,34 @@ def send(client: httpx.Client, url: str, raw: bytes, headers: dict[str, str], ti
                 if time.perf_counter() - started > deadline:
                     raise BotFault("timeout", f"no complete answer within {timeout_ms} ms", elapsed_ms())
             return Reply(response.status_code, bytes(data), elapsed_ms(), response.headers.get("location"))
+    except BotFault:
+        raise
     except httpx.TimeoutException:
         raise BotFault("timeout", f"no answer within {timeout_ms} ms", elapsed_ms()) from None
-    except httpx.ConnectError as exc:
-        raise BotFault("connection", f"could not connect: {exc}", elapsed_ms()) from None
-    except httpx.HTTPError as exc:
-        raise BotFault("connection", f"{type(exc).__name__}: {exc or 'connection closed'}", elapsed_ms()) from None
+    except Exception as exc:  # any transport failure (httpx, httpcore, OS) is the call's failure, never a crash
+        if cut_off.is_set():
+            raise BotFault("timeout", f"no complete answer within {timeout_ms} ms", elapsed_ms()) from None
+        words = "could not connect" if isinstance(exc, httpx.ConnectError) else type(exc).__name__
+        raise BotFault("connection", f"{words}: {exc or 'connection closed'}", elapsed_ms()) from None
+    finally:
+        timer.cancel()
 
 
 def post_signed(client: httpx.Client, url: str, secret: str, body: dict, timeout_ms: int) -> tuple[object, int]:
     """What the service does for each call: returns (parsed JSON reply, elapsed ms) or raises ``BotFault``
-    (timeout, connection, redirect, http_status, oversize, bad_json)."""
+    (timeout, connection, redirect, http_status, oversize, bad_json). A connection failure in the first half of
+    the deadline is tried once more on a fresh connection: a keep-alive connection the bot closed (a restart) is
+    the pool's problem, not the bot's fault."""
+    try:
+        return _post_signed_once(client, url, secret, body, timeout_ms)
+    except BotFault as fault:
+        if fault.kind != "connection" or fault.elapsed_ms * 2 > timeout_ms:
+            raise
+        reply, took = _post_signed_once(client, url, secret, body, timeout_ms - fault.elapsed_ms)
+        return reply, took + fault.elapsed_ms
+
+
+def _post_signed_once(client: httpx.Client, url: str, secret: str, body: dict, timeout_ms: int) -> tuple[object, int]:
     raw = encode(body)
     reply = send(client, url, raw, sign(secret, raw), timeout_ms)
     if 300 <= reply.status < 400:
@@ -84,5 +149,6 @@ def post_signed(client: httpx.Client, url: str, secret: str, body: dict, timeout
                        reply.elapsed_ms)
     try:
         return json.loads(reply.data), reply.elapsed_ms
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise BotFault("bad_json", f"reply is not JSON ({exc})", reply.elapsed_ms) from None
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise BotFault("bad_json", f"reply is not usable JSON ({type(exc).__name__}: {str(exc)[:80]})",
+                       reply.elapsed_ms) from None

@@ -105,6 +105,9 @@ def bot_recent_latencies(*, bot: Bot, last: int = 200) -> list[dict]:
 
 
 def player_by_name(*, name: str) -> Player:
+    """The player with this name; ``Http404`` when there is none (or the name could never be one)."""
+    if "\x00" in name or len(name) > 200:
+        raise Http404("there is no player by that name")
     player = Player.objects.filter(name=name).select_related("user", "bot__owner").first()
     if player is None:
         raise Http404(f"there is no player named {name!r}")

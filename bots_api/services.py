@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import unicodedata
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -34,10 +35,24 @@ def _new_secret() -> str:
     return secrets.token_urlsafe(32)
 
 
-def _check_name(name: object) -> str:
+def _check_name(name: object, exclude_player: int | None = None) -> str:
+    """A bot name: 2 to 40 printable characters (no control or direction-override characters), unique ignoring
+    case, so that no bot can pass for another on a leaderboard."""
     if not isinstance(name, str) or not 2 <= len(name.strip()) <= 40:
         raise BotError("invalid_name", "a bot name is 2 to 40 characters")
-    return name.strip()
+    name = name.strip()
+    if any(unicodedata.category(ch).startswith("C") for ch in name):
+        raise BotError("invalid_name", "a bot name may not contain control, format or direction characters")
+    taken = Player.objects.filter(name__iexact=name)
+    if exclude_player is not None:
+        taken = taken.exclude(pk=exclude_player)
+    if taken.exists():
+        raise BotError("name_taken", f"the name {name!r} is taken (names are compared ignoring case): choose another")
+    return name
+
+
+def _printable(text: object, limit: int = 100) -> str:
+    return "".join(ch for ch in str(text) if not unicodedata.category(ch).startswith("C"))[:limit]
 
 
 def bot_register(*, owner, name: str, endpoint_url: str) -> tuple[Bot, str]:
@@ -63,7 +78,7 @@ def bot_update(*, bot: Bot, name: str | None = None, endpoint_url: str | None = 
     """Change a bot's name, endpoint (which un-verifies it) or enabled flag."""
     with transaction.atomic():
         if name is not None:
-            bot.player.name = _check_name(name)
+            bot.player.name = _check_name(name, exclude_player=bot.player_id)
             try:
                 with transaction.atomic():
                     bot.player.save(update_fields=["name"])
@@ -115,14 +130,21 @@ def bot_verify(*, bot: Bot) -> dict:
     """
     try:
         reply, elapsed = post_json(bot.endpoint_url, bot.secret, ping_body(), PING_TIMEOUT_MS)
-    except BotFault as fault:
-        raise BotError("verify_failed", f"the ping failed: {fault.kind}: {fault.cause}") from None
-    errors = schema_errors("ping_reply", reply)
-    if errors:
-        raise BotError("verify_failed", f"the ping reply does not match the schema: {errors[0]}")
+        errors = schema_errors("ping_reply", reply)
+        if errors:
+            raise BotError("verify_failed", f"the ping reply does not match the schema: {errors[0]}")
+    except (BotFault, BotError) as exc:
+        # a bot that fails its ping is not scheduled until it passes one (e.g. still using a rotated secret)
+        Bot.objects.filter(pk=bot.pk).update(verified_at=None)
+        bot.verified_at = None
+        _sync_player(bot)
+        if isinstance(exc, BotError):
+            raise
+        hint = " (is the bot using its current secret?)" if "401" in exc.cause or "403" in exc.cause else ""
+        raise BotError("verify_failed", f"the ping failed: {exc.kind}: {exc.cause}{hint}") from None
     bot.verified_at = timezone.now()
-    bot.reported_name = reply["name"][:100]
-    bot.reported_version = str(reply.get("version", ""))[:100]
+    bot.reported_name = _printable(reply["name"])
+    bot.reported_version = _printable(reply.get("version", ""))
     # a suspended bot comes back when its owner has fixed it and it answers a ping again
     bot.suspended_reason = ""
     bot.consecutive_forfeits = 0

@@ -78,7 +78,7 @@ def test_a_good_bot_plays_a_whole_match_and_every_body_matches_the_schema(owner,
 FAULTS = [
     ("sleep:400", "timeout"), ("status:500", "http_status"), ("close", "connection"), ("huge", "oversize"),
     ("badjson", "bad_json"), ("schema", "schema"), ("notheld", "illegal"), ("nosuit", "illegal"),
-    ("redirect", "redirect"),
+    ("redirect", "redirect"), ("trickle", "timeout"), ("nested", "bad_json"),
 ]
 
 
@@ -178,3 +178,48 @@ def test_a_bot_that_keeps_forfeiting_is_suspended_and_leaves_the_ladders(owner, 
     assert bot.suspended_reason == "" and bot.consecutive_forfeits == 0
     assert bot.player.__class__.objects.get(pk=bot.player_id).is_active
     assert LadderEntry.objects.get(ladder=ladder, player=bot.player).is_active
+
+
+def test_a_bot_trickling_its_headers_is_cut_off_at_the_deadline(servers):
+    import time
+
+    server = servers("trickle")
+    started = time.monotonic()
+    with pytest.raises(BotFault) as fault:
+        post_json(server.url, "s3cret", {"protocol": 1, "type": "turn"}, 400)
+    assert fault.value.kind == "timeout" and time.monotonic() - started < 1.5
+    # the pooled client is still good for the next call to a well-behaved bot
+    good = servers("good")
+    reply, _ = post_json(good.url, "s3cret", {"protocol": 1, "type": "ping"}, 1000)
+    assert reply["name"] == "TestBot"
+
+
+def test_the_service_asks_for_uncompressed_replies(servers):
+    server = servers("good")
+    post_json(server.url, "s3cret", {"protocol": 1, "type": "ping"}, 1000)
+    headers, _body = server.requests[-1]
+    assert headers.get("Accept-Encoding") == "identity"
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:8929/\r\nX: y", "http://127.0.0.1:0/", "http://exa mple.com/"])
+def test_registration_refuses_control_characters_and_port_zero(url):
+    with pytest.raises(ValueError):
+        check_endpoint_url(url)
+
+
+@pytest.mark.django_db
+def test_bot_names_cannot_impersonate(owner, servers):
+    server = servers("good")
+    _bot(owner, server, name="Probe")
+    for name, code in (("probe", "name_taken"), ("ab\u202ecd", "invalid_name"), ("a\x07b", "invalid_name")):
+        with pytest.raises(BotError) as err:
+            bot_register(owner=owner, name=name, endpoint_url=server.url)
+        assert err.value.code == code
+
+
+@pytest.mark.django_db
+def test_odd_paths_answer_404_in_the_right_shape(client):
+    assert client.get("/players/a%00b/").status_code == 404
+    assert client.get("/api/players/a%00b/").status_code == 404
+    response = client.get("/api/bots/abc/")
+    assert response.status_code == 404 and response.json()["error"] == "not_found"

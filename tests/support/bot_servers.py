@@ -3,7 +3,8 @@
 ``BotServer(behaviour, secret)`` starts a ThreadingHTTPServer on a free port in a thread and records every
 request (headers and raw body). Behaviours: ``good`` (examples/bot_server.py's heuristic bot), ``sleep:MS``
 (then good), ``status:500``, ``close`` (drops the connection), ``huge`` (10 MB reply), ``badjson``,
-``schema`` (a reply without "action"), ``notheld`` (plays a card it does not hold), ``nosuit`` (an eight with
+``schema`` (a reply without "action"), ``trickle`` (headers one byte at a time), ``nested`` (JSON nested
+30,000 deep), ``notheld`` (plays a card it does not hold), ``nosuit`` (an eight with
 no suit), ``redirect`` (302 to 127.0.0.1:1).
 """
 
@@ -55,6 +56,18 @@ class BotServer:
                     return self._reply(200, {"action": {"type": "play", "card": missing}})
                 if b == "nosuit":
                     return self._reply(200, {"action": {"type": "play", "card": "8H"}})
+                if b == "trickle":  # the status line and headers one byte at a time, never finishing
+                    try:
+                        for byte in b"HTTP/1.1 200 OK\r\nX-Pad: " + b"a" * 10000:
+                            self.wfile.write(bytes([byte]))
+                            self.wfile.flush()
+                            time.sleep(0.05)
+                    except (BrokenPipeError, ConnectionResetError):
+                        pass
+                    self.close_connection = True
+                    return None
+                if b == "nested":
+                    return self._raw(200, b"[" * 30000 + b"]" * 30000)
                 if b == "redirect":
                     self.send_response(302)
                     self.send_header("Location", "http://127.0.0.1:1/")
