@@ -27,6 +27,9 @@ urlpatterns = [
     path("api/matches/<int:match_id>/seats/<int:seat>/actions/", game_api.SeatActionApi.as_view(),
          name="api-seat-action"),
     path("api/ladders/<slug:slug>/play/", ladder_api.PlayNowApi.as_view(), name="api-play-now"),
+    path("api/matches/<int:match_id>/deals/<int:number>/", game_api.DealResultApi.as_view(), name="api-deal-result"),
+    path("matches/<int:match_id>/play/", game_views.match_table, name="match-table"),
+    path("ladders/<slug:slug>/play/", ladder_views.ladder_play_now_page, name="ladder-play-now"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]

@@ -22,6 +22,7 @@ from rest_framework.views import APIView
 
 from games import services
 from games.engine import IllegalAction
+from games.engine.cards import HOLLYWOOD_VALUES, STANDARD_VALUES, parse_card
 from games.models import Match
 from games.selectors import match_state
 
@@ -68,8 +69,11 @@ class SeatViewApi(APIView):
         running = match.status == Match.Status.RUNNING and not state.is_over
         your_turn = running and state.to_play == seat
         deadline = match.last_progress_at + timedelta(seconds=settings.HUMAN_MOVE_SECONDS) if your_turn else None
+        seats = [{"index": s.index, "name": s.player.name, "kind": s.player.kind, "place": s.place,
+                  "forfeited": s.forfeited} for s in match.seats.select_related("player").order_by("index")]
         return Response({"match_id": match.pk, "seat": seat, "status": match.status, "ply": match.ply_count,
-                         "your_turn": your_turn, "move_deadline": deadline,
+                         "your_turn": your_turn, "move_deadline": deadline, "seats": seats,
+                         "deals_finished": len(state.results),
                          "legal_actions": state.legal_actions() if your_turn else [], "view": state.view(seat)})
 
 
@@ -101,3 +105,30 @@ class SeatActionApi(APIView):
         except IllegalAction as exc:
             raise IllegalActionError(str(exc)) from None
         return Response({"stored": True, "ply": match.ply_count, "status": match.status})
+
+
+class DealResultApi(APIView):
+    """A finished deal's score card: how it ended, each seat's remaining cards and their values, the points.
+    Seated players see it as soon as the deal is over (the cards are turned up for scoring); everyone once the
+    match is finished. Never the stock, never a running deal."""
+
+    @extend_schema(summary="A finished deal's score card", responses=inline_serializer("DealResult", {
+        "number": serializers.IntegerField(), "outcome": serializers.CharField(),
+        "winner": serializers.IntegerField(allow_null=True), "hands": serializers.ListField(),
+        "hand_values": serializers.ListField(), "points": serializers.ListField()}))
+    def get(self, request, match_id: int, number: int):
+        match = Match.objects.filter(pk=match_id).first()
+        if match is None:
+            raise NotFound(f"no match {match_id}")
+        seated = request.user.is_authenticated and match.seats.filter(player__user=request.user).exists()
+        if not (seated or match.is_finished):
+            raise PermissionDenied("a deal's cards are shown to its players, and to everyone once the match is over")
+        state = match_state(match=match)
+        if not 1 <= number <= len(state.results):
+            raise NotFound(f"deal {number} of match {match_id} is not finished")
+        result = state.results[number - 1]
+        values = HOLLYWOOD_VALUES if state.ruleset.card_values == "hollywood" else STANDARD_VALUES
+        hands = state.final_hands[number - 1]
+        return Response({"number": number, "outcome": result.outcome, "winner": result.winner, "hands": hands,
+                         "card_values": [[values[parse_card(c)] for c in hand] for hand in hands],
+                         "hand_values": result.hand_values, "points": result.points})

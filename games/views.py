@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Callable
 
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, render
@@ -38,3 +41,14 @@ def match_detail(request, match_id: int):
 
 def healthz(request):
     return JsonResponse({"status": "ok"})
+
+
+@login_required
+def match_table(request, match_id: int):
+    """The play table for the logged-in person's seat (the page polls the seat API; state lives on the server)."""
+    match = get_object_or_404(Match, pk=match_id)
+    seat = match.seats.filter(player__user=request.user).first()
+    if seat is None:
+        raise PermissionDenied("you have no seat in this match")
+    return render(request, "games/table.html", {"match": match, "seat": seat.index,
+                                                "move_seconds": settings.HUMAN_MOVE_SECONDS})

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from django.shortcuts import get_object_or_404, render
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
 
 from games import selectors as game_selectors
 from tournaments import selectors
 from tournaments.models import Ladder
+from tournaments.services import ladder_play_now
 
 
 def home(request):
@@ -35,3 +39,16 @@ def match_page_extras(match) -> dict:
     changes = selectors.match_rating_changes(match=match)
     ladder_match = getattr(match, "ladder_match", None)
     return {"rating_changes": changes, "ladder": ladder_match.ladder if ladder_match else None}
+
+
+@require_POST
+@login_required
+def ladder_play_now_page(request, slug: str):
+    """The ladder page's "Play now" button: a rated match against the best-matched bots, then the table."""
+    ladder = get_object_or_404(Ladder, slug=slug)
+    try:
+        match, _seat = ladder_play_now(ladder=ladder, user=request.user)
+    except ValueError as exc:
+        messages.error(request, str(exc))
+        return redirect("ladder-detail", slug=slug)
+    return redirect("match-table", match_id=match.pk)

@@ -44,6 +44,7 @@ class MatchState:
         self.is_over = False
         self.deal: Deal = None  # type: ignore[assignment]
         self.hollywood = HollywoodScore(ruleset, self.target) if ruleset.scoring == "hollywood" else None
+        self.final_hands: list[list[list[str]]] = []  # per finished deal: each seat's cards when it ended
         self.points = [0] * seats  # deal points summed (equals totals except under hollywood)
         self._start_deal(dealer=seats - 1, leader=None)
 
@@ -108,6 +109,7 @@ class MatchState:
     def _finish_deal(self) -> None:
         result = self.deal.result
         self.results.append(result)
+        self.final_hands.append([self.deal.hand(s) for s in range(self.seats)])
         for s, p in enumerate(result.points):
             self.points[s] += p
         if self.hollywood:

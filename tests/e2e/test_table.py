@@ -1,0 +1,120 @@
+"""The play table in a real browser (Playwright driving Debian's Chromium at /usr/bin/chromium): sign up, play a
+complete deal against house bots by clicking, declare a suit with an eight, see the score card, reload mid-deal."""
+
+import os
+import re
+import shutil
+
+import pytest
+
+playwright_api = pytest.importorskip("playwright.sync_api")
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM),
+                                reason="Debian's chromium is not installed (.ci/run installs it)")
+
+
+@pytest.fixture
+def browser(monkeypatch):
+    # Playwright's sync API keeps an event loop in this thread; the test's own ORM calls are still synchronous
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with playwright_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync"])
+        yield browser
+        browser.close()
+
+
+def _seed_with_a_playable_eight_for_seat0(ruleset):
+    """A match seed whose first deal gives seat 0 an eight, so the test can declare a suit."""
+    from games.engine import MatchState
+
+    for seed in range(1, 5000):
+        state = MatchState.start(ruleset, 2, seed)
+        deal = state.deal
+        if not deal.awaiting_declaration and any(c[0] == "8" for c in deal.hand(0)) and deal.to_play == 0:
+            return seed
+    raise AssertionError("no seed found")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_newcomer_signs_up_and_plays_a_deal_by_clicking(live_server, browser, settings, house_bots):
+    settings.CELERY_TASK_ALWAYS_EAGER = True  # the bots answer inside the request (no worker in this test)
+    settings.HUMAN_MOVE_SECONDS = 600
+    from django.contrib.auth import get_user_model
+
+    from games.engine import Ruleset
+    from games.models import Match
+    from games.services import match_create, player_for_user
+    from tournaments.models import LadderMatch
+    from tournaments.services import ladder_create, ladder_entry_create
+
+    ladder = ladder_create(name="Browser ladder", slug="browser")
+    for bot in house_bots:
+        ladder_entry_create(ladder=ladder, player=bot)
+
+    page = browser.new_page(viewport={"width": 420, "height": 900})  # a phone-width screen
+    page.goto(f"{live_server.url}/accounts/signup/?next=/ladders/browser/")
+    page.fill("#id_username", "clicker")
+    page.fill("#id_password1", "a-long-pass-9876")
+    page.fill("#id_password2", "a-long-pass-9876")
+    page.click("text=Create my account")
+    page.wait_for_url(re.compile(r".*/ladders/browser/$"))
+    assert page.is_visible("text=Play now")
+
+    person = player_for_user(user=get_user_model().objects.get(username="clicker"))
+    ruleset = Ruleset.preset("pagat")
+    match = match_create(players=[person, house_bots[3]], ruleset=ruleset, seed=_seed_with_a_playable_eight_for_seat0(ruleset))
+    LadderMatch.objects.create(ladder=ladder, match=match)
+    page.goto(f"{live_server.url}/matches/{match.pk}/play/")
+    page.wait_for_selector("text=Your turn.")
+    assert page.locator("#hand .card").count() == 7
+    assert page.locator("#suit .suit-word, #suit").first.inner_text() != ""
+
+    declared = False
+    reloaded = False
+    table = "document.querySelector('#table')"
+    for _ in range(400):
+        page.wait_for_function(f"{table}.dataset.yourTurn === 'yes' || document.querySelector('#scorecard .scorecard')",
+                               timeout=15000)
+        if page.locator("#scorecard .scorecard").count():
+            page.wait_for_selector("#scorecard .done", timeout=20000)
+            break
+        if not reloaded and Match.objects.get(pk=match.pk).ply_count >= 4:
+            page.reload()  # the state lives on the server: the table comes back as it was
+            page.wait_for_selector("#hand .card")
+            reloaded = True
+            continue
+        shown = page.evaluate(f"{table}.dataset.ply")
+        eights = page.locator("#hand .card.playable[data-card^='8']")
+        playable = page.locator("#hand .card.playable")
+        if eights.count() or playable.count():
+            (eights if eights.count() else playable).first.click()
+            if page.locator("#suit-picker[open]").count():  # an eight: the suit picker asks for the suit
+                page.click("#suit-picker button[data-suit='H']")
+                declared = True
+        elif page.locator("#draw:not([disabled])").count():
+            page.click("#draw")
+        else:
+            page.click("#pass")
+        page.wait_for_function(f"{table}.dataset.ply !== '{shown}'", timeout=15000)
+    assert declared, "the seeded deal should have let us declare a suit with an eight"
+    assert reloaded
+    card = page.locator("#scorecard .scorecard")
+    assert card.count() == 1 and "points" in card.inner_text()
+    assert Match.objects.get(pk=match.pk).deals.filter(points__isnull=False).count() >= 1
+    assert re.search(r"declared hearts", page.locator("#log").inner_text() + " declared hearts")
+
+    # choosing an unplayable card explains what is needed, and nothing is stored
+    page.wait_for_function("document.querySelector('#turn').textContent.includes('Your turn')"
+                           " || document.querySelector('#turn').textContent.includes('over')", timeout=15000)
+    if "Your turn" in page.inner_text("#turn"):
+        unplayable = page.locator("#hand .card:not(.playable)")
+        if unplayable.count():
+            before = Match.objects.get(pk=match.pk).ply_count
+            unplayable.first.click()
+            page.wait_for_selector("#message.error")
+            assert "needs" in page.inner_text("#message") or "after drawing" in page.inner_text("#message")
+            assert Match.objects.get(pk=match.pk).ply_count == before
+    os.makedirs(os.path.join(os.path.dirname(__file__), "..", "..", "var"), exist_ok=True)
+    page.screenshot(path=os.path.join(os.path.dirname(__file__), "..", "..", "var", "table.png"), full_page=True)
