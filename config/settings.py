@@ -127,7 +127,7 @@ REST_FRAMEWORK = {
         "rest_framework.throttling.UserRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {"anon": "30/min", "user": "120/min", "bot_verify": "12/min",
-                               "seat_view": "600/min", "seat_action": "300/min"},
+                               "seat_view": "600/min", "seat_action": "300/min", "signup": "10/hour"},
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Eights Ladder API",

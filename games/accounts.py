@@ -4,11 +4,30 @@ from __future__ import annotations
 
 from django.contrib.auth import login
 from django.contrib.auth.forms import UserCreationForm
+from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
+from rest_framework.throttling import SimpleRateThrottle
+
+
+class SignupThrottle(SimpleRateThrottle):
+    """DRF's throttle, per client address: ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["signup"]``."""
+
+    scope = "signup"
+
+    def get_cache_key(self, request, view):
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 
 
 def signup(request):
+    if request.method == "POST":
+        throttle = SignupThrottle()
+        if not throttle.allow_request(request, None):
+            wait = int(throttle.wait() or 60)
+            response = JsonResponse({"error": "throttled", "detail": f"too many sign-ups from your address (limit "
+                                     f"{throttle.rate}); try again in {wait} s"}, status=429)
+            response["Retry-After"] = str(wait)
+            return response
     next_url = request.POST.get("next") or request.GET.get("next") or "/"
     if not url_has_allowed_host_and_scheme(next_url, allowed_hosts={request.get_host()}):
         next_url = "/"

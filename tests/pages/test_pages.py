@@ -87,3 +87,12 @@ def test_a_newcomer_signs_up_and_is_logged_in(client):
     bad = client.post(reverse("signup"), {"username": "x2", "password1": "a", "password2": "b",
                                           "next": "https://evil.example/"})
     assert bad.status_code == 200 and "didn" in bad.content.decode()  # "The two password fields didn't match."
+
+
+@pytest.mark.django_db
+def test_sign_ups_are_throttled_with_a_clear_429(client):
+    for i in range(10):
+        client.post(reverse("signup"), {"username": f"u{i}", "password1": "a", "password2": "b"})
+    response = client.post(reverse("signup"), {"username": "u99", "password1": "a", "password2": "b"})
+    assert response.status_code == 429 and int(response["Retry-After"]) > 0
+    assert response.json()["error"] == "throttled" and "10/hour" in response.json()["detail"]

@@ -1,0 +1,51 @@
+"""Nobody sees what they should not: walk every page and endpoint of a running match as its person, as a stranger
+and anonymously, and check that no hidden card (another hand, the stock) and no seed or deal code appears."""
+
+import re
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from games.engine import Ruleset
+from games.engine.cards import card_code
+from games.models import Match
+from games.selectors import match_state
+from games.services import match_advance, match_create, player_for_user
+
+
+@pytest.mark.django_db
+def test_no_response_of_a_running_match_shows_a_hidden_card(house_bots, ladder):
+    person = get_user_model().objects.create_user("ruth", password="pw-ruth-12345")
+    stranger = get_user_model().objects.create_user("eve", password="pw-eve-12345")
+    match = match_create(players=[player_for_user(user=person), house_bots[3]], ruleset=Ruleset.preset("pagat"),
+                         seed=31337)
+    match_advance(match_id=match.pk)
+    match.refresh_from_db()
+    assert match.status == Match.Status.RUNNING
+    state = match_state(match=match)
+    deal = state.deal
+    public = {h["card"] for h in deal.history if "card" in h} | {deal.top_card}
+    bot_hand = set(deal.hand(1)) - public
+    stock = {card_code(c) for c in deal.stock} - public
+    own = set(deal.hand(0))
+    secrets_ = [str(match.seed), *(d.code for d in match.deals.all()), *(str(d.seed) for d in match.deals.all())]
+    urls = ["/", "/matches/", f"/matches/{match.pk}/", f"/matches/{match.pk}/play/", "/ladders/test/",
+            f"/players/{house_bots[3].name}/", "/players/ruth/", f"/api/matches/{match.pk}/seats/0/",
+            f"/api/matches/{match.pk}/seats/1/", f"/api/matches/{match.pk}/deals/1/", "/api/players/ruth/",
+            f"/api/players/{house_bots[3].name}/", "/api/schema/"]
+    clients = {"person": Client(), "stranger": Client(), "anonymous": Client()}
+    clients["person"].force_login(person)
+    clients["stranger"].force_login(stranger)
+    for who, client in clients.items():
+        for url in urls:
+            body = client.get(url).content.decode(errors="replace")
+            tokens = set(re.findall(r"(?<![A-Za-z0-9])[A2-9TJQK][CDHS](?![A-Za-z0-9])", body))
+            if url == "/api/schema/":
+                tokens = set()  # a static document: its examples ("8H") are not this deal's cards
+            leaked = (tokens & (bot_hand | stock)) - (own if who == "person" else set())
+            assert not leaked, f"{who} sees {sorted(leaked)} at {url}"
+            if who != "person":
+                assert not (tokens & own - public), f"{who} sees the person's hand at {url}"
+            for secret in secrets_:
+                assert secret not in body, f"{who} sees a seed or deal code at {url}"
