@@ -717,7 +717,7 @@ class Deal:
             self._refill_stock()
             stock = self.stock
         card = stock.pop()
-        bit = _CARD_BITS[card]
+        bit = _CARD_BITS[card]  # _add, inlined: this is the hot path of every draw
         if self.masks[seat] & bit:
             self.dups[seat] |= bit
         else:
