@@ -132,3 +132,24 @@ class DealResultApi(APIView):
         return Response({"number": number, "outcome": result.outcome, "winner": result.winner, "hands": hands,
                          "card_values": [[values[parse_card(c)] for c in hand] for hand in hands],
                          "hand_values": result.hand_values, "points": result.points})
+
+
+class CasualMatchApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    class InputSerializer(serializers.Serializer):
+        opponents = serializers.ListField(child=serializers.CharField(max_length=60), min_length=1, max_length=7,
+                                          help_text="names of house bots, e.g. [\"Professor\"]")
+        preset = serializers.CharField(default="pagat", max_length=30)
+
+    @extend_schema(summary="A casual (unrated) match against chosen house bots", request=InputSerializer,
+                   responses=inline_serializer("CasualMatch", {"match_id": serializers.IntegerField(),
+                                                                "seat": serializers.IntegerField()}))
+    def post(self, request):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            match = services.casual_match_create(user=request.user, **data.validated_data)
+        except ValueError as exc:
+            raise serializers.ValidationError({"detail": str(exc)}) from None
+        return Response({"match_id": match.pk, "seat": 0}, status=status.HTTP_201_CREATED)

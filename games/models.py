@@ -56,6 +56,8 @@ class Match(models.Model):
     turn_timeout_ms = models.PositiveIntegerField(default=1000, help_text="per bot turn, before the time bank")
     resume_count = models.PositiveIntegerField(default=0, help_text="times the watchdog re-queued this match")
     awaiting_human = models.BooleanField(default=False, help_text="the match waits for a person's move")
+    single_deal_seed = models.BigIntegerField(null=True, blank=True, help_text="replay of one deal (its seed)")
+    single_deal_dealer = models.PositiveSmallIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

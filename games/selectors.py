@@ -21,8 +21,19 @@ def match_record(*, match: Match) -> dict:
         if deal.points is not None:
             entry["points"] = deal.points
         deals.append(entry)
-    return {"ruleset": match.ruleset, "engine_version": match.engine_version, "seats": match.seat_count,
-            "seed": match.seed, "deals": deals}
+    record = {"ruleset": match.ruleset, "engine_version": match.engine_version, "seats": match.seat_count,
+              "seed": match.seed, "deals": deals}
+    if match.single_deal_seed is not None:
+        record["single_deal"] = {"seed": match.single_deal_seed, "dealer": match.single_deal_dealer}
+    return record
+
+
+def deal_plays(*, code: str) -> list[Deal]:
+    """Every play of the deal with this code whose match is finished (a code is public only then), with the
+    match's seats, oldest first. Empty when there is none."""
+    return list(Deal.objects.filter(code=code.strip().upper(), match__status=Match.Status.FINISHED,
+                                    points__isnull=False)
+                .select_related("match").prefetch_related("match__seats__player").order_by("match_id", "number"))
 
 
 def match_state(*, match: Match) -> MatchState:

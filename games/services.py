@@ -48,7 +48,7 @@ class StalePly(Exception):
 
 
 def match_create(*, players: list[Player], ruleset: Ruleset, preset: str = "", seed: int | None = None,
-                 turn_timeout_ms: int | None = None) -> Match:
+                 turn_timeout_ms: int | None = None, single_deal: dict | None = None) -> Match:
     """Create a running match with ``players`` in seat order and its first deal row.
 
     ``seed`` (a non-negative int) defaults to 40 random bits; ``turn_timeout_ms`` (bot turns) defaults to
@@ -61,12 +61,14 @@ def match_create(*, players: list[Player], ruleset: Ruleset, preset: str = "", s
     seed = secrets.randbits(40) if seed is None else seed
     if not (isinstance(seed, int) and 0 <= seed < 2**63):
         raise ValueError(f"a match seed is an integer from 0 to 2**63-1, not {seed!r}")
-    state = MatchState.start(ruleset, len(players), seed)  # validates seats and ruleset
+    state = MatchState.start(ruleset, len(players), seed, single_deal)  # validates seats and ruleset
     timeout = settings.BOT_TURN_TIMEOUT_MS if turn_timeout_ms is None else turn_timeout_ms
     with transaction.atomic():
         match = Match.objects.create(ruleset=ruleset.to_dict(), preset=preset, seat_count=len(players), seed=seed,
                                      engine_version=ENGINE_VERSION, totals=[0] * len(players),
-                                     turn_timeout_ms=timeout)
+                                     turn_timeout_ms=timeout,
+                                     single_deal_seed=single_deal["seed"] if single_deal else None,
+                                     single_deal_dealer=single_deal["dealer"] if single_deal else None)
         Seat.objects.bulk_create(Seat(match=match, index=i, player=p, time_bank_ms=settings.BOT_TIME_BANK_MS)
                                  for i, p in enumerate(players))
         _deal_row_create(match, state)
@@ -351,3 +353,54 @@ def player_for_user(*, user) -> Player:
         n += 1
         name = f"{base} ({n})"
     return Player.objects.create(name=name, kind=Player.Kind.HUMAN, user=user)
+
+
+def deal_replay_create(*, code: str, user, seat: int = 0) -> Match:
+    """"Play this deal": a casual (unrated) single-deal match with the cards of a finished deal's code, the
+    person in ``seat`` and house bots in the other seats (the same strategy where the original seat was a house
+    bot, the heuristic elsewhere). ``ValueError`` when the code is not public (no finished match dealt it) or the
+    seat does not exist."""
+    from games.selectors import deal_plays
+
+    plays = deal_plays(code=code)
+    if not plays:
+        raise ValueError(f"no finished match has a deal with the code {code!r}: a code is public once its match ends")
+    original = plays[0]
+    match = original.match
+    if not (isinstance(seat, int) and 0 <= seat < match.seat_count):
+        raise ValueError(f"this deal has seats 0 to {match.seat_count - 1}")
+    person = player_for_user(user=user)
+    players = []
+    for s in sorted(match.seats.all(), key=lambda s: s.index):
+        if s.index == seat:
+            players.append(person)
+            continue
+        strategy = s.player.strategy if s.player.kind == Player.Kind.HOUSE else "heuristic"
+        house = Player.objects.filter(kind=Player.Kind.HOUSE, strategy=strategy).exclude(
+            pk__in=[p.pk for p in players]).order_by("pk").first()
+        players.append(house or player_house_create(name=f"House {strategy} {s.index}", strategy=strategy))
+    replay_match = match_create(players=players, ruleset=Ruleset.from_dict(match.ruleset), preset=match.preset,
+                                single_deal={"seed": original.seed, "dealer": original.dealer})
+    from games.tasks import advance_match
+
+    transaction.on_commit(lambda: advance_match.delay(replay_match.pk))
+    return replay_match
+
+
+def casual_match_create(*, user, opponents: list[str], preset: str = "pagat") -> Match:
+    """A casual (unrated) match: the person in seat 0 against the named house bots. ``ValueError`` for an
+    unknown name, a player that is not a house bot, a repeated name, or a seat count the preset does not allow."""
+    if not isinstance(opponents, list) or not opponents or not all(isinstance(n, str) for n in opponents):
+        raise ValueError("name one or more house bots to play against, e.g. [\"Professor\"]")
+    houses = {p.name: p for p in Player.objects.filter(name__in=opponents, kind=Player.Kind.HOUSE)}
+    missing = [n for n in opponents if n not in houses]
+    if missing:
+        names = ", ".join(Player.objects.filter(kind=Player.Kind.HOUSE).values_list("name", flat=True))
+        raise ValueError(f"{missing[0]!r:.60} is not a house bot; house bots: {names}")
+    ruleset = Ruleset.preset(preset)
+    match = match_create(players=[player_for_user(user=user), *(houses[n] for n in opponents)], ruleset=ruleset,
+                         preset=preset)
+    from games.tasks import advance_match
+
+    transaction.on_commit(lambda: advance_match.delay(match.pk))
+    return match

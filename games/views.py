@@ -8,10 +8,12 @@ from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.http import JsonResponse
-from django.shortcuts import get_object_or_404, render
+from django.contrib import messages
+from django.http import Http404, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
 
-from games import selectors
+from games import selectors, services
 from games.models import Match
 
 #: Other apps add context to the match page here (tournaments: rating changes) without games importing them.
@@ -52,3 +54,32 @@ def match_table(request, match_id: int):
         raise PermissionDenied("you have no seat in this match")
     return render(request, "games/table.html", {"match": match, "seat": seat.index,
                                                 "move_seconds": settings.HUMAN_MOVE_SECONDS})
+
+
+def deal_code_page(request, code: str):
+    """A deal code's page: everyone who played those cards (finished matches only) and their points."""
+    plays = selectors.deal_plays(code=code)
+    if not plays:
+        raise Http404("no finished match has a deal with this code (a code is public once its match ends)")
+    rows = []
+    for deal in plays:
+        seats = sorted(deal.match.seats.all(), key=lambda s: s.index)
+        rows.append({"deal": deal, "match": deal.match, "seats": [
+            {"name": s.player.name, "kind": s.player.kind, "points": deal.points[s.index],
+             "value": (deal.hand_values or [0] * len(seats))[s.index],
+             "went_out": deal.outcome == "out" and deal.winner == s.index} for s in seats]})
+    return render(request, "games/deal_code.html", {"code": plays[0].code, "rows": rows,
+                                                    "seats": range(plays[0].match.seat_count)})
+
+
+@require_POST
+@login_required
+def deal_code_play(request, code: str):
+    """"Play this deal": the same cards, the person in the chosen seat, house bots elsewhere; then the table."""
+    try:
+        seat = int(request.POST.get("seat", 0))
+        match = services.deal_replay_create(code=code, user=request.user, seat=seat)
+    except ValueError as exc:
+        messages.error(request, str(exc))
+        return redirect("deal-code", code=code)
+    return redirect("match-table", match_id=match.pk)

@@ -29,7 +29,7 @@ class ReplayMismatch(ValueError):
 class MatchState:
     """Deals until the target. Read ``deal`` (the current one), ``totals``, ``is_over``, ``standings``."""
 
-    def __init__(self, ruleset: Ruleset, seats: int, seed: int) -> None:
+    def __init__(self, ruleset: Ruleset, seats: int, seed: int, single_deal: dict | None = None) -> None:
         check_ruleset_seats(ruleset, seats)
         if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64:
             raise ValueError(f"a match seed is an integer from 0 to 2**64-1, not {seed!r:.40}")
@@ -43,18 +43,30 @@ class MatchState:
         self.deal_number = 0
         self.is_over = False
         self.deal: Deal = None  # type: ignore[assignment]
+        self.single_deal = None
+        if single_deal is not None:  # replaying one deal from its code: that deal only, then the match ends
+            if not (isinstance(single_deal, dict) and isinstance(single_deal.get("seed"), int)
+                    and isinstance(single_deal.get("dealer"), int) and 0 <= single_deal["dealer"] < seats):
+                raise ValueError("single_deal is {'seed': int, 'dealer': seat}")
+            self.single_deal = {"seed": single_deal["seed"], "dealer": single_deal["dealer"]}
         self.hollywood = HollywoodScore(ruleset, self.target) if ruleset.scoring == "hollywood" else None
         self.final_hands: list[list[list[str]]] = []  # per finished deal: each seat's cards when it ended
         self.points = [0] * seats  # deal points summed (equals totals except under hollywood)
-        self._start_deal(dealer=seats - 1, leader=None)
+        self._start_deal(dealer=seats - 1 if single_deal is None else single_deal["dealer"], leader=None)
 
     @classmethod
-    def start(cls, ruleset: Ruleset, seats: int, seed: int) -> "MatchState":
-        """Start a match of ``seats`` players from a match seed; raises ``ValueError`` on bad arguments."""
-        return cls(ruleset, seats, seed)
+    def start(cls, ruleset: Ruleset, seats: int, seed: int, single_deal: dict | None = None) -> "MatchState":
+        """Start a match of ``seats`` players from a match seed; raises ``ValueError`` on bad arguments.
+
+        ``single_deal={"seed": s, "dealer": d}`` plays exactly that one deal (the same cards as any deal with that
+        code) and ends the match with it (duplicate play: same cards, compare results).
+        """
+        return cls(ruleset, seats, seed, single_deal)
 
     def deal_seed(self, number: int) -> int:
         """The seed of deal ``number`` (1-based) of this match."""
+        if self.single_deal is not None:
+            return self.single_deal["seed"]
         return derive_seed(self.seed, number)
 
     def _start_deal(self, dealer: int, leader: int | None) -> None:
@@ -117,7 +129,7 @@ class MatchState:
             self.totals = list(self.hollywood.games_won)
         else:
             self.totals = list(self.points)
-        if self._target_reached() or self.deal_number >= MAX_DEALS:
+        if self.single_deal is not None or self._target_reached() or self.deal_number >= MAX_DEALS:
             self.is_over = True
             return
         dealer = (self.deal.dealer + 1) % self.seats if self.ruleset.dealer_rotates else self.deal.dealer
@@ -162,7 +174,7 @@ class MatchState:
                 entry["points"] = list(self.results[i].points)
             deals.append(entry)
         return {"ruleset": self.ruleset.to_dict(), "engine_version": ENGINE_VERSION, "seats": self.seats,
-                "seed": self.seed, "deals": deals}
+                "seed": self.seed, "deals": deals, **({"single_deal": dict(self.single_deal)} if self.single_deal else {})}
 
 
 class HollywoodScore:
@@ -238,7 +250,8 @@ def replay(record: dict) -> MatchState:
     if not isinstance(deals, list) or not all(isinstance(d, dict) and isinstance(d.get("actions"), list) for d in deals):
         raise ReplayMismatch("'deals' must be a list of {'seed', 'actions': [...]} objects")
     try:
-        state = MatchState.start(Ruleset.from_dict(record["ruleset"]), record["seats"], record["seed"])
+        state = MatchState.start(Ruleset.from_dict(record["ruleset"]), record["seats"], record["seed"],
+                                 record.get("single_deal"))
     except (ValueError, TypeError) as exc:
         raise ReplayMismatch(f"the record cannot start a match: {exc}") from None
     for i, deal in enumerate(deals):

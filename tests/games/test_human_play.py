@@ -137,3 +137,16 @@ def test_an_expired_move_clock_plays_the_fallback_and_three_forfeit(as_person, l
     assert faults == ["clock"] * 3
     assert match.status == Match.Status.FINISHED and match.seats.get(index=seat).forfeited
     assert match.seats.get(index=seat).place == 2
+
+
+@pytest.mark.django_db
+def test_a_casual_match_against_chosen_house_bots_is_unrated(as_person, house_bots):
+    response = as_person.post("/api/matches/casual/", {"opponents": ["Professor", "Greedy"]}, format="json")
+    assert response.status_code == 201, response.content
+    match = Match.objects.get(pk=response.json()["match_id"])
+    assert [s.player.name for s in match.seats.order_by("index")][1:] == ["Professor", "Greedy"]
+    assert not hasattr(match, "ladder_match")
+    bad = as_person.post("/api/matches/casual/", {"opponents": ["Nobody"]}, format="json")
+    assert bad.status_code == 400 and "not a house bot" in str(bad.json()["detail"])
+    assert as_person.post("/api/matches/casual/", {"opponents": ["Professor"], "preset": "no-draw"},
+                          format="json").status_code == 400
