@@ -21,6 +21,9 @@ class Player(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     description = models.CharField(max_length=200, blank=True)
     is_active = models.BooleanField(default=True, help_text="false: not scheduled (a disabled or suspended bot)")
+    match_with = models.CharField(max_length=10, default="both", choices=[
+        ("both", "people and bots"), ("bots", "bots only"), ("people", "people only")],
+        help_text="whom a person wants to be matched with by Play now")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -22,15 +22,28 @@ class CannotPlayError(APIException):
 class PlayNowApi(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(summary="Play now: a rated match against the best-matched bots", request=None,
-                   responses=inline_serializer("PlayNow", {"match_id": serializers.IntegerField(),
-                                                            "seat": serializers.IntegerField(),
-                                                            "view_url": serializers.CharField()}))
+    class InputSerializer(serializers.Serializer):
+        match_with = serializers.ChoiceField(["both", "bots", "people"], required=False,
+                                             help_text="whom to play (saved as your preference)")
+
+    @extend_schema(summary="Play now: a rated match against the best-matched bots or people",
+                   request=InputSerializer,
+                   responses={201: inline_serializer("PlayNow", {"match_id": serializers.IntegerField(),
+                                                                 "seat": serializers.IntegerField(),
+                                                                 "view_url": serializers.CharField()}),
+                              202: inline_serializer("PlayNowQueued", {"queued": serializers.BooleanField(),
+                                                                       "detail": serializers.CharField()})})
     def post(self, request, slug: str):
         ladder = get_object_or_404(Ladder, slug=slug)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
         try:
-            match, seat = ladder_play_now(ladder=ladder, user=request.user)
+            match, seat = ladder_play_now(ladder=ladder, user=request.user,
+                                          match_with=data.validated_data.get("match_with"))
         except ValueError as exc:
             raise CannotPlayError(str(exc)) from None
-        return Response({"match_id": match.pk, "seat": seat,
+        if match is None:
+            return Response({"queued": True, "detail": "waiting for another person: post again to check"},
+                            status=status.HTTP_202_ACCEPTED)
+        return Response({"match_id": match.pk, "seat": seat, "table_url": f"/matches/{match.pk}/play/",
                          "view_url": f"/api/matches/{match.pk}/seats/{seat}/"}, status=status.HTTP_201_CREATED)

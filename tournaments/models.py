@@ -86,3 +86,17 @@ class RatingChange(models.Model):
     @property
     def delta(self) -> float:
         return self.ordinal_after - self.ordinal_before
+
+
+class PlayRequest(models.Model):
+    """A person waiting on a ladder for another person (Play now with ``match_with`` people or both)."""
+
+    ladder = models.ForeignKey(Ladder, related_name="play_requests", on_delete=models.CASCADE)
+    player = models.ForeignKey(Player, related_name="play_requests", on_delete=models.CASCADE)
+    created_at = models.DateTimeField(auto_now_add=True)
+    match = models.ForeignKey(Match, null=True, blank=True, on_delete=models.SET_NULL)
+
+    class Meta:
+        ordering = ["created_at"]
+        constraints = [models.UniqueConstraint(fields=["ladder", "player"], condition=models.Q(match__isnull=True),
+                                               name="one_open_play_request")]

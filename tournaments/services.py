@@ -14,7 +14,7 @@ from openskill.models import PlackettLuce
 from games.engine import Ruleset
 from games.models import Match, Player, Seat
 from games.services import match_create
-from tournaments.models import Ladder, LadderEntry, LadderMatch, RatingChange
+from tournaments.models import Ladder, LadderEntry, LadderMatch, PlayRequest, RatingChange
 
 log = logging.getLogger(__name__)
 _MODEL = PlackettLuce()
@@ -179,36 +179,62 @@ def ladder_rate_match(*, ladder_match: LadderMatch) -> list[RatingChange]:
     return changes
 
 
-def ladder_play_now(*, ladder: Ladder, user) -> tuple[Match, int]:
-    """Start a rated match on ``ladder`` for a person against the best-matched bots (nearest rating; bots free of
-    running matches first, house bots otherwise), or return the person's running match there. Returns the match
-    and the person's seat. ``ValueError`` when the ladder is closed or has too few bots."""
+def ladder_play_now(*, ladder: Ladder, user, match_with: str | None = None) -> tuple[Match | None, int | None]:
+    """Play now on ``ladder`` for a person: returns (match, seat), or (None, None) while they wait for a person.
+
+    ``match_with`` (saved as the person's preference): ``bots`` starts a rated match at once against the
+    best-matched bots (nearest rating; bots free of running matches first, house bots otherwise); ``people``
+    waits for another person who accepts people; ``both`` takes a waiting person if there is one, else bots.
+    Calling again returns the running match or keeps waiting. ``ValueError`` when the ladder is closed, the
+    preference is unknown, or there are too few bots.
+    """
     from games.services import player_for_user
     from games.tasks import advance_match
 
     person = player_for_user(user=user)
+    if match_with is not None:
+        if match_with not in ("both", "bots", "people"):
+            raise ValueError(f"match_with is 'both', 'bots' or 'people', not {match_with!r:.30}")
+        Player.objects.filter(pk=person.pk).update(match_with=match_with)
+        person.match_with = match_with
     with transaction.atomic():
         ladder = Ladder.objects.select_for_update().get(pk=ladder.pk)
         if not ladder.is_active:
             raise ValueError(f"the ladder {ladder.slug!r} is not active")
         running = Match.objects.filter(status=Match.Status.RUNNING, ladder_match__ladder=ladder, seats__player=person).first()
         if running is not None:
+            PlayRequest.objects.filter(ladder=ladder, player=person, match__isnull=True).delete()
             return running, running.seats.get(player=person).index
         me = ladder_entry_create(ladder=ladder, player=person)
-        busy = _running_per_player(ladder)
-        candidates = list(LadderEntry.objects.filter(ladder=ladder, is_active=True, player__is_active=True)
-                          .exclude(player__kind=Player.Kind.HUMAN).select_related("player"))
-        candidates.sort(key=lambda e: (busy[e.player_id] >= ladder.max_concurrent_per_player
-                                       and e.player.kind != Player.Kind.HOUSE,
-                                       busy[e.player_id] >= ladder.max_concurrent_per_player,
-                                       abs(e.ordinal - me.ordinal), e.player.name))
-        opponents = [e.player for e in candidates if not (busy[e.player_id] >= ladder.max_concurrent_per_player
-                                                          and e.player.kind != Player.Kind.HOUSE)]
-        opponents = opponents[: ladder.seats_per_match - 1]
+        opponents: list[Player] = []
+        if person.match_with in ("both", "people"):
+            waiting = (PlayRequest.objects.select_for_update().filter(ladder=ladder, match__isnull=True)
+                       .exclude(player=person).filter(player__match_with__in=["both", "people"])
+                       .select_related("player").order_by("created_at"))
+            opponents = [r.player for r in waiting[: ladder.seats_per_match - 1]]
+            if len(opponents) < ladder.seats_per_match - 1 and person.match_with == "people":
+                PlayRequest.objects.get_or_create(ladder=ladder, player=person, match=None)
+                return None, None
         if len(opponents) < ladder.seats_per_match - 1:
-            raise ValueError(f"the ladder {ladder.slug!r} has too few bots to play now")
+            opponents += _best_bots(ladder, me, ladder.seats_per_match - 1 - len(opponents))
         match = match_create(players=[person, *opponents], ruleset=Ruleset.from_dict(ladder.ruleset),
                              preset=ladder.preset, turn_timeout_ms=ladder.turn_timeout_ms)
         LadderMatch.objects.create(ladder=ladder, match=match)
+        PlayRequest.objects.filter(ladder=ladder, player__in=[person, *opponents], match__isnull=True).update(match=match)
         transaction.on_commit(lambda: advance_match.delay(match.pk))
     return match, 0
+
+
+def _best_bots(ladder: Ladder, me: LadderEntry, count: int) -> list[Player]:
+    busy = _running_per_player(ladder)
+    cap = ladder.max_concurrent_per_player
+
+    def key(e: LadderEntry) -> tuple:
+        return (busy[e.player_id] >= cap, abs(e.ordinal - me.ordinal), e.player.name)
+
+    candidates = sorted((e for e in LadderEntry.objects.filter(ladder=ladder, is_active=True, player__is_active=True)
+                         .exclude(player__kind=Player.Kind.HUMAN).select_related("player")
+                         if busy[e.player_id] < cap or e.player.kind == Player.Kind.HOUSE), key=key)
+    if len(candidates) < count:
+        raise ValueError(f"the ladder {ladder.slug!r} has too few bots to play now")
+    return [e.player for e in candidates[:count]]

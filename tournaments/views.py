@@ -5,9 +5,11 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from games import selectors as game_selectors
+from games.models import Player
 from tournaments import selectors
 from tournaments.models import Ladder
 from tournaments.services import ladder_play_now
@@ -31,7 +33,13 @@ def ladder_detail(request, slug: str):
         e.bar_width = 100 * 6 * e.sigma / span
         e.bar_mu = 100 * (e.mu - scale_min) / span
     recent = game_selectors.match_list().filter(ladder_match__ladder=ladder)[:15]
-    return render(request, "tournaments/ladder_detail.html", {"ladder": ladder, "board": board, "recent": recent})
+    match_with = "both"
+    if request.user.is_authenticated:
+        me = Player.objects.filter(user=request.user, kind=Player.Kind.HUMAN).first()
+        match_with = me.match_with if me else "both"
+    return render(request, "tournaments/ladder_detail.html", {"ladder": ladder, "board": board, "recent": recent,
+                                                              "match_with": match_with,
+                                                              "waiting": request.GET.get("waiting") == "1"})
 
 
 def match_page_extras(match) -> dict:
@@ -47,8 +55,11 @@ def ladder_play_now_page(request, slug: str):
     """The ladder page's "Play now" button: a rated match against the best-matched bots, then the table."""
     ladder = get_object_or_404(Ladder, slug=slug)
     try:
-        match, _seat = ladder_play_now(ladder=ladder, user=request.user)
+        match, _seat = ladder_play_now(ladder=ladder, user=request.user,
+                                       match_with=request.POST.get("match_with") or None)
     except ValueError as exc:
         messages.error(request, str(exc))
         return redirect("ladder-detail", slug=slug)
+    if match is None:
+        return redirect(reverse("ladder-detail", args=[slug]) + "?waiting=1")
     return redirect("match-table", match_id=match.pk)

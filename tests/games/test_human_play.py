@@ -150,3 +150,28 @@ def test_a_casual_match_against_chosen_house_bots_is_unrated(as_person, house_bo
     assert bad.status_code == 400 and "not a house bot" in str(bad.json()["detail"])
     assert as_person.post("/api/matches/casual/", {"opponents": ["Professor"], "preset": "no-draw"},
                           format="json").status_code == 400
+
+
+@pytest.mark.django_db
+def test_people_who_want_people_wait_and_are_matched_with_each_other(ladder):
+    users = [get_user_model().objects.create_user(n, password="pw-12345-abc") for n in ("ann", "bob", "cy")]
+    clients = []
+    for user in users:
+        c = APIClient()
+        c.force_authenticate(user)
+        clients.append(c)
+    first = clients[0].post(f"/api/ladders/{ladder.slug}/play/", {"match_with": "people"}, format="json")
+    assert first.status_code == 202 and first.json()["queued"]
+    assert clients[0].post(f"/api/ladders/{ladder.slug}/play/", {}, format="json").status_code == 202  # still waiting
+    second = clients[1].post(f"/api/ladders/{ladder.slug}/play/", {"match_with": "both"}, format="json")
+    assert second.status_code == 201
+    match = Match.objects.get(pk=second.json()["match_id"])
+    assert {s.player.name for s in match.seats.all()} == {"ann", "bob"}
+    again = clients[0].post(f"/api/ladders/{ladder.slug}/play/", {}, format="json")
+    assert again.status_code == 201 and again.json()["match_id"] == match.pk and again.json()["seat"] == 1
+    bots_only = clients[2].post(f"/api/ladders/{ladder.slug}/play/", {"match_with": "bots"}, format="json")
+    assert bots_only.status_code == 201
+    seats = Match.objects.get(pk=bots_only.json()["match_id"]).seats.all()
+    assert sorted(s.player.kind for s in seats) == ["house", "human"]
+    bad = clients[2].post(f"/api/ladders/{ladder.slug}/play/", {"match_with": "aliens"}, format="json")
+    assert bad.status_code == 400
