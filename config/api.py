@@ -18,6 +18,12 @@ def exception_handler(exc, context):
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
+    if isinstance(exc, exceptions.Throttled):  # say which limit was hit
+        view = context.get("view")
+        rates = [f"{getattr(t, 'rate', '?')} ({getattr(t, 'scope', type(t).__name__)})"
+                 for t in (view.get_throttles() if view is not None else []) if getattr(t, "rate", None)]
+        exc.detail = f"{exc.detail} Limits here: {', '.join(rates) or 'see the API docs'}."
+        response.data = {"detail": exc.detail}
     code = getattr(exc, "default_code", "error")
     detail = response.data
     if isinstance(detail, dict) and set(detail) == {"detail"}:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional
 
-from django.conf import settings
 from django.utils import timezone
 
 from games.engine import choose
@@ -56,10 +55,11 @@ def house_agent(*, player, match_id, seat, view, legal_actions, state, **context
 
 def human_agent(*, player, match_id, seat, view, legal_actions, state, match, **context) -> Decision | None:
     """People move through ``games.services.match_submit_action``; the worker acts for them only when their move
-    clock (``HUMAN_MOVE_SECONDS`` since the last stored ply) has run out: the fallback action, as a ``clock``
+    clock (``Match.move_clock_seconds`` since the last stored ply) has run out: the fallback action, as a ``clock``
     fault (three in a row forfeit the match, as for bots)."""
     waited = (timezone.now() - match.last_progress_at).total_seconds()
-    if waited < settings.HUMAN_MOVE_SECONDS:
+    clock = match.move_clock_seconds
+    if waited < clock:
         return None
     return Decision(action=fallback_action(legal_actions), source="fallback", fault_kind="clock",
-                    fault=f"clock: no move within {settings.HUMAN_MOVE_SECONDS} s", think_ms=int(waited * 1000))
+                    fault=f"clock: no move within {clock} s", think_ms=int(waited * 1000))

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from django.conf import settings
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import APIException, NotFound, PermissionDenied
@@ -68,9 +67,10 @@ class SeatViewApi(APIView):
         state = match_state(match=match)
         running = match.status == Match.Status.RUNNING and not state.is_over
         your_turn = running and state.to_play == seat
-        deadline = match.last_progress_at + timedelta(seconds=settings.HUMAN_MOVE_SECONDS) if your_turn else None
+        deadline = match.last_progress_at + timedelta(seconds=match.move_clock_seconds) if your_turn else None
         seats = [{"index": s.index, "name": s.player.name, "kind": s.player.kind, "place": s.place,
-                  "forfeited": s.forfeited} for s in match.seats.select_related("player").order_by("index")]
+                  "owner": s.player.user.username if s.player.kind == "bot" and s.player.user else None,
+                  "forfeited": s.forfeited} for s in match.seats.select_related("player__user").order_by("index")]
         return Response({"match_id": match.pk, "seat": seat, "status": match.status, "ply": match.ply_count,
                          "your_turn": your_turn, "move_deadline": deadline, "seats": seats,
                          "deals_finished": len(state.results),

@@ -59,6 +59,8 @@ class Match(models.Model):
     turn_timeout_ms = models.PositiveIntegerField(default=1000, help_text="per bot turn, before the time bank")
     resume_count = models.PositiveIntegerField(default=0, help_text="times the watchdog re-queued this match")
     awaiting_human = models.BooleanField(default=False, help_text="the match waits for a person's move")
+    move_seconds = models.PositiveIntegerField(null=True, blank=True,
+                                               help_text="a person's move clock here (s); empty: HUMAN_MOVE_SECONDS")
     single_deal_seed = models.BigIntegerField(null=True, blank=True, help_text="replay of one deal (its seed)")
     single_deal_dealer = models.PositiveSmallIntegerField(null=True, blank=True)
 
@@ -72,6 +74,11 @@ class Match(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.status == self.Status.FINISHED
+
+    @property
+    def move_clock_seconds(self) -> int:
+        """A person's move clock in this match (seconds): the ladder's, else ``HUMAN_MOVE_SECONDS``."""
+        return self.move_seconds or settings.HUMAN_MOVE_SECONDS
 
 
 class Seat(models.Model):

@@ -43,7 +43,7 @@ def match_state(*, match: Match) -> MatchState:
 
 def match_list(*, status: str | None = None) -> QuerySet[Match]:
     """Matches, newest first, with seats and players loaded (one query each)."""
-    qs = Match.objects.prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("player")))
+    qs = Match.objects.prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("player__user")))
     if status:
         qs = qs.filter(status=status)
     return qs

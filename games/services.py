@@ -48,7 +48,8 @@ class StalePly(Exception):
 
 
 def match_create(*, players: list[Player], ruleset: Ruleset, preset: str = "", seed: int | None = None,
-                 turn_timeout_ms: int | None = None, single_deal: dict | None = None) -> Match:
+                 turn_timeout_ms: int | None = None, single_deal: dict | None = None,
+                 move_seconds: int | None = None) -> Match:
     """Create a running match with ``players`` in seat order and its first deal row.
 
     ``seed`` (a non-negative int) defaults to 40 random bits; ``turn_timeout_ms`` (bot turns) defaults to
@@ -66,7 +67,7 @@ def match_create(*, players: list[Player], ruleset: Ruleset, preset: str = "", s
     with transaction.atomic():
         match = Match.objects.create(ruleset=ruleset.to_dict(), preset=preset, seat_count=len(players), seed=seed,
                                      engine_version=ENGINE_VERSION, totals=[0] * len(players),
-                                     turn_timeout_ms=timeout,
+                                     turn_timeout_ms=timeout, move_seconds=move_seconds,
                                      single_deal_seed=single_deal["seed"] if single_deal else None,
                                      single_deal_dealer=single_deal["dealer"] if single_deal else None)
         Seat.objects.bulk_create(Seat(match=match, index=i, player=p, time_bank_ms=settings.BOT_TIME_BANK_MS)
@@ -271,14 +272,12 @@ def matches_stalled(*, now=None) -> list[int]:
 
 
 def matches_clock_expired(*, now=None) -> list[int]:
-    """Ids of running matches waiting for a person whose move clock (``HUMAN_MOVE_SECONDS``) has run out."""
+    """Ids of running matches waiting for a person whose move clock (``Match.move_clock_seconds``) has run out."""
     now = now or timezone.now()
-    cutoff = now - timedelta(seconds=settings.HUMAN_MOVE_SECONDS)
-    return list(
-        Match.objects.filter(status=Match.Status.RUNNING, last_progress_at__lt=cutoff, awaiting_human=True)
-        .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
-        .values_list("pk", flat=True)
-    )
+    waiting = (Match.objects.filter(status=Match.Status.RUNNING, awaiting_human=True,
+                                    last_progress_at__lt=now - timedelta(seconds=5))
+               .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now)).only("pk", "move_seconds", "last_progress_at"))
+    return [m.pk for m in waiting if (now - m.last_progress_at).total_seconds() >= m.move_clock_seconds]
 
 
 def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, user) -> Match:

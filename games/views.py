@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Callable
 
-from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
@@ -53,7 +52,7 @@ def match_table(request, match_id: int):
     if seat is None:
         raise PermissionDenied("you have no seat in this match")
     return render(request, "games/table.html", {"match": match, "seat": seat.index,
-                                                "move_seconds": settings.HUMAN_MOVE_SECONDS})
+                                                "move_seconds": match.move_clock_seconds})
 
 
 def deal_code_page(request, code: str):

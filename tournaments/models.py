@@ -19,6 +19,7 @@ class Ladder(models.Model):
     max_concurrent_per_player = models.PositiveSmallIntegerField(default=1)
     max_running_matches = models.PositiveIntegerField(default=4)
     turn_timeout_ms = models.PositiveIntegerField(default=1000, help_text="per bot turn (ms), before the time bank")
+    move_seconds = models.PositiveIntegerField(default=60, help_text="a person's move clock on this ladder (s)")
     is_active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

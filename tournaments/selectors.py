@@ -19,7 +19,8 @@ def ladder_list() -> QuerySet[Ladder]:
 
 def ladder_leaderboard(*, ladder: Ladder) -> list[LadderEntry]:
     """Entries ranked by the conservative ordinal (mu - 3 sigma), with ``rank`` set (ties share a rank)."""
-    entries = list(LadderEntry.objects.filter(ladder=ladder).select_related("player").order_by("-ordinal", "player__name"))
+    entries = list(LadderEntry.objects.filter(ladder=ladder).select_related("player__user")
+                   .order_by("-ordinal", "player__name"))
     rank = 0
     previous = None
     for i, entry in enumerate(entries, start=1):

@@ -218,7 +218,8 @@ def ladder_play_now(*, ladder: Ladder, user, match_with: str | None = None) -> t
         if len(opponents) < ladder.seats_per_match - 1:
             opponents += _best_bots(ladder, me, ladder.seats_per_match - 1 - len(opponents))
         match = match_create(players=[person, *opponents], ruleset=Ruleset.from_dict(ladder.ruleset),
-                             preset=ladder.preset, turn_timeout_ms=ladder.turn_timeout_ms)
+                             preset=ladder.preset, turn_timeout_ms=ladder.turn_timeout_ms,
+                             move_seconds=ladder.move_seconds)
         LadderMatch.objects.create(ladder=ladder, match=match)
         PlayRequest.objects.filter(ladder=ladder, player__in=[person, *opponents], match__isnull=True).update(match=match)
         transaction.on_commit(lambda: advance_match.delay(match.pk))

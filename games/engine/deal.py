@@ -33,7 +33,7 @@ from functools import lru_cache
 
 from .cards import (
     ACE, EIGHT, HOLLYWOOD_VALUES, QUEEN, RANK_NAMES, RANKS, STANDARD_VALUES, SUIT_NAMES, SUITS, card_code,
-    deck_cards, describe_card, parse_card, parse_suit, rank_of, suit_of,
+    deck_cards, describe_card, parse_card, parse_suit, rank_of,
 )
 from .errors import IllegalAction
 from .rng import SplitMix64, deal_code, seed_from_code

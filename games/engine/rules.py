@@ -7,7 +7,7 @@ Each field's comment names the RULES.md system it comes from; every option is pl
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 _AUTO = "auto"

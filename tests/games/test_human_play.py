@@ -126,8 +126,10 @@ def test_the_same_move_sent_twice_at_once_is_stored_once(person, ladder):
 
 @pytest.mark.django_db
 def test_an_expired_move_clock_plays_the_fallback_and_three_forfeit(as_person, ladder, settings):
+    ladder.move_seconds = 5  # the ladder's own move clock
+    ladder.save()
     match_id, seat = _play_now(as_person, ladder)
-    settings.HUMAN_MOVE_SECONDS = 5
+    assert Match.objects.get(pk=match_id).move_clock_seconds == 5
     for round_ in range(3):
         Match.objects.filter(pk=match_id).update(last_progress_at=timezone.now() - timezone.timedelta(seconds=6))
         assert match_id in matches_clock_expired()

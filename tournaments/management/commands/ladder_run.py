@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 from kombu.exceptions import OperationalError
 
 from games.models import Match
-from games.services import match_advance, matches_stalled
+from games.services import match_advance
 from games.tasks import advance_match
 from tournaments.models import Ladder
 from tournaments.services import ladder_schedule_matches
