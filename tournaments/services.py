@@ -107,7 +107,9 @@ def _schedule_locked(ladder: Ladder, limit: int | None) -> list[Match]:
         room = min(room, limit)
     busy = _running_per_player(ladder)
     pairs = _recent_pairs(ladder)
+    # people are never scheduled by the ladder: they ask for a match with Play now (ladder_play_now)
     entries = list(LadderEntry.objects.filter(ladder=ladder, is_active=True, player__is_active=True)
+                   .exclude(player__kind=Player.Kind.HUMAN)
                    .select_related("player").order_by("-ordinal", "player__name"))
     ruleset = Ruleset.from_dict(ladder.ruleset)
     created: list[Match] = []

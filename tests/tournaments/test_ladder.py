@@ -122,3 +122,17 @@ def test_the_demo_commands_play_matches_and_print_the_leaderboard(capsys, settin
     out = capsys.readouterr().out
     assert "2 matches finished" in out and "Professor" in out and "rank" in out
     assert Match.objects.filter(status="finished").count() >= 2
+
+
+@pytest.mark.django_db
+def test_people_on_a_ladder_are_never_scheduled_by_it(ladder):
+    from django.contrib.auth import get_user_model
+
+    from games.services import player_for_user
+
+    person = player_for_user(user=get_user_model().objects.create_user("pat", password="pw-pat-12345"))
+    ladder_entry_create(ladder=ladder, player=person)
+    for _ in range(3):
+        matches = ladder_schedule_matches(ladder=ladder)
+        assert all(s.player_id != person.pk for m in matches for s in m.seats.all())
+        _finish_all(matches)

@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 from kombu.exceptions import OperationalError
 
 from games.models import Match
-from games.services import match_advance
+from games.services import match_advance, matches_clock_expired
 from games.tasks import advance_match
 from tournaments.models import Ladder
 from tournaments.services import ladder_schedule_matches
@@ -81,6 +81,9 @@ class Command(BaseCommand):
                         self._progress(pk, finished, matches, forever)
             if not forever and time.monotonic() - started_at > timeout:
                 raise CommandError(f"gave up after {timeout:.0f} s with {finished} of {matches} matches finished")
+            if eager:  # no watchdog in this mode: play the fallback for people whose move clock ran out
+                for match_id in matches_clock_expired():
+                    match_advance(match_id=match_id)
             if forever:
                 time.sleep(interval)
             elif not started:
