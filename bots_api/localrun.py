@@ -214,19 +214,6 @@ def ask_bot(client, player: Participant, seat_state: SeatState, body: dict, deal
     return reply["action"], None, elapsed
 
 
-def _places(state: MatchState, forfeited: int | None) -> list[int]:
-    """Standings; a forfeited seat is last and the others keep their order (as the service's ``_finish``)."""
-    places = state.standings
-    if forfeited is None:
-        return places
-    order = sorted((s for s in range(state.seats) if s != forfeited), key=lambda s: places[s])
-    result = [0] * state.seats
-    for rank, s in enumerate(order):
-        result[s] = 1 + sum(1 for other in order[:rank] if places[other] < places[s])
-    result[forfeited] = state.seats
-    return result
-
-
 def play_match(client, args: argparse.Namespace, number: int, out: TextIO) -> MatchOutcome:
     """Play match ``number`` (1-based) to its end (or a forfeit) and print it."""
     players: list[Participant] = args.participants
@@ -290,7 +277,7 @@ def play_match(client, args: argparse.Namespace, number: int, out: TextIO) -> Ma
             forfeited = seat
             print(f"  FORFEIT seat {seat} ({ss.player.label}): {ss.consecutive_faults} consecutive faults", file=out)
             break
-    standings = _places(state, forfeited)
+    standings = state.standings if forfeited is None else state.standings_after_forfeit(forfeited)
     for s, p in enumerate(seating):
         player = players[p]
         player.matches += 1

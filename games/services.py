@@ -223,13 +223,7 @@ def _finish(match: Match, state: MatchState, forfeited: int | None = None) -> No
     A ``forfeited`` seat (too many consecutive faults) takes last place; the others keep their order by the
     standings at that moment.
     """
-    places = state.standings
-    if forfeited is not None:
-        order = sorted((s for s in range(match.seat_count) if s != forfeited), key=lambda s: places[s])
-        places = [0] * match.seat_count
-        for rank, s in enumerate(order):
-            places[s] = 1 + sum(1 for other in order[:rank] if state.standings[other] < state.standings[s])
-        places[forfeited] = match.seat_count
+    places = state.standings if forfeited is None else state.standings_after_forfeit(forfeited)
     for seat in match.seats.all():
         seat.total = state.totals[seat.index]
         seat.place = places[seat.index]

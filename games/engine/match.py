@@ -165,6 +165,17 @@ class MatchState:
             return [1 + (key[s] > key[1 - s % 2]) for s in range(self.seats)]
         return [1 + sum(1 for other in key if other < mine) for mine in key]
 
+    def standings_after_forfeit(self, forfeited: int) -> list[int]:
+        """Places when seat ``forfeited`` gives up the match: it is last; the others keep their order (and ties)
+        from ``standings`` and take places 1.. among themselves."""
+        places = self.standings
+        order = sorted((s for s in range(self.seats) if s != forfeited), key=lambda s: places[s])
+        result = [0] * self.seats
+        for rank, s in enumerate(order):
+            result[s] = 1 + sum(1 for other in order[:rank] if places[other] < places[s])
+        result[forfeited] = self.seats
+        return result
+
     def record(self) -> dict:
         """The replayable record: ruleset, engine version, seats, seed and, per deal, seed, dealer, actions, result."""
         deals = []

@@ -6,7 +6,7 @@ settlements, ``match_tie``, ``first_player``, ``dealer_rotates``, ``target`` / `
 import pytest
 
 from engine_test_helpers import PASS, play, pos, rules
-from games.engine import MatchState, choose
+from games.engine import MatchState, Ruleset, choose
 
 
 def blocked_deal(r, hands):
@@ -316,3 +316,11 @@ def test_hollywood_needs_two_seats():
     with pytest.raises(ValueError, match="hollywood"):
         MatchState.start(rules("hollywood", seats_max=3), 3, 1)
 
+
+
+def test_a_forfeit_puts_the_seat_last_and_keeps_the_others_order_and_ties():
+    state = MatchState.start(Ruleset.preset("pagat"), 4, 1)
+    state.totals = [30, 10, 10, 50]  # penalty scoring: seats 1 and 2 share first place
+    assert state.standings == [3, 1, 1, 4]
+    assert state.standings_after_forfeit(1) == [2, 4, 1, 3]
+    assert state.standings_after_forfeit(3) == [3, 1, 1, 4]
