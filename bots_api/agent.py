@@ -10,12 +10,12 @@ round trip of its previous turn. A fault of any kind (``client.FAULT_KINDS``) pl
 from __future__ import annotations
 
 from games.agents import Decision
-from games.engine import IllegalAction
 from games.engine.strategies import fallback_action
 
 from bots_api.client import BotFault, post_json
+from bots_api.localhttp import ask_turn
 from bots_api.models import Bot
-from bots_api.protocol import schema_errors, turn_body
+from bots_api.protocol import turn_body
 
 
 def bot_agent(*, player, match_id, seat, view, legal_actions, state, seat_row, match) -> Decision:
@@ -23,32 +23,17 @@ def bot_agent(*, player, match_id, seat, view, legal_actions, state, seat_row, m
     bot = Bot.objects.filter(player=player).first()
     bank = seat_row.time_bank_ms
     if bot is None or not bot.is_enabled:
-        return _fault(legal_actions, BotFault("disabled", "the bot is disabled or was deleted"), bank, match)
+        return _fault(legal_actions, BotFault("disabled", "the bot is disabled or was deleted"), bank)
     body = turn_body(match_id=match_id, deal_number=state.deal_number, ply=state.deal.ply, seat=seat, view=view,
                      legal_actions=legal_actions, ruleset=match.ruleset, totals=state.totals,
                      deadline_ms=match.turn_timeout_ms, last_latency_ms=seat_row.last_latency_ms, time_bank_ms=bank)
-    budget = match.turn_timeout_ms + bank
-    try:
-        reply, elapsed = post_json(bot.endpoint_url, bot.secret, body, budget)
-    except BotFault as fault:
-        return _fault(legal_actions, fault, bank, match)
-    bank = max(0, bank - max(0, elapsed - match.turn_timeout_ms))
-    errors = schema_errors("turn_reply", reply)
-    if errors:
-        return _fault(legal_actions, BotFault("schema", f"reply does not match the turn reply schema: {errors[0]}",
-                                              elapsed), bank, match)
-    action = reply["action"]
-    try:
-        state.deal.action_id(action)
-    except IllegalAction as exc:
-        return _fault(legal_actions, BotFault("illegal", f"illegal action {action}: {exc}", elapsed), bank, match)
+    action, fault, elapsed, bank = ask_turn(lambda b, timeout: post_json(bot.endpoint_url, bot.secret, b, timeout),
+                                            body, state.deal, match.turn_timeout_ms, bank)
+    if fault is not None:
+        return _fault(legal_actions, fault, bank)
     return Decision(action=action, think_ms=elapsed, time_bank_ms=bank)
 
 
-def _fault(legal_actions: list[dict], fault: BotFault, bank: int, match) -> Decision:
-    if fault.kind == "timeout":
-        bank = 0
-    else:
-        bank = max(0, bank - max(0, fault.elapsed_ms - match.turn_timeout_ms))
+def _fault(legal_actions: list[dict], fault: BotFault, bank: int) -> Decision:
     return Decision(action=fallback_action(legal_actions), source="fallback", fault=f"{fault.kind}: {fault.cause}",
                     fault_kind=fault.kind, think_ms=fault.elapsed_ms, time_bank_ms=bank)

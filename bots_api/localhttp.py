@@ -1,4 +1,5 @@
-"""HTTP for the authors' tools (``bots_api.localrun``, ``bots_api.check``): the service's call rules, no Django.
+"""The bot call rules, shared by the service (``bots_api.client``, ``bots_api.agent``) and the authors' tools
+(``bots_api.localrun``, ``bots_api.check``); no Django.
 
 The same rules as ``bots_api.client.post_json`` (the service's client): a signed POST of compact JSON, redirects
 not followed (a 3xx is a ``redirect`` fault), a total deadline per call in ms, a 64 KiB cap on the reply body,
@@ -19,7 +20,8 @@ from dataclasses import dataclass
 import httpcore
 import httpx
 
-from bots_api.protocol import MAX_BODY_BYTES, BotFault, sign
+from bots_api.protocol import MAX_BODY_BYTES, BotFault, schema_errors, sign
+from games.engine import IllegalAction
 
 USER_AGENT = "EightsLadder-tools/1 (+bot protocol v1)"
 
@@ -152,3 +154,29 @@ def _post_signed_once(client: httpx.Client, url: str, secret: str, body: dict, t
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise BotFault("bad_json", f"reply is not usable JSON ({type(exc).__name__}: {str(exc)[:80]})",
                        reply.elapsed_ms) from None
+
+
+def ask_turn(post, body: dict, deal, turn_timeout_ms: int, bank_ms: int) -> tuple[dict | None, BotFault | None, int, int]:
+    """One bot turn as the service (``bots_api.agent``) and the local runner both play it.
+
+    ``post(body, timeout_ms) -> (reply, elapsed_ms)`` makes the signed call (raising ``BotFault``); the call may
+    take the turn's timeout plus the seat's time bank. The reply must match the turn reply schema and name an
+    action legal in ``deal``. Returns (action or None, fault or None, elapsed ms, time bank left in ms): a slow
+    turn pays its excess from the bank, and a timeout empties it.
+    """
+    fault = None
+    try:
+        reply, elapsed = post(body, turn_timeout_ms + bank_ms)
+    except BotFault as exc:
+        fault, elapsed = exc, exc.elapsed_ms
+    else:
+        errors = schema_errors("turn_reply", reply)
+        if errors:
+            fault = BotFault("schema", f"reply does not match the turn reply schema: {errors[0]}", elapsed)
+        else:
+            try:
+                deal.action_id(reply["action"])
+            except IllegalAction as exc:
+                fault = BotFault("illegal", f"illegal action {json.dumps(reply['action'])}: {exc}", elapsed)
+    bank_left = 0 if fault is not None and fault.kind == "timeout" else max(0, bank_ms - max(0, elapsed - turn_timeout_ms))
+    return (None if fault else reply["action"]), fault, elapsed, bank_left

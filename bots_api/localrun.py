@@ -25,12 +25,11 @@ from dataclasses import dataclass, field
 from typing import TextIO
 from urllib.parse import urlsplit
 
-from games.engine import STRATEGIES, IllegalAction, MatchState, Ruleset, choose
+from games.engine import STRATEGIES, MatchState, Ruleset, choose
 from games.engine.strategies import fallback_action
 
-from bots_api.protocol import BotFault
-from bots_api.localhttp import make_client, post_signed
-from bots_api.protocol import match_end_body, schema_errors, turn_body
+from bots_api.localhttp import ask_turn, make_client, post_signed
+from bots_api.protocol import BotFault, match_end_body, turn_body
 
 HOUSE_PREFIX = "house:"
 
@@ -187,33 +186,6 @@ def _action_text(action: dict) -> str:
     return action["type"]
 
 
-def ask_bot(client, player: Participant, seat_state: SeatState, body: dict, deal, legal: list[dict],
-            timeout_ms: int) -> tuple[dict, BotFault | None, int]:
-    """One turn as the service's agent plays it: (action, fault or None, elapsed ms); updates the time bank."""
-    bank = seat_state.time_bank_ms
-    fault = None
-    try:
-        reply, elapsed = post_signed(client, player.url, player.secret, body, timeout_ms + bank)
-    except BotFault as exc:
-        fault, elapsed = exc, exc.elapsed_ms
-    else:
-        errors = schema_errors("turn_reply", reply)
-        if errors:
-            fault = BotFault("schema", f"reply does not match the turn reply schema: {errors[0]}", elapsed)
-        else:
-            try:
-                deal.action_id(reply["action"])
-            except IllegalAction as exc:
-                fault = BotFault("illegal", f"illegal action {json.dumps(reply['action'])}: {exc}", elapsed)
-    if fault is not None and fault.kind == "timeout":
-        seat_state.time_bank_ms = 0
-    else:
-        seat_state.time_bank_ms = max(0, bank - max(0, elapsed - timeout_ms))
-    if fault is not None:
-        return fallback_action(legal), fault, elapsed
-    return reply["action"], None, elapsed
-
-
 def play_match(client, args: argparse.Namespace, number: int, out: TextIO) -> MatchOutcome:
     """Play match ``number`` (1-based) to its end (or a forfeit) and print it."""
     players: list[Participant] = args.participants
@@ -245,7 +217,11 @@ def play_match(client, args: argparse.Namespace, number: int, out: TextIO) -> Ma
                              legal_actions=legal, ruleset=rules_dict, totals=state.totals,
                              deadline_ms=args.timeout_ms, last_latency_ms=ss.last_latency_ms,
                              time_bank_ms=ss.time_bank_ms)
-            action, fault, elapsed = ask_bot(client, ss.player, ss, body, deal, legal, args.timeout_ms)
+            action, fault, elapsed, ss.time_bank_ms = ask_turn(
+                lambda b, timeout: post_signed(client, ss.player.url, ss.player.secret, b, timeout),
+                body, deal, args.timeout_ms, ss.time_bank_ms)
+            if fault is not None:
+                action = fallback_action(legal)
             ss.player.calls += 1
             ss.player.latencies.append(elapsed)
             ss.last_latency_ms = elapsed
