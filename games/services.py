@@ -76,6 +76,13 @@ def match_create(*, players: list[Player], ruleset: Ruleset, preset: str = "", s
     return match
 
 
+def match_wake(*, match_id: int) -> None:
+    """Queue the match task for ``match_id`` once the current transaction commits (at once outside one)."""
+    from games.tasks import advance_match  # the task module imports this one
+
+    advance_match.delay_on_commit(match_id)
+
+
 def _deal_row_create(match: Match, state: MatchState) -> Deal:
     deal = state.deal
     return Deal.objects.create(match=match, number=state.deal_number, seed=deal.seed, code=deal_code(deal.seed),
@@ -317,9 +324,7 @@ def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, u
             raise StalePly("that ply was just stored by another request") from None
     finally:
         _release(match_id, token)
-    from games.tasks import advance_match  # the task module imports this one
-
-    transaction.on_commit(lambda: advance_match.delay(match_id))
+    match_wake(match_id=match_id)
     match.refresh_from_db()
     return match
 
@@ -374,9 +379,7 @@ def deal_replay_create(*, code: str, user, seat: int = 0) -> Match:
         players.append(house or player_house_create(name=f"House {strategy} {s.index}", strategy=strategy))
     replay_match = match_create(players=players, ruleset=Ruleset.from_dict(match.ruleset), preset=match.preset,
                                 single_deal={"seed": original.seed, "dealer": original.dealer})
-    from games.tasks import advance_match
-
-    transaction.on_commit(lambda: advance_match.delay(replay_match.pk))
+    match_wake(match_id=replay_match.pk)
     return replay_match
 
 
@@ -393,7 +396,5 @@ def casual_match_create(*, user, opponents: list[str], preset: str = "pagat") ->
     ruleset = Ruleset.preset(preset)
     match = match_create(players=[player_for_user(user=user), *(houses[n] for n in opponents)], ruleset=ruleset,
                          preset=preset)
-    from games.tasks import advance_match
-
-    transaction.on_commit(lambda: advance_match.delay(match.pk))
+    match_wake(match_id=match.pk)
     return match

@@ -13,7 +13,7 @@ from openskill.models import PlackettLuce
 
 from games.engine import Ruleset
 from games.models import Match, Player, Seat
-from games.services import match_create
+from games.services import match_create, match_wake, player_for_user
 from tournaments.models import Ladder, LadderEntry, LadderMatch, PlayRequest, RatingChange
 
 log = logging.getLogger(__name__)
@@ -111,7 +111,6 @@ def _schedule_locked(ladder: Ladder, limit: int | None) -> list[Match]:
     entries = list(LadderEntry.objects.filter(ladder=ladder, is_active=True, player__is_active=True)
                    .exclude(player__kind=Player.Kind.HUMAN)
                    .select_related("player").order_by("-ordinal", "player__name"))
-    ruleset = Ruleset.from_dict(ladder.ruleset)
     created: list[Match] = []
     n = ladder.seats_per_match
     while room > 0:
@@ -129,9 +128,7 @@ def _schedule_locked(ladder: Ladder, limit: int | None) -> list[Match]:
                 return (met, round(gap, 3), e.player.name)
 
             chosen.append(min(rest, key=cost))
-        match = match_create(players=[e.player for e in chosen], ruleset=ruleset, preset=ladder.preset,
-                             turn_timeout_ms=ladder.turn_timeout_ms)
-        LadderMatch.objects.create(ladder=ladder, match=match)
+        match = _ladder_match_create(ladder, [e.player for e in chosen])
         for a, b in combinations(sorted(e.player_id for e in chosen), 2):
             pairs[(a, b)] += 1
         for e in chosen:
@@ -139,6 +136,14 @@ def _schedule_locked(ladder: Ladder, limit: int | None) -> list[Match]:
         created.append(match)
         room -= 1
     return created
+
+
+def _ladder_match_create(ladder: Ladder, players: list[Player]) -> Match:
+    """A rated match of ``ladder`` for ``players`` in seat order, under its rules, bot turn timeout and move clock."""
+    match = match_create(players=players, ruleset=Ruleset.from_dict(ladder.ruleset), preset=ladder.preset,
+                         turn_timeout_ms=ladder.turn_timeout_ms, move_seconds=ladder.move_seconds)
+    LadderMatch.objects.create(ladder=ladder, match=match)
+    return match
 
 
 def on_match_finished(sender, match: Match, **kwargs) -> None:
@@ -190,9 +195,6 @@ def ladder_play_now(*, ladder: Ladder, user, match_with: str | None = None) -> t
     Calling again returns the running match or keeps waiting. ``ValueError`` when the ladder is closed, the
     preference is unknown, or there are too few bots.
     """
-    from games.services import player_for_user
-    from games.tasks import advance_match
-
     person = player_for_user(user=user)
     if match_with is not None:
         if match_with not in ("both", "bots", "people"):
@@ -219,12 +221,9 @@ def ladder_play_now(*, ladder: Ladder, user, match_with: str | None = None) -> t
                 return None, None
         if len(opponents) < ladder.seats_per_match - 1:
             opponents += _best_bots(ladder, me, ladder.seats_per_match - 1 - len(opponents))
-        match = match_create(players=[person, *opponents], ruleset=Ruleset.from_dict(ladder.ruleset),
-                             preset=ladder.preset, turn_timeout_ms=ladder.turn_timeout_ms,
-                             move_seconds=ladder.move_seconds)
-        LadderMatch.objects.create(ladder=ladder, match=match)
+        match = _ladder_match_create(ladder, [person, *opponents])
         PlayRequest.objects.filter(ladder=ladder, player__in=[person, *opponents], match__isnull=True).update(match=match)
-        transaction.on_commit(lambda: advance_match.delay(match.pk))
+        match_wake(match_id=match.pk)
     return match, 0
 
 

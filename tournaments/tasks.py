@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
-from django.db import transaction
 
 from games.tasks import advance_match
 from tournaments import services
@@ -25,6 +24,6 @@ def schedule_ladder_matches() -> list[int]:
             log.error("ladder %s cannot schedule matches: %s", ladder.slug, exc)
             continue
         for match in matches:
-            transaction.on_commit(lambda mid=match.pk: advance_match.delay(mid))
+            advance_match.delay_on_commit(match.pk)
             started.append(match.pk)
     return started
