@@ -42,14 +42,13 @@ class BusyError(APIException):
 
 
 def _access_seat(request, match_id: int, seat: int) -> Match:
-    """The match, when ``seat`` exists in it and is played by the requesting user (404 / 403 otherwise)."""
-    match = Match.objects.filter(pk=match_id).first()
-    seat_row = None if match is None else match.seats.select_related("player").filter(index=seat).first()
-    if seat_row is None:
-        raise NotFound(f"no match {match_id} with a seat {seat}")
-    if seat_row.player.user_id != request.user.pk:
-        raise PermissionDenied(f"seat {seat} of match {match_id} is not yours")
-    return match
+    """``services.access_seat`` for the requesting user, its errors as 404 / 403."""
+    try:
+        return services.access_seat(match_id=match_id, seat=seat, user=request.user)[0]
+    except services.MatchNotFound as exc:
+        raise NotFound(str(exc)) from None
+    except services.SeatForbidden as exc:
+        raise PermissionDenied(str(exc)) from None
 
 
 class SeatViewApi(APIView):

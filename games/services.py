@@ -281,6 +281,18 @@ def matches_clock_expired(*, now=None) -> list[int]:
     return [m.pk for m in waiting if (now - m.last_progress_at).total_seconds() >= m.move_clock_seconds]
 
 
+def access_seat(*, match_id: int, seat: int, user) -> tuple[Match, Seat]:
+    """The match and the seat, when ``seat`` exists in it and ``user`` plays it. Raises ``MatchNotFound`` (404)
+    or ``SeatForbidden`` (403)."""
+    match = Match.objects.filter(pk=match_id).first()
+    seat_row = None if match is None else match.seats.select_related("player").filter(index=seat).first()
+    if seat_row is None:
+        raise MatchNotFound(f"no match {match_id} with a seat {seat}")
+    if user is None or not user.is_authenticated or seat_row.player.user_id != user.pk:
+        raise SeatForbidden(f"seat {seat} of match {match_id} is not yours")
+    return match, seat_row
+
+
 def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, user) -> Match:
     """A person's move: ``action`` for ``seat`` of the match, answering the position at match ply ``ply``
     (``Match.ply_count``, given with every view). Stores it as one ply and wakes the match task for the next seats.
@@ -289,12 +301,7 @@ def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, u
     was stored, it is not this seat's turn, or the match is over), ``MatchBusy`` (409: retry), and
     ``IllegalAction`` (400, with the rule's reason). A double submit stores the ply once.
     """
-    match = Match.objects.filter(pk=match_id).first()
-    seat_row = None if match is None else match.seats.select_related("player").filter(index=seat).first()
-    if seat_row is None:
-        raise MatchNotFound(f"no match {match_id} with a seat {seat}")
-    if user is None or not user.is_authenticated or seat_row.player.user_id != user.pk:
-        raise SeatForbidden(f"seat {seat} of match {match_id} is not yours")
+    match, seat_row = access_seat(match_id=match_id, seat=seat, user=user)
     token = uuid.uuid4().hex
     deadline = time.monotonic() + 3
     while not _claim(match_id, token):  # a worker may hold the lease for a moment (it is about to wait for us)
