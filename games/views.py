@@ -51,8 +51,7 @@ def match_table(request, match_id: int):
     seat = match.seats.filter(player__user=request.user).first()
     if seat is None:
         raise PermissionDenied("you have no seat in this match")
-    return render(request, "games/table.html", {"match": match, "seat": seat.index,
-                                                "move_seconds": match.move_clock_seconds})
+    return render(request, "games/table.html", {"match": match, "seat": seat.index})
 
 
 def deal_code_page(request, code: str):

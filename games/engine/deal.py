@@ -21,8 +21,8 @@ for an eight with a declaration, then ``DRAW`` (68), ``PASS`` (69), ``DECLARE + 
 Hands are bitmasks (bit = card; a second mask holds second copies under a double deck).
 
 The rule steps are small methods chosen by the ruleset's options (``rules.Ruleset``): the starter policy
-(``_turn_starter``), what may be played (``_playable_mask``), whether a seat may draw (``_can_draw``) or pass
-(``_can_pass``), action-card effects (``_card_effects``), turn order (``_advance``), the reshuffle
+(``_turn_starter``), what may be played (``_playable_mask``), whether a seat may draw or pass (``legal_ids``,
+inlined there: it is the hot path), action-card effects (``_card_effects``), turn order (``_advance``), the reshuffle
 (``_refill_stock``) and the scoring (``scoring.deal_points``).
 """
 
@@ -449,33 +449,6 @@ class Deal:
     def _stock_available(self) -> bool:
         return bool(self.stock) or (self._o.reshuffle and len(self.discard) > 1)
 
-    def _can_draw(self, playable: int) -> bool:
-        """Draw rule: D one card; A/C until a playable card comes; B up to ``draw_limit``. Forced play when
-        ``voluntary_draw`` is false (C): a seat holding a playable card may not draw. A seat facing a penalty
-        (twos, queen of spades) may always take it, even when nothing is left to draw."""
-        if self.pending_draw:
-            return True
-        if not self._stock_available():
-            return False
-        o = self._o
-        if self.drawn_this_turn:
-            if o.draw == 0 or o.after_draw == 2:  # one; or play_after_draw "none": drawing ends the turn
-                return False
-            if o.draw == 2 and self.drawn_this_turn >= o.limit:
-                return False
-            if o.draw == 1 or not o.voluntary:
-                return not playable
-            return True
-        return o.voluntary or not playable
-
-    def _can_pass(self, playable: int, can_draw: bool) -> bool:
-        """Pass: when nothing can be played or drawn; and under D (draw one) to keep a playable drawn card."""
-        if self.pending_draw:
-            return False
-        if self.drawn_this_turn and self._o.draw == 0 and self._o.voluntary:
-            return True  # D: a playable drawn card "may" be played (forced play, C: it must)
-        return not playable and not can_draw
-
     def legal_ids(self) -> list[int]:
         """The fast path's legal action ids (see the module docstring), canonical order; [] once over."""
         legal = self._legal
@@ -504,7 +477,9 @@ class Deal:
                 legal = list(ids)
             else:
                 legal = []
-            # the draw rule, as in _can_draw (kept in step with it by the tests)
+            # the draw rule: D one card; A/C until a playable card comes; B up to draw_limit; forced play (C,
+            # voluntary_draw false): no draw while holding a playable card; play_after_draw "none": a draw ends the
+            # turn. A seat facing a penalty (twos, queen of spades) may always take it, even from an empty stock.
             if pending:
                 can_draw = True
             elif not (self.stock or (o.reshuffle and len(self.discard) > 1)):
@@ -522,7 +497,7 @@ class Deal:
             if pending:
                 pass
             elif (drawn and o.draw == 0 and o.voluntary) or not (playable or can_draw):
-                legal.append(PASS)
+                legal.append(PASS)  # nothing to play or draw; or D's "may": keep a playable drawn card
             if o.last_card and playable and not self.announced and self.sizes[self.to_play] == 2:
                 legal.append(ANNOUNCE)  # also when answering a pending two with the second-last card
         self._legal = legal
