@@ -124,7 +124,7 @@ def test_names_that_carry_script_show_as_text_on_every_page(live_server, browser
     from django.utils import timezone
 
     from bots_api.models import Bot
-    from bots_api.services import bot_verify
+    from bots_api.services import BotError, bot_register, bot_verify
     from games.engine import MatchState
     from games.engine import Ruleset
     from games.models import Deal, Match
@@ -144,6 +144,8 @@ def test_names_that_carry_script_show_as_text_on_every_page(live_server, browser
         Bot.objects.filter(pk=good.pk).update(secret="s3cret")  # the test servers' secret
         good.refresh_from_db()
         bot_verify(bot=good)  # stores the name the bot reports
+        with pytest.raises(BotError):  # a javascript: address is no endpoint (so it never becomes a link either)
+            bot_register(owner=owner, name="Scheme", endpoint_url="javascript:alert(13)")
         faulty = _bot(other_owner, FAULTY_BOT, faulty_server.url)
         Bot.objects.filter(pk=faulty.pk).update(secret="s3cret", verified_at=timezone.now())
         ladder = ladder_create(name=LADDER, slug="xss", seats_per_match=3, target=30)
@@ -211,6 +213,15 @@ def test_names_that_carry_script_show_as_text_on_every_page(live_server, browser
         w.page.click("button:text-is('Register')")
         w.page.wait_for_selector("#bot-secret")
         w.check("/bots/ after registering", shows=(PAGE_BOT,))
+        w.page.fill("#id_name", PAGE_BOT)  # again: the refusal quotes the name back
+        w.page.fill("#id_endpoint_url", good_server.url)
+        w.page.click("button:text-is('Register')")
+        w.page.wait_for_selector("[role=alert]")
+        w.check("/bots/ refusing a taken name", shows=(PAGE_BOT,))
+        w.page.goto(f"{w.base}/bots/{good.pk}/")
+        w.page.click("button[value=verify]")  # the answer (a message, now or later) quotes the bot's words
+        w.page.wait_for_load_state("load")
+        w.check("/bots/<id>/ after verifying")
         w.context.close()
 
         w = Watch(browser, live_server, other_owner)
