@@ -183,9 +183,9 @@ BOTS_ALLOW_HTTP = env_bool("BOTS_ALLOW_HTTP", True)  # plain http endpoints (htt
 BOTS_ALLOW_LOOPBACK = env_bool("BOTS_ALLOW_LOOPBACK", DEBUG)  # 127.0.0.1/::1 endpoints: development and demo
 
 # ---- Content-Security-Policy (django-csp 4; issue 8: no name runs script) ------------------------------
-# No inline script or style anywhere: pages load static/js and static/css, and every user's words reach a page
-# as text. Should one slip happen, the browser still refuses to run what got in. Views that need more say so
-# with csp.decorators (the API docs: config/urls.py). Static files live in static/ (served by WhiteNoise).
+# No inline script or style anywhere (not even the API docs: config/urls.py): pages load static/js and
+# static/css, and every user's words reach a page as text. Should one slip happen, the browser still refuses to
+# run what got in. A view that ever needs more says so with csp.decorators. static/ is served by WhiteNoise.
 from csp.constants import NONE, SELF  # noqa: E402
 
 INSTALLED_APPS += ["csp"]
