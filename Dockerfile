@@ -8,6 +8,7 @@ COPY tournaments ./tournaments
 COPY bots_api ./bots_api
 COPY examples ./examples
 COPY templates ./templates
+COPY static ./static
 COPY manage.py Procfile ./
 RUN pip install --no-cache-dir .
 EXPOSE 8000

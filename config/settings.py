@@ -181,3 +181,27 @@ BOT_MAX_CONSECUTIVE_FAULTS = env_int("BOT_MAX_CONSECUTIVE_FAULTS", 3, 1, 100)  #
 BOT_SUSPEND_AFTER_FORFEITS = env_int("BOT_SUSPEND_AFTER_FORFEITS", 3, 1, 100)  # forfeits in a row suspend a bot
 BOTS_ALLOW_HTTP = env_bool("BOTS_ALLOW_HTTP", True)  # plain http endpoints (https is always allowed)
 BOTS_ALLOW_LOOPBACK = env_bool("BOTS_ALLOW_LOOPBACK", DEBUG)  # 127.0.0.1/::1 endpoints: development and demo
+
+# ---- Content-Security-Policy (django-csp 4; issue 8: no name runs script) ------------------------------
+# No inline script or style anywhere (not even the API docs: config/urls.py): pages load static/js and
+# static/css, and every user's words reach a page as text. Should one slip happen, the browser still refuses to
+# run what got in. A view that ever needs more says so with csp.decorators. static/ is served by WhiteNoise.
+from csp.constants import NONE, SELF  # noqa: E402
+
+INSTALLED_APPS += ["csp"]
+MIDDLEWARE += ["csp.middleware.CSPMiddleware"]
+STATICFILES_DIRS = [BASE_DIR / "static"]
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF],
+    },
+}
+# ---- end of the Content-Security-Policy block -----------------------------------------------------------

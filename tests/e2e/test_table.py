@@ -73,9 +73,9 @@ def test_a_newcomer_signs_up_and_plays_a_deal_by_clicking(live_server, browser, 
 
     declared = False
     reloaded = False
-    table = "document.querySelector('#table')"
+    table = "document.querySelector('#table')"  # in functions: the page's policy refuses eval of bare strings
     for _ in range(400):
-        page.wait_for_function(f"{table}.dataset.yourTurn === 'yes' || document.querySelector('#scorecard .scorecard')",
+        page.wait_for_function(f"() => {table}.dataset.yourTurn === 'yes' || document.querySelector('#scorecard .scorecard')",
                                timeout=15000)
         if page.locator("#scorecard .scorecard").count():
             page.wait_for_selector("#scorecard .done", timeout=20000)
@@ -97,7 +97,7 @@ def test_a_newcomer_signs_up_and_plays_a_deal_by_clicking(live_server, browser, 
             page.click("#draw")
         else:
             page.click("#pass")
-        page.wait_for_function(f"{table}.dataset.ply !== '{shown}'", timeout=15000)
+        page.wait_for_function(f"() => {table}.dataset.ply !== '{shown}'", timeout=15000)
     assert declared, "the seeded deal should have let us declare a suit with an eight"
     assert reloaded
     card = page.locator("#scorecard .scorecard")
@@ -106,7 +106,7 @@ def test_a_newcomer_signs_up_and_plays_a_deal_by_clicking(live_server, browser, 
     assert re.search(r"declared hearts", page.locator("#log").inner_text() + " declared hearts")
 
     # choosing an unplayable card explains what is needed, and nothing is stored
-    page.wait_for_function("document.querySelector('#turn').textContent.includes('Your turn')"
+    page.wait_for_function("() => document.querySelector('#turn').textContent.includes('Your turn')"
                            " || document.querySelector('#turn').textContent.includes('over')", timeout=15000)
     if "Your turn" in page.inner_text("#turn"):
         unplayable = page.locator("#hand .card:not(.playable)")
@@ -121,3 +121,64 @@ def test_a_newcomer_signs_up_and_plays_a_deal_by_clicking(live_server, browser, 
     page.screenshot(path=os.path.join(var, "table-phone.png"), full_page=True)  # docs/ keeps copies of these
     page.set_viewport_size({"width": 1100, "height": 900})
     page.screenshot(path=os.path.join(var, "table-desktop.png"), full_page=True)
+
+
+def _move(page):
+    """Send a move from the table without the suit picker: draw if it may, else a playable card that is not an eight."""
+    if page.locator("#draw:not([disabled])").count():
+        page.click("#draw")
+    else:
+        page.locator("#hand .card.playable:not([data-card^='8'])").first.click()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_move_on_a_moved_table_refetches_and_says_so_in_plain_words(live_server, browser, settings, house_bots):
+    """Issue 8: a stale move (another tab played first) shows no engine words ("ply 3 is not the current
+    position..."): the table fetches the position and says so plainly. A busy match is tried again quietly."""
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    settings.HUMAN_MOVE_SECONDS = 600
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+    from django.utils import timezone
+
+    from games.engine import MatchState, Ruleset
+    from games.models import Match
+    from games.selectors import match_state
+    from games.services import match_create, match_submit_action, player_for_user
+
+    user = get_user_model().objects.create_user("twotabs", password="a-long-pass-9876")
+    ruleset = Ruleset.preset("pagat")
+    seed = next(s for s in range(1, 500) if MatchState.start(ruleset, 2, s).to_play == 0)
+    match = match_create(players=[player_for_user(user=user), house_bots[0]], ruleset=ruleset, seed=seed)
+    client = Client()
+    client.force_login(user)
+    page = browser.new_context().new_page()
+    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
+    page.goto(f"{live_server.url}/matches/{match.pk}/play/")
+    page.wait_for_selector("text=Your turn.")
+
+    def other_tab_plays_first(route):
+        m = Match.objects.get(pk=match.pk)
+        legal = match_state(match=m).legal_actions()
+        match_submit_action(match_id=m.pk, seat=0, ply=m.ply_count, action=legal[0], user=user)
+        route.continue_()
+
+    shown = page.evaluate("() => document.querySelector('#table').dataset.ply")
+    page.route("**/actions/", other_tab_plays_first)
+    _move(page)
+    page.wait_for_function("() => document.querySelector('#message').textContent !== ''", timeout=15000)
+    message = page.inner_text("#message")
+    assert message == "The table moved on; here is the current position.", message
+    page.unroute("**/actions/")
+    current = Match.objects.get(pk=match.pk).ply_count
+    page.wait_for_function(f"() => document.querySelector('#table').dataset.ply === '{current}'", timeout=15000)
+    assert int(shown) < current
+
+    # a busy match (a worker holds its lease for a moment): the table sends the move again, no words needed
+    page.wait_for_selector("text=Your turn.")
+    Match.objects.filter(pk=match.pk).update(lease_owner="a worker", lease_until=timezone.now() + timezone.timedelta(seconds=60))
+    _move(page)
+    page.wait_for_timeout(500)
+    Match.objects.filter(pk=match.pk).update(lease_owner="", lease_until=None)
+    page.wait_for_function(f"() => Number(document.querySelector('#table').dataset.ply) > {current}", timeout=15000)
+    assert page.inner_text("#message") == ""

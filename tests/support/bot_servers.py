@@ -5,7 +5,8 @@ request (headers and raw body). Behaviours: ``good`` (examples/bot_server.py's h
 (then good), ``status:500``, ``close`` (drops the connection), ``huge`` (10 MB reply), ``badjson``,
 ``schema`` (a reply without "action"), ``trickle`` (headers one byte at a time), ``nested`` (JSON nested
 30,000 deep), ``notheld`` (plays a card it does not hold), ``nosuit`` (an eight with
-no suit), ``redirect`` (302 to 127.0.0.1:1).
+no suit), ``redirect`` (302 to 127.0.0.1:1), ``card:TEXT`` (plays a "card" spelled TEXT: a schema fault whose
+cause echoes the bot's words).
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ class BotServer:
                     request = json.loads(body)
                     missing = next(c for c in ("AS", "2S", "3S", "4S", "KH") if c not in request["view"]["hand"])
                     return self._reply(200, {"action": {"type": "play", "card": missing}})
+                if b.startswith("card:"):
+                    return self._reply(200, {"action": {"type": "play", "card": b[len("card:"):]}})
                 if b == "nosuit":
                     return self._reply(200, {"action": {"type": "play", "card": "8H"}})
                 if b == "trickle":  # the status line and headers one byte at a time, never finishing

@@ -1,0 +1,205 @@
+// The play table (games/table.html): polls the seat API (GET /api/matches/{id}/seats/{seat}/), draws the view, and
+// sends the person's moves (POST .../actions/ with the view's ply). The state lives on the server; a reload
+// comes back as it was.
+//
+// Every piece of text from a user (seat names, owners) reaches the page through text nodes only: `h()` builds
+// elements and never parses strings as HTML. The Content-Security-Policy refuses inline script as a second guard.
+(function () {
+  "use strict";
+  const root = document.getElementById("table");
+  if (!root) return;
+  const matchId = root.dataset.match, seat = Number(root.dataset.seat);
+  const api = `/api/matches/${matchId}/seats/${seat}/`;
+  const csrf = document.cookie.split("; ").find(c => c.startsWith("csrftoken="))?.split("=")[1] || "";
+  const SUITS = {C: ["♣", "clubs", "black"], D: ["♦", "diamonds", "red"], H: ["♥", "hearts", "red"], S: ["♠", "spades", "black"]};
+  const RANKS = {A: "ace", T: "10", J: "jack", Q: "queen", K: "king", "8": "eight"};
+  //: A 409 "busy" (another move or a bot's turn holds the match for a moment) is sent again after these waits (ms).
+  const BUSY_RETRIES_MS = [250, 500, 1000];
+  let state = null, busy = false, shownDeals = null, pendingEight = null;
+  const $ = id => document.getElementById(id);
+  const rankText = c => c[0] === "T" ? "10" : c[0];
+  const cardWords = c => `${RANKS[c[0]] || c[0]} of ${SUITS[c[1]][1]}`;
+  const sleep = ms => new Promise(res => setTimeout(res, ms));
+
+  // h("strong", {className: "x"}, "text", child, ...): an element; strings become text nodes, never HTML.
+  function h(tag, props, ...children) {
+    const el = document.createElement(tag);
+    for (const [k, v] of Object.entries(props || {})) {
+      if (k.startsWith("aria-") || k.startsWith("data-")) el.setAttribute(k, v); else el[k] = v;
+    }
+    el.append(...children.filter(c => c !== null && c !== undefined && c !== false)
+      .map(c => typeof c === "string" || typeof c === "number" ? String(c) : c));
+    return el;
+  }
+
+  function cardEl(code, big) {
+    const el = h(big ? "div" : "button", {className: `card ${SUITS[code[1]][2]}` + (big ? " big-card" : ""),
+                                          "aria-label": cardWords(code)},
+      h("span", {}, rankText(code)), h("span", {className: "suit", "aria-hidden": "true"}, SUITS[code[1]][0]));
+    el.dataset.card = code;
+    return el;
+  }
+  function say(text, error) {  // card codes in the engine's words ("the 5C") are spelled out for people
+    const m = $("message");
+    m.textContent = (text || "").replace(/\b([A2-9TJQK][CDHS])\b/g, c => `${cardWords(c)}`);
+    m.className = error ? "error" : "";
+  }
+
+  async function post(action) {
+    const r = await fetch(api + "actions/", {method: "POST", credentials: "same-origin",
+      headers: {"Content-Type": "application/json", "X-CSRFToken": csrf}, body: JSON.stringify({ply: state.ply, action})});
+    let body = {};
+    try { body = await r.json(); } catch (e) { /* an answer without JSON: said below by its status */ }
+    return [r, body];
+  }
+
+  async function send(action) {
+    if (busy || !state) return;
+    busy = true;
+    try {
+      let [r, body] = await post(action);
+      for (const wait of BUSY_RETRIES_MS) {  // the same ply again: a move is stored at most once
+        if (!(r.status === 409 && body.error === "busy")) break;
+        await sleep(wait);
+        [r, body] = await post(action);
+      }
+      if (r.ok) say("");
+      else if (r.status === 409 && body.error === "stale_ply") say("The table moved on; here is the current position.");
+      else if (r.status === 409 && body.error === "busy") say("The table is busy for a moment; please play again.");
+      else if (r.status >= 500 || !body.detail) say(`Something went wrong on our side (HTTP ${r.status}); please try again.`, true);
+      else say(typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail), true);
+    } catch (e) { say("Network trouble: the move may not have arrived. The table checks again.", true); }
+    busy = false;
+    refresh();
+  }
+
+  function legal(type, card) {
+    return (state?.legal_actions || []).filter(a => a.type === type && (card === undefined || a.card === card));
+  }
+
+  function onCard(code) {
+    const plays = legal("play", code);
+    if (plays.length && plays[0].suit !== undefined) { pendingEight = code; $("suit-picker").showModal(); return; }
+    send({type: "play", card: code});  // an unplayable card comes back with the reason: what is needed
+  }
+
+  document.querySelectorAll("#suit-picker button").forEach(b => b.addEventListener("click", () => {
+    $("suit-picker").close();
+    if (b.dataset.suit && pendingEight) send({type: "play", card: pendingEight, suit: b.dataset.suit});
+    pendingEight = null;
+  }));
+  $("draw").addEventListener("click", () => send({type: "draw"}));
+  $("pass").addEventListener("click", () => send({type: "pass"}));
+  $("announce").addEventListener("click", () => send({type: "announce"}));
+  document.addEventListener("keydown", e => {
+    if (e.target.tagName === "INPUT" || $("suit-picker").open) return;
+    const key = e.key.toLowerCase();
+    if (key === "d" && !$("draw").disabled) send({type: "draw"});
+    if (key === "p" && !$("pass").disabled) send({type: "pass"});
+  });
+
+  async function showScorecard(number) {
+    const r = await fetch(`/api/matches/${matchId}/deals/${number}/`, {credentials: "same-origin"});
+    if (!r.ok) return;
+    const d = await r.json();
+    const names = state.seats.map(s => s.name);
+    const box = h("div", {className: "scorecard", id: "scorecard-" + number, "aria-live": "polite"},
+      h("h2", {}, `Deal ${number}: ${d.outcome === "out" ? names[d.winner] + " went out" : "blocked"}`));
+    $("scorecard").replaceChildren(box);
+    for (let s = 0; s < d.hands.length; s++) {
+      const cards = h("span", {className: "cards"}), sumEl = h("span", {className: "sum"}, "0");
+      const row = h("p", {}, h("strong", {}, names[s]), ": ", cards, " ", sumEl, " points");
+      box.append(row);
+      let sum = 0;
+      for (let i = 0; i < d.hands[s].length; i++) {  // turn the remaining cards up one by one, summing in view
+        await sleep(180);
+        cards.append(cardEl(d.hands[s][i], true));
+        sum += d.card_values[s][i];
+        sumEl.textContent = sum;
+      }
+      sumEl.textContent = d.hand_values[s];
+      row.append(" · this deal adds ", h("strong", {}, d.points[s]));
+    }
+    box.append(h("p", {className: "done"}, "Score card complete."));
+  }
+
+  function render() {
+    const v = state.view, mine = state.your_turn;
+    root.dataset.ply = state.ply;  // for tests and assistive tools: the position shown
+    root.dataset.yourTurn = mine ? "yes" : "no";
+    $("seats").replaceChildren(...state.seats.map(s => {
+      const label = s.index === seat ? "you" : (s.kind === "human" ? "person" : s.kind === "bot" ? "bot" : "house bot");
+      return h("div", {className: "seat" + (v.to_play === s.index ? " to-play" : "")},
+        h("strong", {}, s.name), " ", h("span", {className: `badge ${s.kind}`}, label),
+        s.kind === "bot" && s.owner ? " " : null,
+        s.kind === "bot" && s.owner ? h("span", {className: "muted small"}, `by ${s.owner}`) : null,
+        h("br"), h("span", {className: "small"}, `${v.hand_counts[s.index]} cards · total ${v.totals[s.index]}`),
+        v.dealer === s.index ? " " : null, v.dealer === s.index ? h("span", {className: "muted small"}, "(dealer)") : null,
+        v.to_play === s.index ? " " : null, v.to_play === s.index ? h("span", {className: "small"}, "▶ to play") : null);
+    }));
+    $("top").replaceChildren(...(v.top_card ? [cardEl(v.top_card, true)] : []));
+    if (v.active_suit) {
+      const [sym, word] = SUITS[v.active_suit];
+      $("suit").replaceChildren(h("span", {"aria-hidden": "true"}, sym), ` ${word}`,
+        ...(v.declared ? [" ", h("span", {className: "badge"}, "declared")] : []));
+    } else $("suit").textContent = "any card leads";
+    $("stock").textContent = v.stock_count; $("discard").textContent = v.discard_count;
+    $("totals").textContent = `deal ${v.deal_number} · to ${v.target}`;
+    const playable = new Set(legal("play").map(a => a.card));
+    $("hand").replaceChildren(...v.hand.map(code => {
+      const el = cardEl(code, false);
+      if (mine && playable.has(code)) { el.classList.add("playable"); el.setAttribute("aria-label", cardWords(code) + ", playable"); }
+      el.addEventListener("click", () => onCard(code));
+      return el;
+    }));
+    const draws = legal("draw").length, passes = legal("pass").length;
+    $("draw").disabled = !mine || !draws;
+    $("draw").textContent = v.draws_left === null || v.draws_left === undefined ? "Draw" : `Draw (${v.draws_left} left)`;
+    if (v.pending_draw) $("draw").textContent = `Take ${v.pending_draw} penalty cards`;
+    $("pass").disabled = !mine || !passes;
+    $("announce").hidden = !legal("announce").length;
+    const names = state.seats.map(s => s.name);
+    drawTurn();
+    $("log").replaceChildren(...v.history.map(entry => {
+      const who = names[entry.seat] ?? ("seat " + entry.seat);
+      return h("li", {}, entry.type === "play" ? `${who} played the ${cardWords(entry.card)}` + (entry.suit ? ` and declared ${SUITS[entry.suit][1]}` : "")
+        : entry.type === "draw" ? (entry.penalty ? `${who} took ${entry.count} penalty cards` : `${who} drew a card`)
+        : entry.type === "declare" ? `${who} declared ${SUITS[entry.suit][1]}` : entry.type === "penalty" ? `${who} drew ${entry.count} penalty cards`
+        : `${who} ${entry.type === "pass" ? "passed" : "announced a last card"}`);
+    }));
+    if (shownDeals === null) shownDeals = state.deals_finished;
+    if (state.deals_finished > shownDeals) { shownDeals = state.deals_finished; showScorecard(shownDeals); }
+  }
+
+  function ordinal(n) { return n === 1 ? "1st" : n === 2 ? "2nd" : n === 3 ? "3rd" : n + "th"; }
+  function drawTurn() {  // also every second, so the move clock counts down
+    if (!state) return;
+    const v = state.view, names = state.seats.map(s => s.name);
+    if (state.status !== "running") {
+      const me = state.seats[seat], totals = state.seats.map(s => `${s.name} ${v.totals[s.index]}`).join(" · ");
+      const place = me.place === 1 ? "You won!" : `You came ${ordinal(me.place ?? 0)} of ${state.seats.length}.`;
+      $("turn").replaceChildren(h("strong", {}, `The match is over. ${place}`), ` Final totals: ${totals}. `,
+        h("a", {href: `/matches/${matchId}/`}, "See the match and your rating change"), ".");
+    } else if (state.your_turn) {
+      const left = state.move_deadline ? Math.max(0, Math.round((new Date(state.move_deadline) - new Date()) / 1000)) : null;
+      $("turn").replaceChildren(h("strong", {}, "Your turn."),
+        ` ${v.drawn_card ? "You drew the " + cardWords(v.drawn_card) + ". " : ""}`,
+        ...(left !== null ? [h("span", {className: "muted small"}, `${left} s left on your clock`)] : []));
+    } else {
+      $("turn").textContent = `Waiting for ${names[v.to_play] ?? "…"}.`;
+    }
+  }
+  setInterval(drawTurn, 1000);
+  let lastKey = "";
+  async function refresh() {
+    try {
+      const r = await fetch(api, {credentials: "same-origin"});
+      if (!r.ok) return;
+      const next = await r.json(), key = JSON.stringify(next);
+      if (key === lastKey) return;  // nothing moved: keep the page (and the keyboard focus) as it is
+      lastKey = key; state = next; render();
+    } catch (e) { /* next poll */ }
+  }
+  refresh();
+  setInterval(() => { if (!busy) refresh(); }, 700);
+})();
