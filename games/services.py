@@ -17,7 +17,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from games import agents
@@ -280,14 +280,15 @@ def matches_stalled(*, now=None) -> list[int]:
 
 def matches_runnable(*, now=None) -> list[int]:
     """Ids of running matches a worker can play on now: not waiting for a person's move, with no live lease (none,
-    or an expired one: a worker that died), the longest without progress first. The zero-setup ladder loop
-    (``MATCH_WORKER = "ladder_loop"``) polls this instead of a task queue; people whose clock ran out are in
-    ``matches_clock_expired``."""
+    or an expired one: a worker that died). Matches with a person seated come first (someone is watching the bots
+    answer), then the longest without progress. The zero-setup ladder loop (``MATCH_WORKER = "ladder_loop"``) polls
+    this instead of a task queue; people whose clock ran out are in ``matches_clock_expired``."""
     now = now or timezone.now()
+    with_person = Exists(Seat.objects.filter(match=OuterRef("pk"), player__kind=Player.Kind.HUMAN))
     return list(
         Match.objects.filter(status=Match.Status.RUNNING, awaiting_human=False)
         .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
-        .order_by("last_progress_at", "pk").values_list("pk", flat=True)
+        .order_by(with_person.desc(), "last_progress_at", "pk").values_list("pk", flat=True)
     )
 
 

@@ -191,7 +191,7 @@ def test_a_person_plays_a_whole_match_over_the_api_while_the_ladder_plays_on(sta
         play = api.post("/api/ladders/demo/play/", json={"match_with": "bots"})
         assert play.status_code == 201, play.text
         match_id, seat = play.json()["match_id"], play.json()["seat"]
-        moves = 0
+        moves, waits, moved_at = 0, [], time.monotonic()
         deadline = time.monotonic() + 150
         while time.monotonic() < deadline:
             view = api.get(f"/api/matches/{match_id}/seats/{seat}/")
@@ -200,19 +200,23 @@ def test_a_person_plays_a_whole_match_over_the_api_while_the_ladder_plays_on(sta
             if body["status"] != "running":
                 break
             if not body["your_turn"]:
-                time.sleep(0.1)
+                time.sleep(0.05)
                 continue
+            waits.append(time.monotonic() - moved_at)  # from our last move to our turn again: the bots' answer
             move = api.post(f"/api/matches/{match_id}/seats/{seat}/actions/",
                             json={"ply": body["ply"], "action": _choose(body["legal_actions"])})
             assert move.status_code in (200, 409), move.text[:300]  # 409: the position moved on; look again
             moves += move.status_code == 200
+            moved_at = time.monotonic()
     took = time.monotonic() - started
+    waits.sort()
     _assert_no_5xx(stack, seen)
     assert body["status"] == "finished", f"the match did not finish in time ({moves} moves in {took:.0f} s)"
     assert body["deals_finished"] >= 1 and moves >= 10
     _assert_loop_alive(stack)
     assert stack.bot_matches_finished() > bots_before, "the ladder stopped finishing its own matches"
-    print(f"api: a whole match of {moves} moves in {took:.1f} s; {len(seen)} requests, none 5xx; "
+    print(f"api: a whole match of {moves} moves in {took:.1f} s; the bots' answer took {waits[len(waits) // 2]:.2f} s "
+          f"(median), {waits[len(waits) * 95 // 100]:.2f} s (p95); {len(seen)} requests, none 5xx; "
           f"{stack.bot_matches_finished() - bots_before} bot matches finished meanwhile")
 
 

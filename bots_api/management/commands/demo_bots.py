@@ -17,7 +17,8 @@ DEMO_BOTS = [("Example Alpha", 0, "heuristic"), ("Example Beta", 1, "greedy")]
 
 class Command(BaseCommand):
     help = ("Register the demo's example HTTP bots (examples/bot_server.py on 127.0.0.1, ports DEMO_BOT_PORT (default "
-            "8701) and the next one, secret from DEMO_BOT_SECRET), verify them and enter them on a ladder. The bot servers must be running.")
+            "8701) and the next one, secret from DEMO_BOT_SECRET), verify them and enter them on a ladder. The bot "
+            "servers must be running.")
 
     def add_arguments(self, parser):
         parser.add_argument("--ladder", default="demo", help="ladder slug (default demo)")
@@ -35,7 +36,8 @@ class Command(BaseCommand):
         owner, _ = get_user_model().objects.get_or_create(username="demo", defaults={"is_active": True})
         base_port = os.environ.get("DEMO_BOT_PORT", "8701")
         if not base_port.isdigit() or not 1 <= int(base_port) <= 65534:
-            raise CommandError(f"DEMO_BOT_PORT={base_port!r}: use a port from 1 to 65534 (the second bot takes the next)")
+            raise CommandError(f"DEMO_BOT_PORT={base_port!r}: use a port from 1 to 65534 (the second bot takes "
+                               "the next one)")
         for name, offset, _strategy in DEMO_BOTS:
             port = int(base_port) + offset
             url = f"http://127.0.0.1:{port}/"
