@@ -2,6 +2,7 @@
 
 import logging
 import signal
+import threading
 import time
 
 from django.conf import settings
@@ -66,7 +67,8 @@ class Command(BaseCommand):
         if not ladders.exists():
             raise CommandError("there is no active ladder: run `python manage.py demo_setup` first")
         in_process = settings.MATCH_WORKER == "ladder_loop" or settings.CELERY_TASK_ALWAYS_EAGER
-        previous = signal.signal(signal.SIGTERM, _stop)
+        in_main_thread = threading.current_thread() is threading.main_thread()  # signals can be set only there
+        previous = signal.signal(signal.SIGTERM, _stop) if in_main_thread else None
         try:
             if in_process:
                 finished = _Worker(self, ladders, matches, forever, interval, poll, timeout).run()
@@ -80,7 +82,8 @@ class Command(BaseCommand):
             self.stdout.write("ladder loop stopped")
             return
         finally:
-            signal.signal(signal.SIGTERM, previous)
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
         self.stdout.write(self.style.SUCCESS(f"{finished} match{'' if finished == 1 else 'es'} finished"))
 
     def _queue_loop(self, ladders, matches, forever, interval, timeout) -> int:
@@ -202,11 +205,13 @@ class _Worker:
             return outcome == "budget"
         if match_id in self.started:
             self.finished += 1
-            self.command.progress(match_id, self.finished, self.matches, self.forever)
+            self._guarded("report a finished match", self.command.progress, match_id=match_id,
+                          finished=self.finished, total=self.matches, forever=self.forever)
         elif match_id in self.left:
             self.command.stdout.write(f"resumed and finished match #{match_id}, left running by an earlier run")
         else:
-            self.command.progress(match_id, self.finished, self.matches, self.forever, note="finished")
+            self._guarded("report a finished match", self.command.progress, match_id=match_id,
+                          finished=self.finished, total=self.matches, forever=self.forever, note="finished")
         return True
 
     def _guarded(self, what: str, step, **kwargs):
