@@ -79,11 +79,17 @@ if DATABASE_URL:
         raise ImproperlyConfigured(f"DATABASE_URL={DATABASE_URL!r} is not a database URL ({exc}); use e.g. "
                                    "postgres://user@127.0.0.1:5432/eights") from None
 else:
+    # The zero-setup file is written by two processes at once (the web server and the ladder loop). WAL lets reads
+    # go on beside a writer; IMMEDIATE takes the write lock at BEGIN, so a transaction that read first never fails
+    # with "database is locked" when it comes to write (SQLite cannot wait there, only at BEGIN); `timeout` is the
+    # busy timeout (s) a writer waits for the lock (SQLITE_TIMEOUT_SECONDS). synchronous=NORMAL is safe in WAL (a
+    # power cut may lose the last commits, never the file).
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": VAR_DIR / "eights.sqlite3",
-            "OPTIONS": {"timeout": 20},
+            "OPTIONS": {"timeout": env_int("SQLITE_TIMEOUT_SECONDS", 20, 1, 600), "transaction_mode": "IMMEDIATE",
+                        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL"},
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -141,6 +147,10 @@ SPECTACULAR_SETTINGS = {
 # ---- Celery -------------------------------------------------------------------------------------------
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "")
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL  # zero-setup demo: tasks run in-process
+#: Who plays matches on. "celery": ``games.services.match_wake`` queues the match task (run in place when
+#: CELERY_TASK_ALWAYS_EAGER). "ladder_loop" (no broker, `make run`): the `ladder_run --forever` process is the one
+#: worker and polls for runnable matches, so no web request ever plays a match (bot calls included).
+MATCH_WORKER = "celery" if CELERY_BROKER_URL else "ladder_loop"
 if not CELERY_BROKER_URL:
     CELERY_BROKER_URL = "memory://localhost/"
 CELERY_TASK_EAGER_PROPAGATES = True

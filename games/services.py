@@ -17,7 +17,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from games import agents
@@ -77,7 +77,12 @@ def match_create(*, players: list[Player], ruleset: Ruleset, preset: str = "", s
 
 
 def match_wake(*, match_id: int) -> None:
-    """Queue the match task for ``match_id`` once the current transaction commits (at once outside one)."""
+    """Have the match played on: queue the match task for ``match_id`` once the current transaction commits (at once
+    outside one). With ``MATCH_WORKER = "ladder_loop"`` (no broker) it queues nothing: a match that is not waiting
+    for a person's move is runnable (``matches_runnable``) and the ladder loop process plays it within a poll, so
+    the web request that created the match or stored a person's move never plays bots' turns itself."""
+    if settings.MATCH_WORKER == "ladder_loop":
+        return
     from games.tasks import advance_match  # the task module imports this one
 
     advance_match.delay_on_commit(match_id)
@@ -148,7 +153,8 @@ def _advance_claimed(match_id: int, token: str, ply_budget: int | None) -> str:
         decision = agents.agent_for(player.kind)(player=player, match_id=match_id, seat=seat, view=view,
                                                  legal_actions=legal, state=state, seat_row=seat_row, match=match)
         if decision is None:
-            Match.objects.filter(pk=match_id).update(awaiting_human=True)
+            # only while the position is the one the agent saw: a person's move stored meanwhile keeps it runnable
+            Match.objects.filter(pk=match_id, ply_count=match.ply_count + stored).update(awaiting_human=True)
             return "waiting"
         think_ms = decision.think_ms or int((time.perf_counter() - started) * 1000)
         deal = state.deal
@@ -269,6 +275,20 @@ def matches_stalled(*, now=None) -> list[int]:
         Match.objects.filter(status=Match.Status.RUNNING, last_progress_at__lt=cutoff, awaiting_human=False)
         .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
         .values_list("pk", flat=True)
+    )
+
+
+def matches_runnable(*, now=None) -> list[int]:
+    """Ids of running matches a worker can play on now: not waiting for a person's move, with no live lease (none,
+    or an expired one: a worker that died). Matches with a person seated come first (someone is watching the bots
+    answer), then the longest without progress. The zero-setup ladder loop (``MATCH_WORKER = "ladder_loop"``) polls
+    this instead of a task queue; people whose clock ran out are in ``matches_clock_expired``."""
+    now = now or timezone.now()
+    with_person = Exists(Seat.objects.filter(match=OuterRef("pk"), player__kind=Player.Kind.HUMAN))
+    return list(
+        Match.objects.filter(status=Match.Status.RUNNING, awaiting_human=False)
+        .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
+        .order_by(with_person.desc(), "last_progress_at", "pk").values_list("pk", flat=True)
     )
 
 

@@ -11,13 +11,14 @@ from bots_api.models import Bot
 from bots_api.services import BotError, bot_enter_ladder, bot_register, bot_update, bot_verify
 from tournaments.models import Ladder
 
-#: (name, port, strategy): must match the bot processes in Procfile / Procfile.dev and bin/run
-DEMO_BOTS = [("Example Alpha", 8701, "heuristic"), ("Example Beta", 8702, "greedy")]
+#: (name, port offset from DEMO_BOT_PORT, strategy): must match the bot processes in Procfile / Procfile.dev and bin/run
+DEMO_BOTS = [("Example Alpha", 0, "heuristic"), ("Example Beta", 1, "greedy")]
 
 
 class Command(BaseCommand):
-    help = ("Register the demo's example HTTP bots (examples/bot_server.py on 127.0.0.1:8701 and :8702, secret "
-            "from DEMO_BOT_SECRET), verify them and enter them on a ladder. The bot servers must be running.")
+    help = ("Register the demo's example HTTP bots (examples/bot_server.py on 127.0.0.1, ports DEMO_BOT_PORT (default "
+            "8701) and the next one, secret from DEMO_BOT_SECRET), verify them and enter them on a ladder. The bot "
+            "servers must be running.")
 
     def add_arguments(self, parser):
         parser.add_argument("--ladder", default="demo", help="ladder slug (default demo)")
@@ -33,7 +34,12 @@ class Command(BaseCommand):
             raise CommandError(f"no ladder {ladder!r}: run `manage.py demo_setup` first")
         secret = os.environ.get("DEMO_BOT_SECRET", "demo-secret-not-for-production")
         owner, _ = get_user_model().objects.get_or_create(username="demo", defaults={"is_active": True})
-        for name, port, _strategy in DEMO_BOTS:
+        base_port = os.environ.get("DEMO_BOT_PORT", "8701")
+        if not base_port.isdigit() or not 1 <= int(base_port) <= 65534:
+            raise CommandError(f"DEMO_BOT_PORT={base_port!r}: use a port from 1 to 65534 (the second bot takes "
+                               "the next one)")
+        for name, offset, _strategy in DEMO_BOTS:
+            port = int(base_port) + offset
             url = f"http://127.0.0.1:{port}/"
             bot = Bot.objects.filter(player__name=name).first()
             try:
