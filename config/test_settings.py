@@ -13,6 +13,10 @@ os.environ["CACHE_KEY_PREFIX"] = os.environ.get("TEST_CACHE_KEY_PREFIX", f"test{
 
 from config.settings import *  # noqa: E402,F403
 
+# read now; a process a test starts (e.g. the zero-setup configuration) must not inherit this run's cache
+os.environ.pop("CACHE_URL", None)
+os.environ.pop("CACHE_KEY_PREFIX", None)
+
 DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 BOTS_ALLOW_LOOPBACK = True  # the tests' bot servers listen on 127.0.0.1

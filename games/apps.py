@@ -3,8 +3,8 @@ from django.db.models.signals import post_migrate
 
 
 def _create_cache_table(using: str = "default", **kwargs) -> None:
-    """Every `migrate` also creates the database cache's table when CACHES uses one (settings, "Limits"), so the
-    zero-setup path needs no extra step; a Redis cache makes this a no-op."""
+    """Every `migrate` also creates the database cache's table when CACHES uses one (CACHE_URL=db, the default with
+    PostgreSQL and no Redis: settings, "Limits"), so no deployment needs an extra step; otherwise a no-op."""
     from django.core.management import call_command
 
     call_command("createcachetable", database=using, verbosity=0)
