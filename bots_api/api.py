@@ -18,7 +18,6 @@ from rest_framework.exceptions import APIException, NotFound, Throttled
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
-from rest_framework.throttling import AnonRateThrottle, ScopedRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
 from bots_api import selectors
@@ -28,6 +27,7 @@ from bots_api.serializers import (BotOutput, BotWithSecretOutput, ErrorOutput, H
 from bots_api.services import (BotError, bot_delete, bot_enter_ladder, bot_leave_ladder, bot_register,
                                bot_rotate_secret, bot_update, bot_verify)
 from games.accounts import login_failures_forget, login_locked_detail, login_retry_after
+from games.limits import AnonRateThrottle, ScopedRateThrottle, UserRateThrottle
 
 #: BotError codes that mean "not in this state" (409); any other code is bad input (400).
 CONFLICT_CODES = frozenset({"name_taken", "suspended", "disabled", "not_verified", "ladder_closed", "verify_failed"})

@@ -123,8 +123,8 @@ REST_FRAMEWORK = {
     ],
     # Counted in the shared cache (CACHES, "Limits" below); a 429 keeps {"error", "detail"}.
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
+        "games.limits.AnonRateThrottle",  # DRF's, counting by games.limits.client_address
+        "games.limits.UserRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {"anon": "30/min", "user": "120/min", "bot_verify": "12/min",
                                "seat_view": "600/min", "seat_action": "300/min", "signup": "10/hour"},
@@ -206,7 +206,8 @@ else:
 
 #: How many reverse proxies in front of the app append to X-Forwarded-For. 0 (the default): the header is ignored
 #: and the connection's address (REMOTE_ADDR) is the client, so a forged header buys no new limits. With N, the
-#: N-th address from the right is the client. One rule for DRF's throttles, sign-up and django-axes.
+#: N-th address from the right is the client. One rule for every limit (games.limits.client_address; an IPv6
+#: address counts as its /64).
 NUM_PROXIES = env_int("NUM_PROXIES", 0, 0, 10)
 REST_FRAMEWORK["NUM_PROXIES"] = NUM_PROXIES
 
@@ -224,7 +225,7 @@ AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each on its own: per acc
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # "try again in N s" holds: refused tries do not extend it
 AXES_RESET_ON_SUCCESS = True
 AXES_HANDLER = "games.accounts.LoginAttemptHandler"
-AXES_CLIENT_IP_CALLABLE = "games.accounts.client_address"
+AXES_CLIENT_IP_CALLABLE = "games.limits.client_address"
 AXES_LOCKOUT_CALLABLE = "games.accounts.login_locked_response"
 AXES_DISABLE_ACCESS_LOG = True  # failures only: no table row per successful login
 AXES_VERBOSE = False

@@ -1,9 +1,9 @@
-"""Accounts: sign-up (Django's own user creation form; the new person is logged in and sent on), the client's
-address every limit counts by, and the failed-login limits (django-axes) shared by the login page, the admin
+"""Accounts: sign-up (Django's own user creation form; the new person is logged in and sent on) and the
+failed-login limits (django-axes) shared by the login page, the admin
 login and the token endpoint.
 
 Failed logins: ``settings.AXES_FAILURE_LIMIT`` failures against one account (from any addresses) or from one
-address (against any accounts) lock that account or address until ``settings.AXES_COOLOFF_TIME`` has passed since
+address (``games.limits.client_address``, against any accounts) lock that account or address until ``settings.AXES_COOLOFF_TIME`` has passed since
 the failures that reached the limit. A locked login is refused even with the right password: the page answers
 429 with the message on the login form, the API ``{"error": "throttled", "detail": ...}``, both with Retry-After.
 """
@@ -22,16 +22,9 @@ from django.shortcuts import redirect, render
 from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
-from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
+from rest_framework.throttling import SimpleRateThrottle
 
-
-def client_address(request) -> str:
-    """The client's address as every limit counts it (DRF's rule, ``REST_FRAMEWORK["NUM_PROXIES"]``): the
-    connection's address, or with N trusted proxies the N-th X-Forwarded-For entry from the right.
-
-    ``request``: Django's or DRF's request. Also django-axes' ``AXES_CLIENT_IP_CALLABLE``.
-    """
-    return BaseThrottle().get_ident(request)
+from games.limits import client_address
 
 
 class LoginAttemptHandler(AxesDatabaseHandler):
@@ -103,12 +96,12 @@ def login_locked_response(request: HttpRequest, original_response=None, credenti
 
 
 class SignupThrottle(SimpleRateThrottle):
-    """DRF's throttle, per client address: ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["signup"]``."""
+    """DRF's throttle, per ``client_address``: ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["signup"]``."""
 
     scope = "signup"
 
     def get_cache_key(self, request, view):
-        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+        return self.cache_format % {"scope": self.scope, "ident": client_address(request)}
 
 
 def signup(request):

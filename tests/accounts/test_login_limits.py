@@ -85,6 +85,12 @@ def test_a_forged_x_forwarded_for_does_not_escape_the_address_limit(ada):
                                       REMOTE_ADDR="198.51.100.9", HTTP_X_FORWARDED_FOR="203.0.113.99"))
 
 
+def test_rotating_ipv6_addresses_within_one_64_prefix_are_one_address(ada):
+    answers = [_token(f"user{i}", "guess", f"2001:db8:1:2::{i + 1:x}") for i in range(LIMIT)]
+    _assert_api_locked(answers[-1])
+    assert _token("ada", PASSWORD, "2001:db8:1:3::1").status_code == 200
+
+
 def test_token_endpoint_locks_an_account_tried_from_many_addresses(ada):
     answers = [_token("ada", f"wrong-{i}", f"198.51.100.{i}") for i in range(LIMIT)]
     assert [r.status_code for r in answers[:-1]] == [400] * (LIMIT - 1)

@@ -47,6 +47,16 @@ def test_rotating_x_forwarded_for_does_not_escape_the_signup_limit(client):
 
 
 @pytest.mark.django_db
+def test_rotating_ipv6_addresses_within_one_64_prefix_share_one_budget():
+    """One IPv6 network (a /64) is one client: a host picks any of its 2**64 addresses at no cost."""
+    client = APIClient()
+    codes = [_token_post(client, REMOTE_ADDR=f"2001:db8:1:2::{i:x}") for i in range(ANON_PER_MINUTE + 1)]
+    assert codes[-1] == 429 and codes[:-1] == [400] * ANON_PER_MINUTE
+    assert _token_post(client, REMOTE_ADDR="2001:db8:1:3::1") == 400  # the next /64 is someone else
+    assert _token_post(client, REMOTE_ADDR="192.0.2.1") == 400
+
+
+@pytest.mark.django_db
 def test_behind_one_configured_proxy_the_address_the_proxy_saw_is_the_client(settings):
     """NUM_PROXIES=1: the right-most X-Forwarded-For entry (added by our proxy) counts; a forged left part does not."""
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
@@ -56,6 +66,21 @@ def test_behind_one_configured_proxy_the_address_the_proxy_saw_is_the_client(set
     assert codes[-1] == 429 and codes[:-1] == [400] * ANON_PER_MINUTE
     # another client behind the same proxy has its own budget
     assert _token_post(client, REMOTE_ADDR="10.0.0.1", HTTP_X_FORWARDED_FOR="198.51.100.8") == 400
+
+
+@pytest.mark.parametrize("meta, num_proxies, client", [
+    ({"REMOTE_ADDR": "192.0.2.1", "HTTP_X_FORWARDED_FOR": "203.0.113.9"}, 0, "192.0.2.1"),
+    ({"REMOTE_ADDR": "10.0.0.1", "HTTP_X_FORWARDED_FOR": "203.0.113.9, 198.51.100.7"}, 1, "198.51.100.7"),
+    ({"REMOTE_ADDR": "10.0.0.1", "HTTP_X_FORWARDED_FOR": "203.0.113.9, 198.51.100.7"}, 2, "203.0.113.9"),
+    ({"REMOTE_ADDR": "10.0.0.1"}, 1, "10.0.0.1"),  # no header: the connection
+    ({"REMOTE_ADDR": "2001:db8:1:2:aaaa:bbbb:cccc:dddd"}, 0, "2001:db8:1:2::"),
+    ({"REMOTE_ADDR": "::ffff:192.0.2.1"}, 0, "192.0.2.1"),
+])
+def test_client_address(settings, rf, meta, num_proxies, client):
+    from games.limits import client_address
+
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": num_proxies}
+    assert client_address(rf.get("/", **meta)) == client
 
 
 def _free_port() -> int:
