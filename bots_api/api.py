@@ -14,11 +14,10 @@ from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.authtoken.models import Token
-from rest_framework.exceptions import APIException, NotFound
+from rest_framework.exceptions import APIException, NotFound, Throttled
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
-from rest_framework.throttling import AnonRateThrottle, ScopedRateThrottle, UserRateThrottle
 from rest_framework.views import APIView
 
 from bots_api import selectors
@@ -27,6 +26,8 @@ from bots_api.serializers import (BotOutput, BotWithSecretOutput, ErrorOutput, H
                                   MatchOutput, PlayerProfileOutput)
 from bots_api.services import (BotError, bot_delete, bot_enter_ladder, bot_leave_ladder, bot_register,
                                bot_rotate_secret, bot_update, bot_verify)
+from games.accounts import login_failures_forget, login_locked_detail, login_retry_after
+from games.limits import AnonRateThrottle, ScopedRateThrottle, UserRateThrottle
 
 #: BotError codes that mean "not in this state" (409); any other code is bad input (400).
 CONFLICT_CODES = frozenset({"name_taken", "suspended", "disabled", "not_verified", "ladder_closed", "verify_failed"})
@@ -53,6 +54,16 @@ class BadCredentials(APIException):
     default_detail = "wrong user name or password"
 
 
+class LoginLocked(Throttled):
+    """Too many failed logins for the account or from the address (``games.accounts``): 429 with Retry-After."""
+
+    says_which_limit = True  # config.api.exception_handler adds nothing to the detail
+
+    def __init__(self, *, wait: int, detail: str) -> None:
+        super().__init__(detail=detail)
+        self.wait = wait  # DRF's handler turns it into Retry-After
+
+
 class BotsApi(APIView):
     """Base of these views: ``BotError`` answered as 400/409, and Django's ``Http404`` as DRF's ``NotFound``
     before the error handler sees it (it reads the code from the exception: ``not_found``, not ``error``)."""
@@ -75,7 +86,8 @@ class OwnerApi(BotsApi):
 
 
 class TokenCreateApi(BotsApi):
-    """Trade a user name and password for the API token (the same token every time until it is deleted)."""
+    """Trade a user name and password for the API token (the same token every time until it is deleted).
+    Failed tries count with the login page's (``games.accounts``): past the limit the answer is 429."""
 
     authentication_classes: list = []
     permission_classes = [AllowAny]
@@ -96,7 +108,11 @@ class TokenCreateApi(BotsApi):
         data.is_valid(raise_exception=True)
         user = authenticate(request=request, **data.validated_data)
         if user is None:
+            if getattr(request, "axes_locked_out", False):  # set by django-axes on this request
+                wait = login_retry_after(request=request, credentials={"username": data.validated_data["username"]})
+                raise LoginLocked(wait=wait, detail=login_locked_detail(request=request, wait=wait))
             raise BadCredentials()
+        login_failures_forget(username=user.get_username())
         token, _created = Token.objects.get_or_create(user=user)
         return Response(self.Output({"token": token.key}).data)
 

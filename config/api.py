@@ -18,7 +18,7 @@ def exception_handler(exc, context):
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
-    if isinstance(exc, exceptions.Throttled):  # say which limit was hit
+    if isinstance(exc, exceptions.Throttled) and not getattr(exc, "says_which_limit", False):  # say which limit
         view = context.get("view")
         rates = [f"{getattr(t, 'rate', '?')} ({getattr(t, 'scope', type(t).__name__)})"
                  for t in (view.get_throttles() if view is not None else []) if getattr(t, "rate", None)]

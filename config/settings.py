@@ -127,10 +127,10 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.TokenAuthentication",  # first: anonymous callers get 401, not 403
         "rest_framework.authentication.SessionAuthentication",
     ],
-    # Counted in the default cache (per process unless CACHES says otherwise); a 429 keeps {"error", "detail"}.
+    # Counted in the shared cache (CACHES, "Limits" below); a 429 keeps {"error", "detail"}.
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
+        "games.limits.AnonRateThrottle",  # DRF's, counting by games.limits.client_address
+        "games.limits.UserRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {"anon": "30/min", "user": "120/min", "bot_verify": "12/min",
                                "seat_view": "600/min", "seat_action": "300/min", "signup": "10/hour"},
@@ -215,3 +215,51 @@ CONTENT_SECURITY_POLICY = {
     },
 }
 # ---- end of the Content-Security-Policy block -----------------------------------------------------------
+# ---- Limits (issue 8): one shared cache for the counts, the client's address, failed logins ------------------
+# Kept in one block: CACHES, REST_FRAMEWORK["NUM_PROXIES"], django-axes (app, middleware, backend, AXES_*).
+
+#: The cache every process shares (throttle counts live there): a Redis URL; "db" for Django's database cache
+#: (table "eights_cache", created by every `migrate`); "file" for files in var/cache (one machine only). Default:
+#: the broker when it is Redis, else "db" with DATABASE_URL, else (the zero-setup SQLite path) "file": a count in
+#: SQLite would make every API request a write transaction (~9 ms, and one more writer to wait for).
+_BROKER = env_str("CELERY_BROKER_URL", "")
+CACHE_URL = env_str("CACHE_URL", "") or (
+    _BROKER if _BROKER.startswith(("redis://", "rediss://")) else "db" if DATABASE_URL else "file")
+if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL,
+                          "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "eights")}}
+elif CACHE_URL == "db":
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "eights_cache",
+                          "OPTIONS": {"MAX_ENTRIES": 100_000}}}
+elif CACHE_URL == "file":
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+                          "LOCATION": VAR_DIR / "cache", "OPTIONS": {"MAX_ENTRIES": 100_000}}}
+else:
+    raise ImproperlyConfigured(f"CACHE_URL={CACHE_URL!r}: use a Redis URL (redis://host:6379/1), db or file")
+
+#: How many reverse proxies in front of the app append to X-Forwarded-For. 0 (the default): the header is ignored
+#: and the connection's address (REMOTE_ADDR) is the client, so a forged header buys no new limits. With N, the
+#: N-th address from the right is the client. One rule for every limit (games.limits.client_address; an IPv6
+#: address counts as its /64).
+NUM_PROXIES = env_int("NUM_PROXIES", 0, 0, 10)
+REST_FRAMEWORK["NUM_PROXIES"] = NUM_PROXIES
+
+# Failed logins (django-axes): the login page, the admin login and POST /api/auth/token/ all go through
+# authenticate(). LOGIN_FAILURE_LIMIT failures against one account (from any address) or from one address (against
+# any accounts) within LOGIN_COOLOFF_SECONDS lock that account or address until the cool-off has passed since the
+# failures; a locked login is refused even with the right password (429, Retry-After). A successful login forgets
+# the failures against that account (games.accounts.LoginAttemptHandler).
+INSTALLED_APPS += ["axes"]
+MIDDLEWARE += ["axes.middleware.AxesMiddleware"]  # last: turns a locked page login into the 429 page
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10, 1, 10000)
+AXES_COOLOFF_TIME = timedelta(seconds=env_int("LOGIN_COOLOFF_SECONDS", 900, 1, 30 * 86400))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each on its own: per account, per address
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # "try again in N s" holds: refused tries do not extend it
+AXES_RESET_ON_SUCCESS = True
+AXES_HANDLER = "games.accounts.LoginAttemptHandler"
+AXES_CLIENT_IP_CALLABLE = "games.limits.client_address"
+AXES_LOCKOUT_CALLABLE = "games.accounts.login_locked_response"
+AXES_DISABLE_ACCESS_LOG = True  # failures only: no table row per successful login
+AXES_VERBOSE = False
+# ---- end of Limits ---------------------------------------------------------------------------------------------

@@ -5,10 +5,10 @@ import pytest
 
 @pytest.fixture(autouse=True)
 def _fresh_throttles():
-    """API throttle counters live in the cache: start every test with none."""
-    from django.core.cache import cache
+    """API throttle counters live in the cache: start every test with none (of this run's; see run_cache)."""
+    from run_cache import clear_this_runs_cache
 
-    cache.clear()
+    clear_this_runs_cache()
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ from http.server import ThreadingHTTPServer
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -21,14 +20,15 @@ from examples.bot_server import make_handler
 from games.engine import Ruleset
 from games.models import Deal, Move
 from games.services import match_advance, match_create
+from run_cache import clear_this_runs_cache
 from tournaments.models import LadderEntry
 
 
 @pytest.fixture(autouse=True)
 def _fresh_throttle_counts():
-    cache.clear()  # throttles count in the cache, which outlives a test
+    clear_this_runs_cache()  # throttles count in the cache, which outlives a test
     yield
-    cache.clear()
+    clear_this_runs_cache()
 
 
 @pytest.fixture
