@@ -86,3 +86,22 @@ def _resolves(path: str) -> bool:
 
 def _json_error(status_code: int, detail: str):
     return JsonResponse({"error": _STATUS_CODES.get(status_code, "error"), "detail": detail}, status=status_code)
+
+
+def schema_refuse_nul(result, generator, request, public):
+    """drf-spectacular postprocessing hook: every free text of a request body (fields and list items) says it
+    takes no NUL character (DRF refuses "\\x00" in any CharField, and PostgreSQL could not store it), as a
+    ``pattern``."""
+
+    def walk(node: dict) -> None:
+        if node.get("type") == "string" and not ({"enum", "format", "pattern", "$ref"} & set(node)):
+            node["pattern"] = "^[^\\u0000]*$"
+        for child in node.get("properties", {}).values():
+            walk(child)
+        if isinstance(node.get("items"), dict):
+            walk(node["items"])
+
+    for name, component in result.get("components", {}).get("schemas", {}).items():
+        if name.endswith("Request"):
+            walk(component)
+    return result
