@@ -112,7 +112,8 @@ class SeatActionApi(APIView):
     @extend_schema_serializer(component_name="Move")  # nested names must be unique in the schema
     class InputSerializer(serializers.Serializer):
         ply = serializers.IntegerField(min_value=0, help_text="the `ply` of the view this move answers")
-        action = ActionField(help_text='one of the view\'s legal_actions, e.g. {"type": "play", "card": "8H", "suit": "S"}')
+        action = ActionField(help_text="one of the view's legal_actions, e.g. "
+                                       '{"type": "play", "card": "8H", "suit": "S"}')
 
     @extend_schema(summary="Make a move", request=InputSerializer, responses={
         200: inline_serializer("MoveStored", {"stored": serializers.BooleanField(), "ply": serializers.IntegerField(),

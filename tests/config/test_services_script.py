@@ -65,7 +65,8 @@ def test_client_tools_without_servers_say_to_install_the_servers(tmp_path):
 def test_installed_services_that_are_down_are_started(tmp_path):
     result = _run(tmp_path, DOWN)
     assert result.returncode == 0, result.stderr
-    assert "starting PostgreSQL 15/main on port 5999" in result.stdout and "starting Redis on port 6999" in result.stdout
+    assert "starting PostgreSQL 15/main on port 5999" in result.stdout
+    assert "starting Redis on port 6999" in result.stdout
     assert (tmp_path / "pg_ctlcluster.args").read_text().split() == ["--skip-systemctl-redirect", "15", "main",
                                                                      "start"]
     assert "--port 6999" in (tmp_path / "redis-server.args").read_text()
