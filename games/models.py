@@ -18,7 +18,7 @@ class Player(models.Model):
         HOUSE = "house", "house bot"
 
     name = models.CharField(max_length=60, unique=True)
-    name_skeleton = models.CharField(max_length=240, db_index=True, editable=False, default="",
+    name_skeleton = models.TextField(db_index=True, editable=False, default="",
                                      help_text="games.names.name_skeleton(name): look-alike names share it")
     kind = models.CharField(max_length=10, choices=Kind.choices)
     strategy = models.CharField(max_length=30, blank=True, help_text="house strategy name (house bots only)")

@@ -22,7 +22,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='player',
             name='name_skeleton',
-            field=models.CharField(db_index=True, default='', editable=False, help_text='games.names.name_skeleton(name): look-alike names share it', max_length=240),
+            field=models.TextField(db_index=True, default='', editable=False, help_text='games.names.name_skeleton(name): look-alike names share it'),
         ),
         migrations.RunPython(fill_skeletons, migrations.RunPython.noop),
     ]
