@@ -86,3 +86,13 @@ def test_registering_a_bot_on_a_6to4_address_of_a_private_network_is_refused(mon
     assert body["error"] == "invalid_endpoint"
     assert "2002:c0a8:101::1, which is a 6to4 address of 192.168.1.1, a private address" in body["detail"]
     assert not Bot.objects.exists()
+
+
+def test_a_name_resolving_to_a_6to4_address_of_loopback_is_never_connected_to(monkeypatch, settings):
+    from bots_api.client import BotFault, post_json
+
+    settings.BOTS_ALLOW_LOOPBACK = False
+    _resolving(monkeypatch, "inside.example.net", "2002:7f00:1::1")
+    with pytest.raises(BotFault) as fault:
+        post_json("http://inside.example.net/bot", "s3cret", {"protocol": 1, "type": "ping"}, 500)
+    assert fault.value.kind == "address" and "6to4 address of 127.0.0.1, a loopback address" in fault.value.cause
