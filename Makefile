@@ -19,8 +19,9 @@ install: $(STAMP)
 run: install
 	VENV=$(VENV) bash bin/run
 
-## The test suite: needs PostgreSQL and Redis on 127.0.0.1 (see README.md)
+## The test suite: starts PostgreSQL and Redis when installed and down, says what to install when missing (bin/services)
 test: install
+	bash bin/services
 	$(PY) -m pytest
 	$(VENV)/bin/lint-imports
 

@@ -29,16 +29,48 @@ from bots_api.protocol import FAULT_KINDS, BotFault  # noqa: F401 (re-exported: 
 _BLOCKED_PREFIX = "blocked address"
 
 
+#: NAT64's well-known prefix (RFC 6052): the last 32 bits are the IPv4 address a NAT64 gateway would reach
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+#: IPv4-compatible IPv6 (RFC 4291, deprecated but still parsed): ::a.b.c.d, except :: and ::1 themselves
+_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+
+
+def _embedded_ipv4(addr: ipaddress.IPv6Address) -> list[tuple[str, ipaddress.IPv4Address]]:
+    """The IPv4 addresses an IPv6 transition address leads to, each with the form's name: IPv4-mapped,
+    IPv4-compatible, NAT64 (64:ff9b::/96), 6to4 (2002::/16) and Teredo (2001::/32: its server and its client)."""
+    if addr.ipv4_mapped:
+        return [("an IPv4-mapped address", addr.ipv4_mapped)]
+    if addr in _NAT64:
+        return [("a NAT64 address", ipaddress.IPv4Address(int(addr) & 0xFFFFFFFF))]
+    if addr in _IPV4_COMPATIBLE and int(addr) > 1:
+        return [("an IPv4-compatible address", ipaddress.IPv4Address(int(addr) & 0xFFFFFFFF))]
+    if addr.sixtofour:
+        return [("a 6to4 address", addr.sixtofour)]
+    if addr.teredo:
+        server, client = addr.teredo
+        return [("a Teredo address", client), ("a Teredo address (server)", server)]
+    return []
+
+
 def address_problem(ip: str) -> str | None:
-    """Why ``ip`` may not be called (None when it may): private, loopback (unless allowed), link-local, ..."""
+    """Why ``ip`` may not be called, as words that follow "which is" (None when it may be called): "a private
+    address", "a loopback address" (unless ``BOTS_ALLOW_LOOPBACK``), "not a public address", ... An IPv6
+    transition address (6to4, Teredo, NAT64, IPv4-mapped or -compatible) is judged by the IPv4 address it
+    leads to: "a 6to4 address of 10.0.0.1, a private address"."""
     addr = ipaddress.ip_address(ip.split("%", 1)[0])
-    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped:
-        addr = addr.ipv4_mapped
+    if isinstance(addr, ipaddress.IPv6Address):
+        for form, inner in _embedded_ipv4(addr):
+            problem = address_problem(str(inner))
+            if problem:
+                return f"{form} of {inner}, {problem}"
+        if addr.ipv4_mapped or addr in _NAT64 or (addr in _IPV4_COMPATIBLE and int(addr) > 1):
+            return None  # wholly judged by the IPv4 address it carries
     if addr.is_loopback:
-        return None if settings.BOTS_ALLOW_LOOPBACK else "loopback"
-    for word in ("link_local", "multicast", "private", "reserved", "unspecified"):
+        return None if settings.BOTS_ALLOW_LOOPBACK else "a loopback address"
+    for word, article in (("unspecified", "an"), ("link_local", "a"), ("multicast", "a"), ("reserved", "a"),
+                          ("private", "a")):  # most specific first: Python counts 0.0.0.0 and 240/4 as private too
         if getattr(addr, f"is_{word}"):
-            return word.replace("_", "-")
+            return f"{article} {word.replace('_', '-')} address"
     if not addr.is_global:
         return "not a public address"
     return None
@@ -82,7 +114,7 @@ def check_endpoint_url(url: object) -> str:
     for ip in addresses:
         problem = address_problem(ip)
         if problem:
-            raise ValueError(f"the host {parts.hostname!r} resolves to {ip}, a {problem} address: bots must be "
+            raise ValueError(f"the host {parts.hostname!r} resolves to {ip}, which is {problem}: bots must be "
                              "reachable on a public address")
     return url
 
@@ -99,7 +131,7 @@ class GuardedBackend(TrackingBackend):
         for ip in addresses:
             problem = address_problem(ip)
             if problem:
-                refused.append(f"{ip} ({problem})")
+                refused.append(f"{ip} ({problem})")  # e.g. "10.0.0.1 (a private address)"
                 continue
             return super()._connect(ip, port, timeout, local_address, socket_options)
         raise httpcore.ConnectError(f"{_BLOCKED_PREFIX}: {host} resolves only to {', '.join(refused)}")

@@ -10,12 +10,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-
-class ErrorOutput(serializers.Serializer):
-    """Every API error: a code for programs and words for people."""
-
-    error = serializers.CharField(help_text="a short code, e.g. name_taken, invalid_endpoint, not_found")
-    detail = serializers.JSONField(help_text="what is wrong (a message; field errors as {field: [messages]})")
+from games.api import ErrorOutput  # noqa: F401 (the one error shape of the whole API lives in the lowest layer)
 
 
 class LadderEntryOutput(serializers.Serializer):

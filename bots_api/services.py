@@ -15,6 +15,7 @@ from bots_api.client import BotFault, check_endpoint_url, post_json
 from bots_api.models import Bot
 from bots_api.protocol import match_end_body, ping_body, schema_errors
 from games.models import Match, Player
+from games.names import NameRefused, player_name_check
 from tournaments.models import Ladder, LadderEntry
 from tournaments.services import ladder_entry_create
 
@@ -36,19 +37,12 @@ def _new_secret() -> str:
 
 
 def _check_name(name: object, exclude_player: int | None = None) -> str:
-    """A bot name: 2 to 40 printable characters (no control or direction-override characters), unique ignoring
-    case, so that no bot can pass for another on a leaderboard."""
-    if not isinstance(name, str) or not 2 <= len(name.strip()) <= 40:
-        raise BotError("invalid_name", "a bot name is 2 to 40 characters")
-    name = name.strip()
-    if any(unicodedata.category(ch).startswith("C") for ch in name):
-        raise BotError("invalid_name", "a bot name may not contain control, format or direction characters")
-    taken = Player.objects.filter(name__iexact=name)
-    if exclude_player is not None:
-        taken = taken.exclude(pk=exclude_player)
-    if taken.exists():
-        raise BotError("name_taken", f"the name {name!r} is taken (names are compared ignoring case): choose another")
-    return name
+    """A bot name: ``games.names.player_name_check`` (2 to 40 characters, normalised, no invisible or control
+    characters, not a look-alike of another player's name), its refusal as a ``BotError``."""
+    try:
+        return player_name_check(name=name, exclude_player_id=exclude_player)
+    except NameRefused as exc:
+        raise BotError(exc.code, exc.detail) from None
 
 
 def _printable(text: object, limit: int = 100) -> str:

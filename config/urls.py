@@ -1,6 +1,4 @@
 from django.contrib import admin
-from django.http import JsonResponse
-from django.views.defaults import page_not_found
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
@@ -39,12 +37,3 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
 ]
 
-
-def _not_found(request, exception=None):
-    """404s under /api/ keep the API's error shape; pages get Django's page."""
-    if request.path.startswith("/api/"):
-        return JsonResponse({"error": "not_found", "detail": f"no API endpoint at {request.path}"}, status=404)
-    return page_not_found(request, exception)
-
-
-handler404 = _not_found

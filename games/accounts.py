@@ -17,6 +17,7 @@ from axes.helpers import get_client_parameters, get_client_username, get_cool_of
 from axes.models import AccessAttempt
 from django.contrib.auth import login
 from django.contrib.auth.forms import UserCreationForm
+from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template.response import TemplateResponse
@@ -25,6 +26,8 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from rest_framework.throttling import SimpleRateThrottle
 
 from games.limits import client_address
+from games.names import NameRefused, player_name_check
+from games.services import player_for_user
 
 
 class LoginAttemptHandler(AxesDatabaseHandler):
@@ -104,6 +107,20 @@ class SignupThrottle(SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": client_address(request)}
 
 
+class SignupForm(UserCreationForm):
+    """Django's form, and the user name must make a player name no one can mistake for another's
+    (``games.names.player_name_check``: no invisible characters, no look-alike of a taken name)."""
+
+    def clean_username(self):
+        username = super().clean_username()
+        if username:
+            try:
+                player_name_check(name=username, max_length=50)
+            except NameRefused as exc:
+                raise ValidationError(exc.detail.replace("the name", "the user name", 1), code=exc.code) from None
+        return username
+
+
 def signup(request):
     if request.method == "POST":
         throttle = SignupThrottle()
@@ -116,9 +133,10 @@ def signup(request):
     next_url = request.POST.get("next") or request.GET.get("next") or "/"
     if not url_has_allowed_host_and_scheme(next_url, allowed_hosts={request.get_host()}):
         next_url = "/"
-    form = UserCreationForm(request.POST or None)
+    form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
+        player_for_user(user=user)  # the name is taken from now on (checked by the form)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect(next_url)
     return render(request, "registration/signup.html", {"form": form, "next": next_url})

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import (OpenApiResponse, extend_schema, extend_schema_field, extend_schema_serializer,
+                                   inline_serializer)
 from rest_framework import serializers, status
 from rest_framework.exceptions import APIException, NotFound, PermissionDenied
 from rest_framework.permissions import IsAuthenticated
@@ -19,11 +20,32 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import services
-from games.engine import IllegalAction
+from games.engine import PRESETS, IllegalAction
 from games.engine.cards import HOLLYWOOD_VALUES, STANDARD_VALUES, parse_card
 from games.limits import ScopedRateThrottle
 from games.models import Match
 from games.selectors import match_state
+
+
+class ErrorOutput(serializers.Serializer):
+    """Every API error: a code for programs and words for people (``config.api.exception_handler``)."""
+
+    error = serializers.CharField(help_text="a short code, e.g. name_taken, invalid_endpoint, not_found")
+    detail = serializers.JSONField(help_text="what is wrong (a message; field errors as {field: [messages]})")
+
+
+def _err(description: str) -> OpenApiResponse:
+    return OpenApiResponse(ErrorOutput, description=description)
+
+
+#: the answers every seat endpoint may give besides its own
+SEAT_ERRORS = {401: _err("not logged in (token or session)"), 403: _err("not your seat"),
+               404: _err("no such match or seat"), 429: _err("too many requests: see Retry-After")}
+
+
+@extend_schema_field({"type": "object", "additionalProperties": True})
+class ActionField(serializers.JSONField):
+    """An action: a JSON object (bot protocol v1's action vocabulary); the engine judges it, not the serializer."""
 
 
 class IllegalActionError(APIException):
@@ -34,6 +56,11 @@ class IllegalActionError(APIException):
 class StalePlyError(APIException):
     status_code = status.HTTP_409_CONFLICT
     default_code = "stale_ply"
+
+
+class InvalidMatchError(APIException):
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_code = "invalid_match"
 
 
 class BusyError(APIException):
@@ -56,11 +83,12 @@ class SeatViewApi(APIView):
     throttle_classes = [ScopedRateThrottle]  # a table polls: its own, larger budget (REST_FRAMEWORK rates)
     throttle_scope = "seat_view"
 
-    @extend_schema(summary="Your seat's view", responses=inline_serializer("SeatView", {
+    @extend_schema(summary="Your seat's view", responses={200: inline_serializer("SeatView", {
         "match_id": serializers.IntegerField(), "seat": serializers.IntegerField(),
         "status": serializers.CharField(), "ply": serializers.IntegerField(),
         "your_turn": serializers.BooleanField(), "move_deadline": serializers.DateTimeField(allow_null=True),
-        "legal_actions": serializers.ListField(child=serializers.DictField()), "view": serializers.DictField()}))
+        "legal_actions": serializers.ListField(child=serializers.DictField()), "view": serializers.DictField()}),
+        **SEAT_ERRORS})
     def get(self, request, match_id: int, seat: int):
         match = _access_seat(request, match_id, seat)
         state = match_state(match=match)
@@ -81,12 +109,17 @@ class SeatActionApi(APIView):
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "seat_action"
 
+    @extend_schema_serializer(component_name="Move")  # nested names must be unique in the schema
     class InputSerializer(serializers.Serializer):
         ply = serializers.IntegerField(min_value=0, help_text="the `ply` of the view this move answers")
-        action = serializers.JSONField(help_text='e.g. {"type": "play", "card": "8H", "suit": "S"}')
+        action = ActionField(help_text="one of the view's legal_actions, e.g. "
+                                       '{"type": "play", "card": "8H", "suit": "S"}')
 
-    @extend_schema(summary="Make a move", request=InputSerializer, responses=inline_serializer("MoveStored", {
-        "stored": serializers.BooleanField(), "ply": serializers.IntegerField(), "status": serializers.CharField()}))
+    @extend_schema(summary="Make a move", request=InputSerializer, responses={
+        200: inline_serializer("MoveStored", {"stored": serializers.BooleanField(), "ply": serializers.IntegerField(),
+                                              "status": serializers.CharField()}),
+        400: _err("illegal_action: the rules forbid this action here (the detail says why)"),
+        409: _err("stale_ply: the position moved on (fetch the view again); busy: try again"), **SEAT_ERRORS})
     def post(self, request, match_id: int, seat: int):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -111,10 +144,12 @@ class DealResultApi(APIView):
     Seated players see it as soon as the deal is over (the cards are turned up for scoring); everyone once the
     match is finished. Never the stock, never a running deal."""
 
-    @extend_schema(summary="A finished deal's score card", responses=inline_serializer("DealResult", {
+    @extend_schema(summary="A finished deal's score card", responses={200: inline_serializer("DealResult", {
         "number": serializers.IntegerField(), "outcome": serializers.CharField(),
         "winner": serializers.IntegerField(allow_null=True), "hands": serializers.ListField(),
-        "hand_values": serializers.ListField(), "points": serializers.ListField()}))
+        "hand_values": serializers.ListField(), "points": serializers.ListField()}),
+        403: _err("the match is running and you have no seat in it"), 404: _err("no such match or finished deal"),
+        429: _err("too many requests: see Retry-After")})
     def get(self, request, match_id: int, number: int):
         match = Match.objects.filter(pk=match_id).first()
         if match is None:
@@ -136,19 +171,24 @@ class DealResultApi(APIView):
 class CasualMatchApi(APIView):
     permission_classes = [IsAuthenticated]
 
+    @extend_schema_serializer(component_name="CasualMatchChoice")
     class InputSerializer(serializers.Serializer):
         opponents = serializers.ListField(child=serializers.CharField(max_length=60), min_length=1, max_length=7,
                                           help_text="names of house bots, e.g. [\"Professor\"]")
-        preset = serializers.CharField(default="pagat", max_length=30)
+        preset = serializers.ChoiceField(sorted(PRESETS), default="pagat")
 
     @extend_schema(summary="A casual (unrated) match against chosen house bots", request=InputSerializer,
-                   responses=inline_serializer("CasualMatch", {"match_id": serializers.IntegerField(),
-                                                                "seat": serializers.IntegerField()}))
+                   responses={201: inline_serializer("CasualMatch", {"match_id": serializers.IntegerField(),
+                                                                     "seat": serializers.IntegerField()}),
+                              400: _err("invalid_match: a name that is not a house bot, a name given twice, or "
+                                        "more players than the preset seats (the detail says which)"),
+                              401: _err("not logged in (token or session)"),
+                              429: _err("too many requests: see Retry-After")})
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
             match = services.casual_match_create(user=request.user, **data.validated_data)
-        except ValueError as exc:
-            raise serializers.ValidationError({"detail": str(exc)}) from None
+        except ValueError as exc:  # which house bots exist is data, not schema: a documented 400 of its own
+            raise InvalidMatchError(str(exc)) from None
         return Response({"match_id": match.pk, "seat": 0}, status=status.HTTP_201_CREATED)

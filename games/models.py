@@ -6,6 +6,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from games.names import name_skeleton
+
 
 class Player(models.Model):
     """Anyone who takes a seat: a person, a submitted HTTP bot, or a house bot (a built-in strategy)."""
@@ -16,6 +18,8 @@ class Player(models.Model):
         HOUSE = "house", "house bot"
 
     name = models.CharField(max_length=60, unique=True)
+    name_skeleton = models.TextField(db_index=True, editable=False, default="",
+                                     help_text="games.names.name_skeleton(name): look-alike names share it")
     kind = models.CharField(max_length=10, choices=Kind.choices)
     strategy = models.CharField(max_length=30, blank=True, help_text="house strategy name (house bots only)")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
@@ -31,6 +35,14 @@ class Player(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def save(self, *args, **kwargs) -> None:
+        """Keeps ``name_skeleton`` in step with ``name`` (also when only ``name`` is in ``update_fields``)."""
+        self.name_skeleton = name_skeleton(self.name)
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "name" in update_fields:
+            kwargs["update_fields"] = {*update_fields, "name_skeleton"}
+        super().save(*args, **kwargs)
 
 
 class Match(models.Model):

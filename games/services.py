@@ -25,6 +25,7 @@ from games.engine import ENGINE_VERSION, IllegalAction, MatchState, Ruleset, dea
 from games.engine.deal import ACTIONS
 from games.engine.strategies import fallback_action
 from games.models import Deal, Match, Move, Player, Seat
+from games.names import name_normalize, name_skeleton
 from games.selectors import match_state
 from games.signals import match_finished
 
@@ -368,13 +369,14 @@ def player_house_create(*, name: str, strategy: str, description: str = "") -> P
 
 
 def player_for_user(*, user) -> Player:
-    """The person's player (kind ``human``), created on first use with their user name (suffixed if taken)."""
+    """The person's player (kind ``human``), created on first use with their user name (normalised, and suffixed
+    " (2)", " (3)", ... while it is taken or looks like a taken name: ``games.names``)."""
     player = Player.objects.filter(user=user, kind=Player.Kind.HUMAN).first()
     if player is not None:
         return player
-    base = user.get_username()[:50]
+    base = name_normalize(user.get_username())[:50]
     name, n = base, 1
-    while Player.objects.filter(name=name).exists():
+    while Player.objects.filter(Q(name=name) | Q(name_skeleton=name_skeleton(name))).exists():
         n += 1
         name = f"{base} ({n})"
     return Player.objects.create(name=name, kind=Player.Kind.HUMAN, user=user)

@@ -62,7 +62,9 @@ def deal_code_page(request, code: str):
     rows = []
     for deal in plays:
         seats = sorted(deal.match.seats.all(), key=lambda s: s.index)
-        rows.append({"deal": deal, "match": deal.match, "seats": [
+        show = (f"python -m games.engine show --code {deal.code} --preset {deal.match.preset} --seats "
+                f"{len(seats)} --dealer {deal.dealer}") if deal.match.preset else ""
+        rows.append({"deal": deal, "match": deal.match, "show": show, "seats": [
             {"name": s.player.name, "kind": s.player.kind, "points": deal.points[s.index],
              "value": (deal.hand_values or [0] * len(seats))[s.index],
              "went_out": deal.outcome == "out" and deal.winner == s.index} for s in seats]})

@@ -1,6 +1,45 @@
-"""Shared personas: house bots of each strategy, and a demo-like ladder."""
+"""Shared personas: house bots of each strategy, and a demo-like ladder; a real browser; the run's own test
+database (stale ones of dead runs dropped, this run's dropped even when a session lingers)."""
+
+import warnings
 
 import pytest
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """pytest-django's test database, plus: drop what dead runs left behind (``testdb``), and at the end close
+    sessions that would keep pytest-django from dropping this run's database, naming them as a warning (each is
+    a leak to fix: a thread, a server or a browser context that kept a connection)."""
+    from django.db import connection
+
+    from testdb import other_sessions, sweep_stale_test_databases
+
+    with django_db_blocker.unblock():
+        if connection.vendor == "postgresql":
+            sweep_stale_test_databases(connection)
+    yield
+    with django_db_blocker.unblock():
+        if connection.vendor != "postgresql":
+            return
+        lingering = other_sessions(connection)
+        if lingering:
+            warnings.warn(f"sessions still on the test database at the end of the run (closed now): {lingering}")
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                               "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        connection.close()
+
+
+@pytest.fixture
+def browser(monkeypatch):
+    """Debian's Chromium driven by Playwright (``browsers.chromium``: closes the DB connections made inside)."""
+    from browsers import chromium
+
+    # Playwright's sync API keeps an event loop in this thread; the test's own ORM calls are still synchronous
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with chromium() as launched:
+        yield launched
 
 
 @pytest.fixture(autouse=True)

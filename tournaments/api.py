@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import APIException
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from games.api import ErrorOutput
 from tournaments.models import Ladder
 from tournaments.services import ladder_play_now
 
@@ -22,6 +23,7 @@ class CannotPlayError(APIException):
 class PlayNowApi(APIView):
     permission_classes = [IsAuthenticated]
 
+    @extend_schema_serializer(component_name="PlayNowChoice")  # nested names must be unique in the schema
     class InputSerializer(serializers.Serializer):
         match_with = serializers.ChoiceField(["both", "bots", "people"], required=False,
                                              help_text="whom to play (saved as your preference)")
@@ -32,7 +34,12 @@ class PlayNowApi(APIView):
                                                                  "seat": serializers.IntegerField(),
                                                                  "view_url": serializers.CharField()}),
                               202: inline_serializer("PlayNowQueued", {"queued": serializers.BooleanField(),
-                                                                       "detail": serializers.CharField()})})
+                                                                       "detail": serializers.CharField()}),
+                              401: OpenApiResponse(ErrorOutput, description="not logged in (token or session)"),
+                              404: OpenApiResponse(ErrorOutput, description="no such ladder"),
+                              409: OpenApiResponse(ErrorOutput, description="cannot_play: the ladder is closed or "
+                                                                            "has too few players"),
+                              429: OpenApiResponse(ErrorOutput, description="too many requests: see Retry-After")})
     def post(self, request, slug: str):
         ladder = get_object_or_404(Ladder, slug=slug)
         data = self.InputSerializer(data=request.data)

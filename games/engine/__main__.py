@@ -33,7 +33,9 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("--code", required=True, help="the deal code shown with a finished deal")
     show.add_argument("--preset", default="pagat", help="ruleset preset (default pagat)")
     show.add_argument("--seats", type=int, default=2, help="players (default 2)")
-    show.add_argument("--dealer", type=int, default=0, help="dealer seat (default 0)")
+    show.add_argument("--dealer", type=int, default=0,
+                      help="the deal's dealer seat, as the deal code page and the match page show it (default 0): "
+                           "the same code deals the hands to other seats under another dealer")
     return parser
 
 
@@ -93,7 +95,8 @@ def show(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         deal = Deal.start(ruleset, args.seats, seed, dealer=args.dealer)
     except ValueError as exc:
         parser.error(str(exc))
-    print(f"deal {deal.code} ({args.preset}, {args.seats} seats, dealer {deal.dealer}, seed {seed})")
+    print(f"deal {deal.code} ({args.preset}, {args.seats} seats, dealer {deal.dealer}, seed {seed}; another dealer "
+          f"deals these cards to other seats: --dealer N, as the deal code page says)")
     for seat in range(args.seats):
         print(f"  seat {seat}: {' '.join(deal.hand(seat))}")
     print(f"  starter: {deal.top_card or '(none: the whole deck is dealt)'}"

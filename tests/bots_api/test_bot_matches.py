@@ -134,7 +134,7 @@ def test_the_address_guard_refuses_private_addresses_at_registration_and_at_conn
     monkeypatch.setattr(socket, "getaddrinfo", lambda host, port, *a, **k: (
         [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("10.0.0.1", port))] if host == "bot.example.net"
         else real(host, port, *a, **k)))
-    with pytest.raises(ValueError, match="10.0.0.1, a private address"):
+    with pytest.raises(ValueError, match="10.0.0.1, which is a private address"):
         check_endpoint_url("https://bot.example.net/eights")
     with pytest.raises(BotFault) as fault:  # a name that resolves inside at call time is never connected to
         post_json("http://bot.example.net/eights", "s3cret", {"protocol": 1, "type": "ping"}, 500)

@@ -1,0 +1,114 @@
+"""Player names cannot pass for one another: a name is normalised (NFKC, one space between words), refused with
+control or invisible characters, and refused when it looks like a taken name (Unicode TR39 confusable skeleton,
+ignoring case): for bots (API), people at sign-up, and the player made from a person's user name."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from games.models import Player
+from games.names import NameRefused, name_skeleton, player_name_check
+from games.services import player_for_user
+
+LOOK_ALIKES = [
+    "Pr\u03bffessor",  # Greek small omicron
+    "\uff30\uff52\uff4f\uff46\uff45\uff53\uff53\uff4f\uff52",  # fullwidth letters
+    "PROFESSOR",
+    "Pr0fessor",  # digit zero
+    "Prof\u0435ssor",  # Cyrillic small ie
+    "\U0001d40f\U0001d42b\U0001d428\U0001d41f\U0001d41e\U0001d42c\U0001d42c\U0001d428\U0001d42b",  # math bold
+]
+
+
+def test_the_skeleton_maps_look_alikes_to_one_form():
+    base = name_skeleton("Professor")
+    for name in LOOK_ALIKES:
+        assert name_skeleton(name) == base, name
+    assert name_skeleton("Professorm") == name_skeleton("Professorrn")
+    assert name_skeleton("Ada") != name_skeleton("Ava")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", LOOK_ALIKES)
+def test_a_look_alike_of_a_taken_name_is_refused_and_the_message_names_both(house_bots, name):
+    with pytest.raises(NameRefused) as err:
+        player_name_check(name=name)
+    assert err.value.code == "name_taken"
+    assert "'Professor'" in err.value.detail and "choose another" in err.value.detail
+
+
+@pytest.mark.django_db
+def test_names_are_normalised_and_invisible_characters_refused(db):
+    assert player_name_check(name="  Crazy \t  Eights ") == "Crazy Eights"
+    assert player_name_check(name="Crazy\u2028\u3000Nines") == "Crazy Nines"  # line separator, ideographic space
+    assert player_name_check(name="\uff23razy") == "Crazy"
+    for bad, words in (("Cra\u200bzy", "U+200B"), ("Cra\u202ezy", "U+202E"), ("Cra\x07zy", "U+0007"),
+                       ("Cra\u3164zy", "U+3164"), ("Cra\ufe0fzy", "U+FE0F")):
+        with pytest.raises(NameRefused) as err:
+            player_name_check(name=bad)
+        assert err.value.code == "invalid_name" and words in err.value.detail, (bad, err.value.detail)
+        assert "letters, digits, spaces and punctuation" in err.value.detail
+
+
+@pytest.fixture
+def owner_api(db):
+    user = get_user_model().objects.create_user("ada", password="pw-ada-123")
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    return api
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ["Pr\u03bffessor", "\uff30rofessor", "Pro\u200bfessor"])
+def test_registering_a_bot_with_a_look_alike_name_is_refused(owner_api, house_bots, name):
+    response = owner_api.post("/api/bots/", {"name": name, "endpoint_url": "http://127.0.0.1:9/"}, format="json")
+    assert response.status_code in (400, 409), response.content
+    assert response.json()["error"] in ("name_taken", "invalid_name")
+    assert not Player.objects.filter(kind="bot").exists()
+
+
+@pytest.mark.django_db
+def test_a_bot_name_with_doubled_spaces_is_stored_with_one(owner_api):
+    response = owner_api.post("/api/bots/", {"name": "Crazy   Eights", "endpoint_url": "http://127.0.0.1:9/"},
+                              format="json")
+    assert response.status_code == 201, response.content
+    assert response.json()["name"] == "Crazy Eights"
+    again = owner_api.post("/api/bots/", {"name": "Crazy Eight\u0455", "endpoint_url": "http://127.0.0.1:9/"},
+                           format="json")  # Cyrillic dze for the s
+    assert again.status_code == 409 and "'Crazy Eights'" in again.json()["detail"]
+    bot_id = response.json()["id"]
+    renamed = owner_api.patch(f"/api/bots/{bot_id}/", {"name": "Crazy  Eight\u0455"}, format="json")
+    assert renamed.status_code == 200, renamed.content  # its own name: not taken by itself
+
+
+@pytest.mark.django_db
+def test_sign_up_refuses_a_user_name_that_looks_like_a_player(house_bots):
+    response = Client().post("/accounts/signup/", {"username": "Pr\u03bffessor", "password1": "a-long-pass-9876",
+                                                  "password2": "a-long-pass-9876"})
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "looks like" in page and "Professor" in page
+    assert not get_user_model().objects.filter(username="Pr\u03bffessor").exists()
+
+
+@pytest.mark.django_db
+def test_sign_up_refuses_a_look_alike_of_another_person(db):
+    client = Client()
+    ok = client.post("/accounts/signup/", {"username": "alice", "password1": "a-long-pass-9876",
+                                           "password2": "a-long-pass-9876"})
+    assert ok.status_code == 302
+    assert Player.objects.filter(name="alice", kind="human").exists()  # the person's player is made at sign-up
+    response = Client().post("/accounts/signup/", {"username": "\u0430lice", "password1": "a-long-pass-9876",
+                                                  "password2": "a-long-pass-9876"})  # Cyrillic a
+    assert response.status_code == 200 and "looks like" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_a_persons_player_never_takes_a_look_alike_of_a_taken_name(house_bots):
+    # a user made outside sign-up (admin, createsuperuser) whose name looks like a house bot's
+    user = get_user_model().objects.create_user("PR\u03bfFESSOR", password="pw-12345-long")
+    player = player_for_user(user=user)
+    assert player.name != user.username and name_skeleton(player.name) != name_skeleton("Professor")
+    assert player.name.startswith("PR\u03bfFESSOR (")
