@@ -97,6 +97,12 @@ def bot_update(*, bot: Bot, name: str | None = None, endpoint_url: str | None = 
                is_enabled: bool | None = None) -> Bot:
     """Change a bot's name, endpoint (which un-verifies it) or enabled flag; ``bot`` is updated too. ``BotError``
     for a taken or bad name or a refused URL; ``Http404`` when the bot was deleted meanwhile."""
+    url = None
+    if endpoint_url is not None and endpoint_url != bot.endpoint_url:
+        try:
+            url = check_endpoint_url(endpoint_url)  # resolves the host: before the lock, not while holding it
+        except ValueError as exc:
+            raise BotError("invalid_endpoint", str(exc)) from None
     with transaction.atomic():
         locked = _lock(bot)
         fields = ["updated_at"]
@@ -108,11 +114,8 @@ def bot_update(*, bot: Bot, name: str | None = None, endpoint_url: str | None = 
             except IntegrityError:
                 raise BotError("name_taken", f"the name {name!r} is taken: choose another") from None
             bot.player.name = locked.player.name
-        if endpoint_url is not None and endpoint_url != locked.endpoint_url:
-            try:
-                locked.endpoint_url = check_endpoint_url(endpoint_url)
-            except ValueError as exc:
-                raise BotError("invalid_endpoint", str(exc)) from None
+        if url is not None and url != locked.endpoint_url:
+            locked.endpoint_url = url
             locked.verified_at = None
             fields += ["endpoint_url", "verified_at"]
         if is_enabled is not None:
