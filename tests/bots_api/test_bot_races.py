@@ -17,7 +17,7 @@ from rest_framework.throttling import SimpleRateThrottle
 from bots_api.models import Bot
 from games.models import Player
 
-ROUNDS = 30
+ROUNDS = 20
 
 
 @pytest.mark.django_db(transaction=True)
