@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from django.contrib.auth import authenticate
 from django.http import Http404
+from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.authtoken.models import Token
@@ -22,10 +23,10 @@ from rest_framework.views import APIView
 
 from bots_api import selectors
 from bots_api.models import Bot
-from bots_api.serializers import (BotOutput, BotWithSecretOutput, ErrorOutput, HealthOutput, LadderEntryOutput,
-                                  MatchOutput, PlayerProfileOutput)
-from bots_api.services import (BotError, bot_delete, bot_enter_ladder, bot_leave_ladder, bot_register,
-                               bot_rotate_secret, bot_update, bot_verify)
+from bots_api.serializers import (BotCheckOutput, BotOutput, BotWithSecretOutput, ErrorOutput, HealthOutput,
+                                  LadderEntryOutput, MatchOutput, PlayerProfileOutput)
+from bots_api.services import (BotError, bot_check_request, bot_delete, bot_enter_ladder, bot_leave_ladder,
+                               bot_register, bot_rotate_secret, bot_update)
 from games.accounts import login_failures_forget, login_locked_detail, login_retry_after
 from games.limits import AnonRateThrottle, ScopedRateThrottle, UserRateThrottle
 
@@ -191,27 +192,32 @@ class BotRotateSecretApi(OwnerApi):
 
 
 class BotVerifyApi(OwnerApi):
-    """Send a signed ``ping`` (bot protocol v1); the bot must answer ``{"name", "author", "version"}`` within 3 s.
-    A failure answers 409 ``verify_failed`` with the cause: refused connection, timeout, an HTTP 401 from a bot
-    that checks another secret, a reply off the schema."""
+    """Check the bot: the answer (202) comes at once with the check, queued; a worker then sends the bot the
+    conformance checks (a signed ping within 3 s, three requests it must refuse with a 4xx, the turn positions
+    at the ladders' deadline, a ``match_end``). Poll the check's URL (the ``Location`` header) until its state is
+    ``passed`` (the bot is verified, and a suspension is lifted) or ``failed`` (the bot is unverified; ``detail``
+    says the first failed check and its cause). A check already queued or running is answered instead of a new
+    one."""
 
     throttle_classes = [AnonRateThrottle, UserRateThrottle, ScopedRateThrottle]
-    throttle_scope = "bot_verify"  # each call makes the service send an HTTP request: keep it scarce
+    throttle_scope = "bot_verify"  # each check makes the service send a dozen HTTP requests: keep it scarce
 
-    @extend_schema_serializer(component_name="BotVerification")
-    class Output(serializers.Serializer):
-        verified_at = serializers.DateTimeField()
-        name = serializers.CharField(help_text="as the bot answered the ping")
-        author = serializers.CharField()
-        version = serializers.CharField()
-        latency_ms = serializers.IntegerField()
-
-    @extend_schema(tags=["bots"], request=None, responses={200: Output, 404: _NOT_YOURS, 409: _ERR, **_AUTH},
-                   summary="Send the bot a signed ping; a correct answer verifies it (needed to enter a ladder)")
+    @extend_schema(tags=["bots"], request=None, responses={202: BotCheckOutput, 404: _NOT_YOURS, **_AUTH},
+                   summary="Check the bot (answers at once; poll the check): passing verifies it and lifts a "
+                           "suspension")
     def post(self, request, bot_id: int):
-        bot = self.bot(bot_id)
-        reply = bot_verify(bot=bot)
-        return Response(self.Output({**reply, "verified_at": bot.verified_at}).data)
+        check = bot_check_request(bot=self.bot(bot_id))
+        location = reverse("api-bot-check", kwargs={"bot_id": bot_id, "check_id": check.pk})
+        return Response(BotCheckOutput(check).data, status=status.HTTP_202_ACCEPTED, headers={"Location": location})
+
+
+class BotCheckApi(OwnerApi):
+    """One check of the bot, to poll after ``POST .../verify/``: queued, running, then passed or failed."""
+
+    @extend_schema(tags=["bots"], responses={200: BotCheckOutput, 404: _NOT_YOURS, **_AUTH},
+                   summary="A check of the bot: its state, and once done its outcome per check")
+    def get(self, request, bot_id: int, check_id: int):
+        return Response(BotCheckOutput(selectors.bot_check(bot=self.bot(bot_id), check_id=check_id)).data)
 
 
 class BotLadderApi(OwnerApi):

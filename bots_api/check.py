@@ -24,6 +24,7 @@ import json
 import os
 import sys
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Callable, TextIO
 from urllib.parse import urlsplit
@@ -46,6 +47,8 @@ class Check:
     name: str
     status: str  # PASS, FAIL or WARN
     detail: str
+    reply: object = None  # the parsed reply of a passed ping (the service keeps the name and version)
+    elapsed_ms: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -157,7 +160,7 @@ def check_ping(client, url: str, secret: str) -> Check:
     if errors:
         return Check("ping", "FAIL", "the reply does not match the ping reply schema {\"name\", \"author\", "
                      f"\"version\"}}: {'; '.join(errors)}")
-    return Check("ping", "PASS", f"answered {json.dumps(data)} in {reply.elapsed_ms} ms")
+    return Check("ping", "PASS", f"answered {json.dumps(data)} in {reply.elapsed_ms} ms", data, reply.elapsed_ms)
 
 
 def check_rejected(client, url: str, name: str, headers: dict[str, str], raw: bytes, what: str) -> Check:
@@ -225,11 +228,17 @@ def check_match_end(client, url: str, secret: str, deadline_ms: int) -> Check:
     return Check("match_end", "PASS", f"answered HTTP {reply.status} in {reply.elapsed_ms} ms")
 
 
-def run_checks(url: str, secret: str, deadline_ms: int = 1000) -> list[Check]:
-    """Every check against ``url``, in order."""
+def run_checks(url: str, secret: str, deadline_ms: int = 1000, client=None,
+               stop_on_failed_ping: bool = False) -> list[Check]:
+    """Every check against ``url``, in order. ``client`` is the ``httpx.Client`` to send with (default: a new
+    tool client, closed at the end; the service passes its guarded one, which stays open). With
+    ``stop_on_failed_ping`` nothing more is sent to a bot whose ping failed (the list then holds only the ping).
+    """
     ping_raw = encode(ping_body())
-    with make_client() as client:
+    with (nullcontext(client) if client is not None else make_client()) as client:
         checks = [check_ping(client, url, secret)]
+        if stop_on_failed_ping and not checks[0].ok:
+            return checks
         checks.append(check_rejected(client, url, "bad signature", sign(secret + "-wrong", ping_raw), ping_raw,
                                      "a ping signed with the wrong secret"))
         stale = int(time.time()) - 2 * SIGNATURE_MAX_AGE_S

@@ -163,3 +163,9 @@ def post_json(url: str, secret: str, body: dict, timeout_ms: int) -> tuple[objec
         if fault.kind == "connection" and _BLOCKED_PREFIX in fault.cause:
             raise BotFault("address", fault.cause, fault.elapsed_ms) from None
         raise
+
+
+def guarded_client() -> httpx.Client:
+    """This thread's pooled client, with the address guard, for the service's own uses of the tools' send
+    functions (the conformance check a Verify runs, ``bots_api.check.run_checks``)."""
+    return _client()

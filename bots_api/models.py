@@ -13,7 +13,9 @@ class Bot(models.Model):
 
     ``secret`` signs every request (HMAC-SHA256); it is shown to the owner once, at registration and rotation,
     and is stored because the service must sign with it. A bot plays on ladders only when ``is_enabled``,
-    verified (``verified_at``: a signed ping answered correctly) and not suspended.
+    verified (``verified_at``: its last check passed, see ``BotCheck``) and not suspended
+    (``suspended_reason``: ``BOT_SUSPEND_AFTER_FAILED_MATCHES`` failed matches in a row, counted in
+    ``consecutive_failed_matches``; docs/BOT_PROTOCOL.md, "Faults and the fault policy").
     """
 
     player = models.OneToOneField(Player, related_name="bot", on_delete=models.CASCADE)
@@ -23,8 +25,9 @@ class Bot(models.Model):
     is_enabled = models.BooleanField(default=True)
     verified_at = models.DateTimeField(null=True, blank=True)
     suspended_reason = models.CharField(max_length=300, blank=True)
-    consecutive_forfeits = models.PositiveIntegerField(default=0)
-    reported_name = models.CharField(max_length=100, blank=True, help_text="name the bot gave in its last ping")
+    consecutive_failed_matches = models.PositiveIntegerField(
+        default=0, help_text="matches in a row the bot forfeited or faulted on more than half of its turns")
+    reported_name = models.CharField(max_length=100, blank=True, help_text="name the bot gave in its last check")
     reported_version = models.CharField(max_length=100, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -42,3 +45,40 @@ class Bot(models.Model):
     @property
     def can_play(self) -> bool:
         return self.is_enabled and self.verified_at is not None and not self.suspended_reason
+
+
+class BotCheck(models.Model):
+    """One verification of a bot, asked for by its owner and run outside the request (``bots_api.tasks``): the
+    conformance checks of ``bots_api.check`` (a signed ping, three requests the bot must refuse, the turn
+    positions, a ``match_end``) against the endpoint and secret the bot has when the check starts.
+
+    ``state`` goes queued -> running -> passed or failed. ``checks`` is ``[{"name", "status", "detail"}]``
+    (status PASS, FAIL or WARN), in the order sent; ``detail`` says the outcome in a sentence (the first failure
+    and its cause); ``latency_ms`` is the ping's round trip.
+    """
+
+    class State(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        PASSED = "passed"
+        FAILED = "failed"
+
+    bot = models.ForeignKey(Bot, related_name="checks", on_delete=models.CASCADE)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
+    requested_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    detail = models.CharField(max_length=500, blank=True)
+    checks = models.JSONField(default=list, blank=True)
+    latency_ms = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-requested_at", "-id"]
+        indexes = [models.Index(fields=["bot", "state"], name="bots_check_bot_state")]
+
+    def __str__(self) -> str:
+        return f"check {self.pk} of {self.bot_id}: {self.state}"
+
+    @property
+    def is_done(self) -> bool:
+        return self.state in (self.State.PASSED, self.State.FAILED)

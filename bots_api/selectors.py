@@ -10,7 +10,7 @@ from django.db.models import Count, F, Prefetch, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 from django.http import Http404
 
-from bots_api.models import Bot
+from bots_api.models import Bot, BotCheck
 from games import selectors as game_selectors
 from games.models import Match, Move, Player
 from tournaments.models import Ladder, LadderEntry
@@ -36,6 +36,19 @@ def access_bot(*, user, bot_id: int) -> Bot:
     if bot is None:
         raise Http404(f"you have no bot with id {bot_id}")
     return bot
+
+
+def bot_check(*, bot: Bot, check_id: int) -> BotCheck:
+    """The check ``check_id`` of ``bot`` (a bot the caller may see: ``access_bot``); ``Http404`` otherwise."""
+    check = BotCheck.objects.filter(bot=bot, pk=check_id).first()
+    if check is None:
+        raise Http404(f"your bot has no check with id {check_id}")
+    return check
+
+
+def bot_last_check(*, bot: Bot) -> BotCheck | None:
+    """The bot's most recent check (None before its first)."""
+    return BotCheck.objects.filter(bot=bot).first()
 
 
 def ladder_by_slug(*, slug: str) -> Ladder:

@@ -110,3 +110,22 @@ class PlayerProfileOutput(serializers.Serializer):
     fault_count = serializers.IntegerField(allow_null=True, help_text="faults over all matches (bots only)")
     ratings = LadderEntryOutput(many=True)
     recent_matches = MatchOutput(many=True)
+
+
+class CheckResultOutput(serializers.Serializer):
+    name = serializers.CharField(help_text="ping, bad signature, stale timestamp, no signature, turn: ..., match_end")
+    status = serializers.CharField(help_text="PASS, FAIL or WARN (a WARN does not fail the check)")
+    detail = serializers.CharField()
+
+
+class BotCheckOutput(serializers.Serializer):
+    """One check of a bot (what Verify starts): queued, running, then passed or failed."""
+
+    id = serializers.IntegerField()
+    state = serializers.CharField(help_text="queued, running, passed or failed")
+    requested_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    detail = serializers.CharField(help_text="the outcome in a sentence: the first failed check and its cause")
+    latency_ms = serializers.IntegerField(allow_null=True, help_text="the ping's round trip")
+    checks = CheckResultOutput(many=True, help_text="each check in the order sent (only the ping when it failed)")

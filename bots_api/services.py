@@ -1,26 +1,37 @@
-"""Bot writes: register, update, rotate the secret, verify with a signed ping, enter and leave ladders, and
-what happens when a match with bots ends (``match_end`` notifications, suspension after repeated forfeits)."""
+"""Bot writes: register, update, rotate the secret, check (verify) outside the request, enter and leave ladders,
+and what happens when a match with bots ends (``match_end`` notifications, the fault policy's suspension).
+
+Changes to a bot lock its row first (``_lock``), so a bot deleted meanwhile answers 404 and is never re-inserted,
+and a change and a delete of one bot take their locks in the same order (bot, then player).
+"""
 
 from __future__ import annotations
 
 import logging
 import secrets
 import unicodedata
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Count, Q
+from django.http import Http404
 from django.utils import timezone
 
-from bots_api.client import BotFault, check_endpoint_url, post_json
-from bots_api.models import Bot
-from bots_api.protocol import match_end_body, ping_body, schema_errors
-from games.models import Match, Player
+from bots_api import check as conformance
+from bots_api.client import BotFault, check_endpoint_url, guarded_client, post_json
+from bots_api.models import Bot, BotCheck
+from bots_api.protocol import match_end_body
+from games.models import Match, Move, Player
 from games.names import NameRefused, player_name_check
 from tournaments.models import Ladder, LadderEntry
 from tournaments.services import ladder_entry_create
 
 log = logging.getLogger(__name__)
-PING_TIMEOUT_MS = 3000
+#: A check still queued or running this long after it was asked for (or started) was lost (a worker killed, a
+#: broker down at commit): a new Verify replaces it, and a redelivered message may take it over. A check takes at
+#: most about 30 s (a 3 s ping, three 3 s refusals, seven turns at the deadline plus 1 s, a match_end).
+CHECK_LOST_SECONDS = 120
 
 
 class BotError(Exception):
@@ -67,27 +78,47 @@ def bot_register(*, owner, name: str, endpoint_url: str) -> tuple[Bot, str]:
     return bot, secret
 
 
+def _lock(bot: Bot) -> Bot:
+    """The bot's row, locked until the transaction ends (call inside one), with its player; ``Http404`` when the
+    bot was deleted meanwhile."""
+    locked = Bot.objects.select_for_update(of=("self",)).select_related("player").filter(pk=bot.pk).first()
+    if locked is None:
+        raise Http404(f"you have no bot with id {bot.pk}")
+    return locked
+
+
 def bot_update(*, bot: Bot, name: str | None = None, endpoint_url: str | None = None,
                is_enabled: bool | None = None) -> Bot:
-    """Change a bot's name, endpoint (which un-verifies it) or enabled flag."""
+    """Change a bot's name, endpoint (which un-verifies it) or enabled flag; ``bot`` is updated too. ``BotError``
+    for a taken or bad name or a refused URL; ``Http404`` when the bot was deleted meanwhile."""
+    url = None
+    if endpoint_url is not None and endpoint_url != bot.endpoint_url:
+        try:
+            url = check_endpoint_url(endpoint_url)  # resolves the host: before the lock, not while holding it
+        except ValueError as exc:
+            raise BotError("invalid_endpoint", str(exc)) from None
     with transaction.atomic():
+        locked = _lock(bot)
+        fields = ["updated_at"]
         if name is not None:
-            bot.player.name = _check_name(name, exclude_player=bot.player_id)
+            locked.player.name = _check_name(name, exclude_player=locked.player_id)
             try:
                 with transaction.atomic():
-                    bot.player.save(update_fields=["name"])
+                    locked.player.save(update_fields=["name"])
             except IntegrityError:
                 raise BotError("name_taken", f"the name {name!r} is taken: choose another") from None
-        if endpoint_url is not None and endpoint_url != bot.endpoint_url:
-            try:
-                bot.endpoint_url = check_endpoint_url(endpoint_url)
-            except ValueError as exc:
-                raise BotError("invalid_endpoint", str(exc)) from None
-            bot.verified_at = None
+            bot.player.name = locked.player.name
+        if url is not None and url != locked.endpoint_url:
+            locked.endpoint_url = url
+            locked.verified_at = None
+            fields += ["endpoint_url", "verified_at"]
         if is_enabled is not None:
-            bot.is_enabled = bool(is_enabled)
-        bot.save()
-        _sync_player(bot)
+            locked.is_enabled = bool(is_enabled)
+            fields.append("is_enabled")
+        locked.save(update_fields=fields)
+        _sync_player(locked)
+    for field in fields:
+        setattr(bot, field, getattr(locked, field))
     return bot
 
 
@@ -98,54 +129,141 @@ def _sync_player(bot: Bot) -> None:
 
 
 def bot_rotate_secret(*, bot: Bot) -> str:
-    """A new signing secret (shown once); the old one stops working at once. The bot is unverified until it
-    answers a ping signed with the new secret, so no match is scheduled for it in between (a bot still checking
-    the old secret would only collect faults)."""
-    bot.secret = _new_secret()
-    bot.verified_at = None
-    bot.save(update_fields=["secret", "verified_at", "updated_at"])
-    _sync_player(bot)
+    """A new signing secret (shown once); the old one stops working at once. The bot is unverified until a check
+    signed with the new secret passes, so no match is scheduled for it in between (a bot still checking the old
+    secret would only collect faults). ``Http404`` when the bot was deleted meanwhile."""
+    with transaction.atomic():
+        locked = _lock(bot)
+        locked.secret = _new_secret()
+        locked.verified_at = None
+        locked.save(update_fields=["secret", "verified_at", "updated_at"])
+        _sync_player(locked)
+    bot.secret, bot.verified_at = locked.secret, None
     return bot.secret
 
 
 def bot_delete(*, bot: Bot) -> None:
-    """Delete a bot that never played; one with matches is disabled instead (its matches stay replayable)."""
-    if bot.player.seats.exists():
-        bot_update(bot=bot, is_enabled=False)
-        return
-    bot.player.delete()
+    """Delete a bot that never played; one with matches is disabled instead (its matches stay replayable). A bot
+    deleted meanwhile stays deleted."""
+    with transaction.atomic():
+        locked = Bot.objects.select_for_update(of=("self",)).select_related("player").filter(pk=bot.pk).first()
+        if locked is None:
+            return
+        if locked.player.seats.exists():
+            locked.is_enabled = False
+            locked.save(update_fields=["is_enabled", "updated_at"])
+            _sync_player(locked)
+            bot.is_enabled = False
+            return
+        locked.player.delete()
+
+
+def bot_check_request(*, bot: Bot) -> BotCheck:
+    """Ask for a check of ``bot`` (the Verify button and ``POST /api/bots/{id}/verify/``); returns it, queued.
+
+    It runs after the current transaction commits and never in the caller's request: a Celery worker takes it,
+    or, without a broker, a short-lived thread (``tasks.run_soon``); see ``bot_check_run``. A check of the bot
+    already queued or running is returned instead of a second one (a lost one, older than
+    ``CHECK_LOST_SECONDS``, is marked failed and replaced). ``Http404`` when the bot was deleted meanwhile.
+    """
+    from bots_api.tasks import check_bot, run_soon  # the task module imports this one
+
+    now = timezone.now()
+    lost_before = now - timedelta(seconds=CHECK_LOST_SECONDS)
+    lost = (Q(state=BotCheck.State.QUEUED, requested_at__lt=lost_before)
+            | Q(state=BotCheck.State.RUNNING, started_at__lt=lost_before))
+    with transaction.atomic():
+        _lock(bot)  # one request at a time per bot: two clicks queue one check
+        pending = BotCheck.objects.filter(bot_id=bot.pk, state__in=[BotCheck.State.QUEUED, BotCheck.State.RUNNING])
+        pending.filter(lost).update(state=BotCheck.State.FAILED, finished_at=now,
+                                    detail="lost: the service did not finish it in time (not your bot's fault); "
+                                           "check again")
+        current = pending.exclude(lost).first()
+        if current is not None:
+            return current
+        check = BotCheck.objects.create(bot_id=bot.pk)
+        run_soon(check_bot, check.pk)
+    return check
+
+
+def bot_check_run(*, check_id: int) -> BotCheck | None:
+    """Run a queued check (the ``check_bot`` task's body): the conformance checks of ``bots_api.check`` against
+    the bot's endpoint and secret, sent through the service's guarded client, with the ladders' turn deadline
+    (``BOT_TURN_TIMEOUT_MS``). Nothing more is sent to a bot whose ping fails.
+
+    Passed (every check PASS or WARN): the bot is verified, its reported name and version are kept, and a
+    suspension is lifted (the failed-match count starts again at 0). Failed: the bot is unverified, so it is not
+    scheduled until a check passes. A check whose bot changed its endpoint or secret meanwhile fails without
+    touching the bot. Slow (up to about 30 s of bot calls): call it outside any transaction. Returns the
+    finished check, or None when it is not this caller's to run (taken by another runner, finished, or gone with
+    its bot).
+    """
+    now = timezone.now()
+    claimable = Q(state=BotCheck.State.QUEUED) | Q(state=BotCheck.State.RUNNING,
+                                                  started_at__lt=now - timedelta(seconds=CHECK_LOST_SECONDS))
+    if not BotCheck.objects.filter(claimable, pk=check_id).update(state=BotCheck.State.RUNNING, started_at=now):
+        return None
+    check = BotCheck.objects.select_related("bot").filter(pk=check_id).first()
+    if check is None:
+        return None
+    url, secret = check.bot.endpoint_url, check.bot.secret
+    results = conformance.run_checks(url, secret, settings.BOT_TURN_TIMEOUT_MS, client=guarded_client(),
+                                     stop_on_failed_ping=True)
+    return _check_record(check, url, secret, results)
+
+
+def _check_record(check: BotCheck, url: str, secret: str, results: list[conformance.Check]) -> BotCheck:
+    """Store a check's outcome and apply it to the bot, if the bot still has the endpoint and secret checked."""
+    ping = results[0]
+    failed = [c for c in results if not c.ok]
+    now = timezone.now()
+    with transaction.atomic():
+        bot = (Bot.objects.select_for_update(of=("self",)).select_related("player")
+               .filter(pk=check.bot_id, endpoint_url=url, secret=secret).first())
+        if bot is None:
+            check.state = BotCheck.State.FAILED
+            check.detail = ("the bot's endpoint or secret changed during the check, so it says nothing about the bot "
+                            "as it is now: check again")
+        elif failed:
+            check.state = BotCheck.State.FAILED
+            more = f" ({len(failed) - 1} more check{'s' if len(failed) > 2 else ''} failed)" if len(failed) > 1 else ""
+            check.detail = f"{failed[0].name}: {failed[0].detail}{more}"
+            bot.verified_at = None
+            bot.save(update_fields=["verified_at", "updated_at"])
+        else:
+            check.state = BotCheck.State.PASSED
+            lifted = " The suspension is lifted." if bot.suspended_reason else ""
+            check.detail = f"all {len(results)} checks passed.{lifted}"
+            bot.verified_at = now
+            bot.reported_name = _printable(ping.reply["name"])
+            bot.reported_version = _printable(ping.reply.get("version", ""))
+            bot.suspended_reason = ""
+            bot.consecutive_failed_matches = 0
+            bot.save(update_fields=["verified_at", "reported_name", "reported_version", "suspended_reason",
+                                    "consecutive_failed_matches", "updated_at"])
+        if bot is not None:
+            _sync_player(bot)
+        check.finished_at = now
+        check.detail = check.detail[:500]
+        check.checks = [{"name": c.name, "status": c.status, "detail": c.detail} for c in results]
+        check.latency_ms = ping.elapsed_ms
+        BotCheck.objects.filter(pk=check.pk).update(state=check.state, finished_at=now, detail=check.detail,
+                                                    checks=check.checks, latency_ms=check.latency_ms)
+    return check
 
 
 def bot_verify(*, bot: Bot) -> dict:
-    """Send a signed ``ping``; the bot is verified when it answers with a valid ``{"name", "author", "version"}``.
-
-    A successful verification also lifts a suspension (the owner fixed the bot); the bot then re-enters ladders
-    with ``bot_enter_ladder``. Returns the reply. Raises ``BotError`` (``verify_failed``) with the fault's cause.
-    """
-    try:
-        reply, elapsed = post_json(bot.endpoint_url, bot.secret, ping_body(), PING_TIMEOUT_MS)
-        errors = schema_errors("ping_reply", reply)
-        if errors:
-            raise BotError("verify_failed", f"the ping reply does not match the schema: {errors[0]}")
-    except (BotFault, BotError) as exc:
-        # a bot that fails its ping is not scheduled until it passes one (e.g. still using a rotated secret)
-        Bot.objects.filter(pk=bot.pk).update(verified_at=None)
-        bot.verified_at = None
-        _sync_player(bot)
-        if isinstance(exc, BotError):
-            raise
-        hint = " (is the bot using its current secret?)" if "401" in exc.cause or "403" in exc.cause else ""
-        raise BotError("verify_failed", f"the ping failed: {exc.kind}: {exc.cause}{hint}") from None
-    bot.verified_at = timezone.now()
-    bot.reported_name = _printable(reply["name"])
-    bot.reported_version = _printable(reply.get("version", ""))
-    # a suspended bot comes back when its owner has fixed it and it answers a ping again
-    bot.suspended_reason = ""
-    bot.consecutive_forfeits = 0
-    bot.save(update_fields=["verified_at", "reported_name", "reported_version", "suspended_reason",
-                            "consecutive_forfeits", "updated_at"])
-    _sync_player(bot)
-    return {**reply, "latency_ms": elapsed}
+    """Check ``bot`` now, in this process, and wait for the outcome: for management commands and tests, never
+    for a web request (those call ``bot_check_request``). ``bot`` is refreshed. Returns ``{"name", "version",
+    "latency_ms", "verified_at"}`` as the bot answered its ping; raises ``BotError`` (``verify_failed``) with the
+    first failed check and its cause."""
+    check = BotCheck.objects.create(bot_id=bot.pk)
+    done = bot_check_run(check_id=check.pk)
+    if done is None or done.state != BotCheck.State.PASSED:
+        raise BotError("verify_failed", done.detail if done else "the check did not run")
+    bot.refresh_from_db()
+    return {"name": bot.reported_name, "version": bot.reported_version, "latency_ms": done.latency_ms,
+            "verified_at": bot.verified_at}
 
 
 def bot_enter_ladder(*, bot: Bot, ladder: Ladder) -> LadderEntry:
@@ -166,30 +284,47 @@ def bot_leave_ladder(*, bot: Bot, ladder: Ladder) -> None:
     LadderEntry.objects.filter(ladder=ladder, player=bot.player).update(is_active=False)
 
 
+def match_failed_by(*, match: Match, seat: int) -> str | None:
+    """Why ``match`` counts as failed for the bot in ``seat`` (None when it does not): it forfeited, or it faulted
+    on more than half of its turns (docs/BOT_PROTOCOL.md, "Faults and the fault policy"). A bot is judged by its
+    own faults: an opponent forfeiting first does not make a faulting bot's match a good one."""
+    turns = Move.objects.filter(deal__match=match, seat=seat)
+    counts = turns.aggregate(total=Count("id"), faults=Count("id", filter=~Q(fault_kind="")))
+    forfeited = match.seats.filter(index=seat, forfeited=True).exists()
+    if not forfeited and counts["faults"] * 2 <= counts["total"]:
+        return None
+    last = turns.exclude(fault="").order_by("-deal__number", "-ply").values_list("fault", flat=True).first() or ""
+    how = "forfeited" if forfeited else f"faults on {counts['faults']} of its {counts['total']} turns"
+    return f"match {match.pk}: {how}" + (f"; last fault: {last}" if last else "")
+
+
 def on_match_finished(sender, match: Match, **kwargs) -> None:
-    """Signal receiver (inside the finishing transaction): count forfeits, suspend bots that keep forfeiting,
-    and send ``match_end`` to every bot seat after commit."""
-    bot_seats = list(match.seats.filter(player__kind=Player.Kind.BOT).select_related("player__bot"))
+    """Signal receiver (inside the finishing transaction): the fault policy, then ``match_end`` to every bot seat
+    after commit. A failed match (``match_failed_by``) adds one to the bot's count of failed matches in a row,
+    and ``BOT_SUSPEND_AFTER_FAILED_MATCHES`` of them suspend it; any other match sets the count to 0, except one
+    in which the bot had no turn (nothing to judge). Aborted matches (our failures) never get here."""
+    bot_seats = list(match.seats.filter(player__kind=Player.Kind.BOT))
     if not bot_seats:
         return
     for seat in bot_seats:
-        bot = getattr(seat.player, "bot", None)
+        bot = Bot.objects.select_for_update(of=("self",)).filter(player_id=seat.player_id).first()
         if bot is None:
             continue
-        if seat.forfeited:
-            bot.consecutive_forfeits += 1
-            if bot.consecutive_forfeits >= settings.BOT_SUSPEND_AFTER_FORFEITS and not bot.suspended_reason:
-                fault = (match.deals.order_by("-number").first().moves.filter(seat=seat.index)
-                         .exclude(fault="").order_by("-ply").values_list("fault", flat=True).first() or "")
-                bot.suspended_reason = (f"forfeited {bot.consecutive_forfeits} matches in a row (last: match "
-                                        f"{match.pk}: {fault})")[:300]
+        failed = match_failed_by(match=match, seat=seat.index)
+        if failed is None:
+            if not Move.objects.filter(deal__match=match, seat=seat.index).exists():
+                continue
+            bot.consecutive_failed_matches = 0
         else:
-            bot.consecutive_forfeits = 0
-        bot.save(update_fields=["consecutive_forfeits", "suspended_reason", "updated_at"])
+            bot.consecutive_failed_matches += 1
+            if bot.consecutive_failed_matches >= settings.BOT_SUSPEND_AFTER_FAILED_MATCHES and not bot.suspended_reason:
+                bot.suspended_reason = (f"failed {bot.consecutive_failed_matches} matches in a row (last: "
+                                        f"{failed})")[:300]
+        bot.save(update_fields=["consecutive_failed_matches", "suspended_reason", "updated_at"])
         _sync_player(bot)
-    from bots_api.tasks import notify_match_end
+    from bots_api.tasks import notify_match_end, run_soon
 
-    transaction.on_commit(lambda: notify_match_end.delay(match.pk))
+    run_soon(notify_match_end, match.pk)
 
 
 def match_end_notify(*, match_id: int) -> int:

@@ -10,6 +10,7 @@ api_patterns = [
     path("bots/<int:bot_id>/", api.BotDetailApi.as_view(), name="api-bot-detail"),
     path("bots/<int:bot_id>/rotate-secret/", api.BotRotateSecretApi.as_view(), name="api-bot-rotate-secret"),
     path("bots/<int:bot_id>/verify/", api.BotVerifyApi.as_view(), name="api-bot-verify"),
+    path("bots/<int:bot_id>/checks/<int:check_id>/", api.BotCheckApi.as_view(), name="api-bot-check"),
     path("bots/<int:bot_id>/ladders/<slug:slug>/", api.BotLadderApi.as_view(), name="api-bot-ladder"),
     path("bots/<int:bot_id>/matches/", api.BotMatchListApi.as_view(), name="api-bot-matches"),
     path("bots/<int:bot_id>/health/", api.BotHealthApi.as_view(), name="api-bot-health"),

@@ -15,8 +15,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 
 from bots_api import selectors
-from bots_api.services import (BotError, bot_delete, bot_enter_ladder, bot_leave_ladder, bot_register,
-                               bot_rotate_secret, bot_update, bot_verify)
+from bots_api.services import (BotError, bot_check_request, bot_delete, bot_enter_ladder, bot_leave_ladder,
+                               bot_register, bot_rotate_secret, bot_update)
 from games.models import Player
 
 
@@ -53,9 +53,7 @@ def bot_list(request):
 def _do_action(request, bot, action: str):
     """Run one button's action; returns the new secret for ``rotate``, else None. Raises ``BotError``."""
     if action == "verify":
-        reply = bot_verify(bot=bot)
-        messages.success(request, f"Verified: the bot answered the ping as {reply['name']!r} "
-                                  f"(version {reply['version'] or '?'}) in {reply['latency_ms']} ms.")
+        bot_check_request(bot=bot)  # runs outside this request; the page shows it until it is done
     elif action == "rotate":
         return bot_rotate_secret(bot=bot)
     elif action in ("enable", "disable"):
@@ -112,6 +110,7 @@ def bot_detail(request, bot_id: int):
         "chart": latency_chart(selectors.bot_recent_latencies(bot=bot)),
         "endpoint_form": BotEndpointForm(initial={"endpoint_url": bot.endpoint_url}),
         "matches": selectors.player_matches(player=bot.player)[:10],
+        "check": selectors.bot_last_check(bot=bot),
     })
 
 

@@ -6,6 +6,7 @@ DATABASE_URL (PostgreSQL via psycopg 3; unset = SQLite in var/, the zero-setup d
 
 from __future__ import annotations
 
+import os
 from datetime import timedelta
 from pathlib import Path
 
@@ -193,7 +194,11 @@ HUMAN_MOVE_SECONDS = env_int("HUMAN_MOVE_SECONDS", 60, 5, 86400)
 BOT_TURN_TIMEOUT_MS = env_int("BOT_TURN_TIMEOUT_MS", 1000, 50, 60000)  # per turn, default of every ladder
 BOT_TIME_BANK_MS = env_int("BOT_TIME_BANK_MS", 5000, 0, 600000)  # per bot seat and match: absorbs slow turns
 BOT_MAX_CONSECUTIVE_FAULTS = env_int("BOT_MAX_CONSECUTIVE_FAULTS", 3, 1, 100)  # then the match is forfeited
-BOT_SUSPEND_AFTER_FORFEITS = env_int("BOT_SUSPEND_AFTER_FORFEITS", 3, 1, 100)  # forfeits in a row suspend a bot
+#: Failed matches in a row that suspend a bot: a match it forfeited or faulted on more than half of its turns in.
+BOT_SUSPEND_AFTER_FAILED_MATCHES = env_int("BOT_SUSPEND_AFTER_FAILED_MATCHES", 3, 1, 100)
+if "BOT_SUSPEND_AFTER_FORFEITS" in os.environ:
+    raise ImproperlyConfigured("BOT_SUSPEND_AFTER_FORFEITS is now BOT_SUSPEND_AFTER_FAILED_MATCHES (a failed match is "
+                               "a forfeit or a match with faults on most of the bot's turns): rename it")
 BOTS_ALLOW_HTTP = env_bool("BOTS_ALLOW_HTTP", True)  # plain http endpoints (https is always allowed)
 BOTS_ALLOW_LOOPBACK = env_bool("BOTS_ALLOW_LOOPBACK", DEBUG)  # 127.0.0.1/::1 endpoints: development and demo
 

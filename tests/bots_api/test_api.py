@@ -16,6 +16,7 @@ from rest_framework.test import APIClient
 from rest_framework.throttling import SimpleRateThrottle
 
 from bots_api.models import Bot
+from bots_api.services import bot_check_run
 from examples.bot_server import make_handler
 from games.engine import Ruleset
 from games.models import Deal, Move
@@ -232,16 +233,26 @@ def test_rotating_the_secret_shows_the_new_one_once_and_the_old_one_stops_workin
     assert new not in as_owner.get(f"/api/bots/{bot['id']}/").content.decode()
 
 
-# ---- verify -----------------------------------------------------------------------------------------------------
+# ---- verify (a check: queued by the request, run by the worker; tests/bots_api/test_bot_checks.py has the worker) --
+
+def _verify_and_run(client, bot_id: int) -> dict:
+    """POST verify (202, queued), run the queued check as the worker does, and read it back over the API."""
+    response = client.post(f"/api/bots/{bot_id}/verify/")
+    assert response.status_code == 202, response.content
+    check = response.json()
+    assert check["state"] == "queued" and check["checks"] == []
+    bot_check_run(check_id=check["id"])
+    return client.get(response["Location"]).json()
+
 
 @pytest.mark.django_db
-def test_verify_sends_a_signed_ping_to_a_real_bot_server_and_marks_the_bot_verified(as_owner, bot_server):
+def test_verify_sends_the_conformance_checks_to_a_real_bot_server_and_marks_the_bot_verified(as_owner, bot_server):
     bot = _register(as_owner, url=bot_server.url)
     bot_server.use_secret(bot["secret"])
-    response = as_owner.post(f"/api/bots/{bot['id']}/verify/")
-    assert response.status_code == 200, response.content
-    reply = response.json()
-    assert reply["name"] == "LoopbackBot" and reply["version"] == "1.0" and reply["latency_ms"] >= 0
+    check = _verify_and_run(as_owner, bot["id"])
+    assert check["state"] == "passed", check
+    assert check["checks"][0]["name"] == "ping" and '"name": "LoopbackBot"' in check["checks"][0]["detail"]
+    assert check["latency_ms"] >= 0 and check["finished_at"]
     detail = as_owner.get(f"/api/bots/{bot['id']}/").json()
     assert detail["verified_at"] is not None and detail["can_play"] and detail["reported_name"] == "LoopbackBot"
 
@@ -250,28 +261,27 @@ def test_verify_sends_a_signed_ping_to_a_real_bot_server_and_marks_the_bot_verif
 def test_verify_fails_when_the_bot_server_checks_another_secret(as_owner, bot_server):
     bot = _register(as_owner, url=bot_server.url)
     bot_server.use_secret("somebody-elses-secret")
-    body = _error(as_owner.post(f"/api/bots/{bot['id']}/verify/"), 409, "verify_failed")
-    assert "401" in body["detail"]  # the reference bot refuses a bad signature with HTTP 401
+    check = _verify_and_run(as_owner, bot["id"])
+    assert check["state"] == "failed" and "HTTP 401" in check["detail"] and "check the secret" in check["detail"]
     assert Bot.objects.get(pk=bot["id"]).verified_at is None
 
 
 @pytest.mark.django_db
 def test_verify_of_a_bot_whose_server_is_down_says_it_could_not_connect(as_owner, down_url):
     bot = _register(as_owner, url=down_url)
-    body = _error(as_owner.post(f"/api/bots/{bot['id']}/verify/"), 409, "verify_failed")
-    assert "connect" in body["detail"]
+    check = _verify_and_run(as_owner, bot["id"])
+    assert check["state"] == "failed" and "could not connect" in check["detail"]
 
 
 @pytest.mark.django_db
 def test_rotating_the_secret_makes_the_bot_fail_verification_until_it_learns_the_new_one(as_owner, bot_server):
     bot = _register(as_owner, url=bot_server.url)
     bot_server.use_secret(bot["secret"])
-    assert as_owner.post(f"/api/bots/{bot['id']}/verify/").status_code == 200
+    assert _verify_and_run(as_owner, bot["id"])["state"] == "passed"
     new = as_owner.post(f"/api/bots/{bot['id']}/rotate-secret/").json()["secret"]
-    _error(as_owner.post(f"/api/bots/{bot['id']}/verify/"), 409, "verify_failed")
+    assert _verify_and_run(as_owner, bot["id"])["state"] == "failed"
     bot_server.use_secret(new)
-    response = as_owner.post(f"/api/bots/{bot['id']}/verify/")
-    assert response.status_code == 200, response.content
+    assert _verify_and_run(as_owner, bot["id"])["state"] == "passed"
 
 
 # ---- ladders, matches, health --------------------------------------------------------------------------------
@@ -310,7 +320,7 @@ def test_a_bot_registered_and_verified_over_the_api_plays_and_its_matches_and_he
         as_owner, bot_server, house_bots):
     bot = _register(as_owner, url=bot_server.url)
     bot_server.use_secret(bot["secret"])
-    assert as_owner.post(f"/api/bots/{bot['id']}/verify/").status_code == 200
+    assert _verify_and_run(as_owner, bot["id"])["state"] == "passed"
     player = Bot.objects.get(pk=bot["id"]).player
     match = match_create(players=[house_bots[0], player], ruleset=Ruleset.preset("pagat"), seed=11)
     match_advance(match_id=match.pk, ply_budget=60)
@@ -407,7 +417,8 @@ def _private_endpoints(bot_id: int, slug: str = "test") -> list[tuple[str, str]]
     return [("get", f"/api/bots/{bot_id}/"), ("patch", f"/api/bots/{bot_id}/"), ("delete", f"/api/bots/{bot_id}/"),
             ("post", f"/api/bots/{bot_id}/rotate-secret/"), ("post", f"/api/bots/{bot_id}/verify/"),
             ("post", f"/api/bots/{bot_id}/ladders/{slug}/"), ("delete", f"/api/bots/{bot_id}/ladders/{slug}/"),
-            ("get", f"/api/bots/{bot_id}/matches/"), ("get", f"/api/bots/{bot_id}/health/")]
+            ("get", f"/api/bots/{bot_id}/matches/"), ("get", f"/api/bots/{bot_id}/health/"),
+            ("get", f"/api/bots/{bot_id}/checks/1/")]
 
 
 @pytest.mark.django_db
@@ -415,7 +426,7 @@ def test_another_owners_bot_is_invisible_and_unchangeable_on_every_private_endpo
         as_owner, as_stranger, ladder, bot_server):
     bot = _register(as_owner, url=bot_server.url)
     bot_server.use_secret(bot["secret"])
-    assert as_owner.post(f"/api/bots/{bot['id']}/verify/").status_code == 200
+    assert _verify_and_run(as_owner, bot["id"])["state"] == "passed"
     as_owner.post(f"/api/bots/{bot['id']}/ladders/{ladder.slug}/")
     before = Bot.objects.get(pk=bot["id"])
     missing = _private_endpoints(999_999, ladder.slug)
@@ -504,7 +515,8 @@ def test_the_openapi_schema_documents_every_endpoint(anonymous):
     expected = {
         "/api/auth/token/": {"post"}, "/api/bots/": {"get", "post"},
         "/api/bots/{bot_id}/": {"get", "patch", "delete"}, "/api/bots/{bot_id}/rotate-secret/": {"post"},
-        "/api/bots/{bot_id}/verify/": {"post"}, "/api/bots/{bot_id}/ladders/{slug}/": {"post", "delete"},
+        "/api/bots/{bot_id}/verify/": {"post"}, "/api/bots/{bot_id}/checks/{check_id}/": {"get"},
+        "/api/bots/{bot_id}/ladders/{slug}/": {"post", "delete"},
         "/api/bots/{bot_id}/matches/": {"get"}, "/api/bots/{bot_id}/health/": {"get"},
         "/api/players/{name}/": {"get"},
     }

@@ -165,17 +165,18 @@ def test_a_bot_that_keeps_forfeiting_is_suspended_and_leaves_the_ladders(owner, 
         match = _match(bot, house_bots[seed], seed=seed)
         assert match_advance(match_id=match.pk) == "finished"
     bot.refresh_from_db()
-    assert bot.consecutive_forfeits == 3
-    assert "forfeited 3 matches in a row" in bot.suspended_reason and "http_status" in bot.suspended_reason
+    assert bot.consecutive_failed_matches == 3
+    assert "failed 3 matches in a row" in bot.suspended_reason and "forfeited" in bot.suspended_reason
+    assert "http_status" in bot.suspended_reason
     assert not bot.player.__class__.objects.get(pk=bot.player_id).is_active
     scheduled = {s.player_id for m in ladder_schedule_matches(ladder=ladder) for s in m.seats.all()}
     assert bot.player_id not in scheduled  # suspended: not scheduled, though its entry (and rating) stay
     with pytest.raises(BotError, match="suspended"):
         bot_enter_ladder(bot=bot, ladder=ladder)
-    server.behaviour = "good"  # the owner fixes the bot: a good ping lifts the suspension
+    server.behaviour = "good"  # the owner fixes the bot: a check passing every position lifts the suspension
     bot_verify(bot=bot)
     bot.refresh_from_db()
-    assert bot.suspended_reason == "" and bot.consecutive_forfeits == 0
+    assert bot.suspended_reason == "" and bot.consecutive_failed_matches == 0
     assert bot.player.__class__.objects.get(pk=bot.player_id).is_active
     assert LadderEntry.objects.get(ladder=ladder, player=bot.player).is_active
 

@@ -14,8 +14,8 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from bots_api.models import Bot
-from bots_api.services import bot_register
+from bots_api.models import Bot, BotCheck
+from bots_api.services import bot_check_run, bot_register
 from examples.bot_server import make_handler
 from games.engine import Ruleset
 from games.models import Deal, Move
@@ -124,7 +124,7 @@ def test_the_owners_bot_page_shows_endpoint_ladders_health_chart_and_faults(
         as_owner, registered, ladder, house_bots, django_assert_max_num_queries):
     bot, _secret = registered
     match = _played(bot, house_bots[0])
-    with django_assert_max_num_queries(12):
+    with django_assert_max_num_queries(13):
         response = as_owner.get(reverse("bot-detail", args=[bot.pk]))
     assert response.status_code == 200
     body = response.content.decode()
@@ -137,10 +137,20 @@ def test_the_owners_bot_page_shows_endpoint_ladders_health_chart_and_faults(
 
 
 @pytest.mark.django_db
-def test_the_verify_button_pings_a_real_bot_server(as_owner, registered, bot_server):
+def test_the_verify_button_queues_a_check_and_the_page_shows_it_until_it_is_done(as_owner, registered, bot_server):
     bot, _secret = registered
-    response = as_owner.post(reverse("bot-detail", args=[bot.pk]), {"action": "verify"}, follow=True)
-    assert "Verified: the bot answered the ping as &#x27;LoopbackBot&#x27;" in response.content.decode()
+    url = reverse("bot-detail", args=[bot.pk])
+    response = as_owner.post(url, {"action": "verify"})
+    assert response.status_code == 302 and response["Location"] == url  # at once: the check runs elsewhere
+    check = BotCheck.objects.get(bot=bot)
+    body = as_owner.get(url).content.decode()
+    assert "Checking your bot… (queued)" in body
+    assert f'data-poll-url="/api/bots/{bot.pk}/checks/{check.pk}/"' in body
+    assert '<script src="/static/bots_api/bot_check.js" defer></script>' in body
+    bot_check_run(check_id=check.pk)  # what the worker does
+    body = as_owner.get(url).content.decode()
+    assert "Passed: all 12 checks passed." in body and "bot_check.js" not in body
+    assert "answers as <strong>LoopbackBot</strong>" in body
     assert Bot.objects.get(pk=bot.pk).verified_at is not None
 
 
@@ -148,8 +158,10 @@ def test_the_verify_button_pings_a_real_bot_server(as_owner, registered, bot_ser
 def test_the_verify_button_reports_a_server_that_is_down(as_owner, registered):
     bot, _secret = registered
     Bot.objects.filter(pk=bot.pk).update(endpoint_url="http://127.0.0.1:1/")
-    body = as_owner.post(reverse("bot-detail", args=[bot.pk]), {"action": "verify"}, follow=True).content.decode()
-    assert "the ping failed: connection" in body
+    as_owner.post(reverse("bot-detail", args=[bot.pk]), {"action": "verify"})
+    bot_check_run(check_id=BotCheck.objects.get(bot=bot).pk)
+    body = as_owner.get(reverse("bot-detail", args=[bot.pk])).content.decode()
+    assert "Failed: ping: connection: could not connect" in body
 
 
 @pytest.mark.django_db

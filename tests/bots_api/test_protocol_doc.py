@@ -60,6 +60,22 @@ def test_the_fault_kinds_and_defaults_are_documented():
     for kind in FAULT_KINDS:
         assert f"| `{kind}` |" in DOC, kind
     for words in ("BOT_TURN_TIMEOUT_MS` = **1000 ms**", "BOT_TIME_BANK_MS` = **5000 ms**", "**3 consecutive faults**",
-                  "**3 forfeits in a row**", "64 KiB", "python examples/bot_server.py --port 8765 --secret S",
+                  "**3 failed matches in a row**", "64 KiB", "python examples/bot_server.py --port 8765 --secret S",
                   "POST", "/api/bots/", "/verify/", "/ladders/demo/"):
         assert words in DOC, words
+
+
+def test_the_fault_policy_in_the_doc_is_the_one_the_code_applies(settings):
+    """What makes a match failed, how many suspend, and what lifts a suspension: the doc's words, the settings'
+    defaults and the code's docstrings (bots_api.services) say the same."""
+    from bots_api import services
+    from config import settings as defaults
+
+    policy = DOC[DOC.index("## Faults and the fault policy"):DOC.index("## Addresses")]
+    assert f"**{defaults.BOT_SUSPEND_AFTER_FAILED_MATCHES} failed matches in a row**" in policy
+    assert f"**{defaults.BOT_MAX_CONSECUTIVE_FAULTS} consecutive faults**" in policy
+    assert "`BOT_SUSPEND_AFTER_FAILED_MATCHES`" in policy and "**faulted on more than half of its turns**" in policy
+    assert "only a **check that passes** lifts a suspension" in policy
+    assert "more than half of its turns" in services.match_failed_by.__doc__
+    assert "suspension is lifted" in services.bot_check_run.__doc__
+    assert "Faults and the fault policy" in services.match_failed_by.__doc__

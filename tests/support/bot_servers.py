@@ -6,7 +6,8 @@ request (headers and raw body). Behaviours: ``good`` (examples/bot_server.py's h
 ``schema`` (a reply without "action"), ``trickle`` (headers one byte at a time), ``nested`` (JSON nested
 30,000 deep), ``notheld`` (plays a card it does not hold), ``nosuit`` (an eight with
 no suit), ``redirect`` (302 to 127.0.0.1:1), ``card:TEXT`` (plays a "card" spelled TEXT: a schema fault whose
-cause echoes the bot's words).
+cause echoes the bot's words), ``mostly500`` (two of every three turns HTTP 500, the third
+good: it faults on most turns but never three in a row, so it never forfeits).
 """
 
 from __future__ import annotations
@@ -22,22 +23,29 @@ from examples.bot_server import make_handler
 class BotServer:
     def __init__(self, behaviour: str = "good", secret: str = "s3cret", name: str = "TestBot") -> None:
         self.behaviour = behaviour
+        self.turns = 0
         self.requests: list[tuple[dict, bytes]] = []
         good = make_handler(secret, name, "heuristic")
         server_self = self
 
         class Handler(good):  # type: ignore[misc, valid-type]
             def do_POST(self) -> None:  # noqa: N802
+                self.rfile = getattr(self.rfile, "rfile", self.rfile)  # the connection's own file again
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length)
                 server_self.requests.append((dict(self.headers), body))
-                self.rfile = _Replay(body)
+                self.rfile = _Replay(body, self.rfile)
                 kind = json.loads(body).get("type")
                 b = server_self.behaviour
                 if kind != "turn" or b == "good":
                     return good.do_POST(self)
                 if b.startswith("sleep:"):
                     time.sleep(int(b.split(":")[1]) / 1000)
+                    return good.do_POST(self)
+                if b == "mostly500":
+                    server_self.turns += 1
+                    if server_self.turns % 3:
+                        return self._reply(500, {"error": "boom"})
                     return good.do_POST(self)
                 if b.startswith("status:"):
                     return self._reply(int(b.split(":")[1]), {"error": "boom"})
@@ -104,11 +112,16 @@ class BotServer:
 
 
 class _Replay:
-    """A file-like object giving back an already-read request body to the wrapped handler."""
+    """A file-like object giving back an already-read request body to the wrapped handler; everything else (the
+    next request's lines on a keep-alive connection, close) goes to the connection's own file."""
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, rfile) -> None:
         self.data = data
+        self.rfile = rfile
 
     def read(self, n: int = -1) -> bytes:
         out, self.data = (self.data, b"") if n < 0 else (self.data[:n], self.data[n:])
         return out
+
+    def __getattr__(self, name: str):
+        return getattr(self.rfile, name)

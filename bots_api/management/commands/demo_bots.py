@@ -57,8 +57,9 @@ class Command(BaseCommand):
                     break
                 except BotError as exc:
                     if time.monotonic() > deadline:
-                        raise CommandError(f"{name} at {url} did not answer its ping: {exc.detail}. Start it with "
+                        raise CommandError(f"{name} at {url} did not pass its check: {exc.detail}. Start it with "
                                            f"`python examples/bot_server.py --port {port} --secret ...`") from None
                     time.sleep(0.5)
             bot_enter_ladder(bot=bot, ladder=lad)
-            self.stdout.write(f"{name} verified ({reply['latency_ms']} ms ping) and on ladder '{lad.slug}'")
+            self.stdout.write(f"{name} verified (every check passed; {reply['latency_ms']} ms ping) and on ladder "
+                              f"'{lad.slug}'")
