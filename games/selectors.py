@@ -2,30 +2,76 @@
 
 from __future__ import annotations
 
+import copy as copy_module
+from dataclasses import dataclass
+from functools import cached_property
+
 from django.db.models import Prefetch, QuerySet
 
 from games.engine import MatchState, Ruleset, replay
 from games.models import Deal, Match, Move, Seat
 
 
-def match_record(*, match: Match) -> dict:
-    """The engine record of a stored match (ruleset, engine version, seeds, every ply), for ``replay``."""
-    deals = []
-    moves_by_deal: dict[int, list[dict]] = {}
-    for deal_id, action in Move.objects.filter(deal__match=match).order_by("deal__number", "ply").values_list(
-        "deal_id", "action"
-    ):
-        moves_by_deal.setdefault(deal_id, []).append(action)
-    for deal in Deal.objects.filter(match=match).order_by("number"):
-        entry = {"number": deal.number, "seed": deal.seed, "actions": moves_by_deal.get(deal.id, [])}
-        if deal.points is not None:
-            entry["points"] = deal.points
-        deals.append(entry)
+#: The fields of a match row that change while it is played; a snapshot reads them with the log.
+_PROGRESS = ("status", "ply_count", "deal_number", "totals", "last_progress_at", "finished_at", "awaiting_human")
+
+
+@dataclass
+class MatchSnapshot:
+    """A match as of one instant: ``match`` (a copy of the row, its progress fields as of that instant) and
+    ``record`` (the engine record, ``replay``'s input: ruleset, seeds, every stored ply, finished deals' points) as
+    of the same instant, so the record always holds exactly ``match.ply_count`` plies."""
+
+    match: Match
+    record: dict
+
+    @cached_property
+    def state(self) -> MatchState:
+        """The engine state rebuilt from ``record`` (verifying it; ``ReplayMismatch`` when it does not replay)."""
+        return replay(self.record)
+
+
+def match_snapshot(*, match: Match) -> MatchSnapshot:
+    """One consistent read of ``match``: its progress and its whole stored log in a single SELECT (match LEFT JOIN
+    deals LEFT JOIN moves), which PostgreSQL and SQLite each answer from one snapshot, so a ply or a deal's end
+    committed meanwhile is either wholly in it or wholly out. Takes no lock (never SQLite's write lock).
+
+    ``match`` gives the fields that never change (ruleset, seats, seeds); ``Match.DoesNotExist`` if it is gone.
+    """
+    rows = (Match.objects.filter(pk=match.pk).order_by("deals__number", "deals__moves__ply")
+            .values_list(*_PROGRESS, "deals__id", "deals__number", "deals__seed", "deals__points",
+                         "deals__moves__action"))
+    copy = copy_module.copy(match)
+    deals: list[dict] = []
+    last_deal = None
+    for row in rows.iterator(chunk_size=2000):
+        if last_deal is None:
+            for name, value in zip(_PROGRESS, row):
+                setattr(copy, name, value)
+        deal_id, number, seed, points, action = row[len(_PROGRESS):]
+        if deal_id is None:  # a match row without deals (never stored so, but read it as an empty log)
+            last_deal = 0
+            continue
+        if deal_id != last_deal:
+            last_deal = deal_id
+            deals.append({"number": number, "seed": seed, "actions": []})
+            if points is not None:
+                deals[-1]["points"] = points
+        if action is not None:
+            deals[-1]["actions"].append(action)
+    if last_deal is None:
+        raise Match.DoesNotExist(f"no match {match.pk}")
     record = {"ruleset": match.ruleset, "engine_version": match.engine_version, "seats": match.seat_count,
               "seed": match.seed, "deals": deals}
     if match.single_deal_seed is not None:
         record["single_deal"] = {"seed": match.single_deal_seed, "dealer": match.single_deal_dealer}
-    return record
+    return MatchSnapshot(match=copy, record=record)
+
+
+def match_record(*, match: Match) -> dict:
+    """The engine record of a stored match (ruleset, engine version, seeds, every ply), for ``replay``; one
+    consistent snapshot (``match_snapshot``)."""
+    return match_snapshot(match=match).record
 
 
 def deal_plays(*, code: str) -> list[Deal]:
@@ -37,8 +83,9 @@ def deal_plays(*, code: str) -> list[Deal]:
 
 
 def match_state(*, match: Match) -> MatchState:
-    """Rebuild the engine state of a match from its stored log (verifying seeds, plies and points)."""
-    return replay(match_record(match=match))
+    """Rebuild the engine state of a match from its stored log as of one instant (verifying seeds, plies and
+    points). Use ``match_snapshot`` when the match's progress fields must agree with the state."""
+    return match_snapshot(match=match).state
 
 
 def match_list(*, status: str | None = None) -> QuerySet[Match]:
@@ -49,13 +96,30 @@ def match_list(*, status: str | None = None) -> QuerySet[Match]:
     return qs
 
 
-def match_deal_table(*, match: Match) -> list[dict]:
-    """Per finished deal: number, code (only once the match is finished), dealer, outcome, winner, points and
-    the running totals after it."""
+def match_page(*, match_id: int) -> dict | None:
+    """The match page's data as of one instant: ``match`` (the row), ``deals`` (``match_deal_table`` rows) and
+    ``seats`` (index order, with players and their users). The deals and the match row come from one SELECT; the
+    seats are read after it, and while that instant's match is running their places and forfeits (written with the
+    match's end, which may have come since) are left out. None for an unknown match."""
+    deals = list(Deal.objects.filter(match_id=match_id).select_related("match").order_by("number"))
+    if not deals:  # every match has its first deal row from the start
+        return None
+    match = deals[0].match
+    seats = list(Seat.objects.filter(match_id=match_id).select_related("player__user").order_by("index"))
+    for seat in seats:
+        seat.match = match
+        if match.status == Match.Status.RUNNING:
+            seat.place, seat.forfeited = None, False
+    return {"match": match, "seats": seats, "deals": match_deal_table(match=match, deals=deals, seats=seats)}
+
+
+def match_deal_table(*, match: Match, deals: list[Deal], seats: list[Seat]) -> list[dict]:
+    """Per deal of ``deals`` (read with ``match`` at one instant, number order): number, code (only once the match
+    is finished), dealer, outcome, winner, points and the running totals after it."""
     running = [0] * match.seat_count
-    names = {seat.index: seat.player.name for seat in match.seats.all()}
+    names = {seat.index: seat.player.name for seat in seats}
     rows = []
-    for deal in match.deals.all().order_by("number"):
+    for deal in deals:
         if deal.points is None:  # the deal being played, or the one a forfeit or abort cut off
             rows.append({"number": deal.number, "dealer": deal.dealer,
                          "outcome": "playing" if match.status == Match.Status.RUNNING else "cut off",
