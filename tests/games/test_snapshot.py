@@ -186,11 +186,12 @@ def test_a_worker_that_loses_a_ply_to_another_writer_rereads_and_plays_on(house_
 
 # -- finding 6: every read of a match is one consistent snapshot -------------------------------------------------
 
-def _two_people_at_the_last_ply_of_deal_1():
-    """A match between two people, played (first legal action each time) to the ply that ends deal 1; returns the
-    match, the users by seat, and that ply's (seat, action)."""
+def _two_people_at_the_last_ply_of_deal_1(single_deal=False):
+    """A match between two people (or a single-deal match: deal 1's end is the match's), played (first legal action
+    each time) to the ply that ends deal 1; returns the match, the users by seat, and that ply's (seat, action)."""
     users = [get_user_model().objects.create_user(n, password="pw-12345-abc") for n in ("ann", "bob")]
-    match = match_create(players=[player_for_user(user=u) for u in users], ruleset=Ruleset.preset("pagat"), seed=31337)
+    match = match_create(players=[player_for_user(user=u) for u in users], ruleset=Ruleset.preset("pagat"), seed=31337,
+                         single_deal={"seed": 8675309, "dealer": 1} if single_deal else None)
     while True:
         match.refresh_from_db()
         state = match_state(match=match)
@@ -331,3 +332,56 @@ def test_polling_the_seat_view_while_a_worker_plays_deals_to_their_end_is_always
     torn = [(v["ply"], v["view"]["deal_number"], v["view"]["ply"]) for v in views if not _view_is_consistent(v, plies)]
     assert not torn, f"{len(torn)} of {len(views)} views: ply not the view's: {torn[:5]}"
     assert len(views) > 200
+
+
+@pytest.mark.parametrize("clock", ["clock ran out", "clock running"])
+@pytest.mark.parametrize("ends", ["deal", "match"])
+@pytest.mark.django_db(transaction=True)
+def test_at_a_deal_or_match_end_two_tabs_and_the_worker_race_and_one_ply_is_stored(db, ends, clock):
+    """The ply that ends deal 1 (or, in a single-deal match, the match): two tabs send it while the worker runs
+    (storing the fallback when the clock ran out), all at once on their own connections. One writer stores it; the
+    others get a stale 409 or find nothing to do; the deal rows, the finish and the ply count agree with the log."""
+    match, users, (seat, action) = _two_people_at_the_last_ply_of_deal_1(single_deal=ends == "match")
+    ply = match.ply_count
+    if clock == "clock ran out":
+        Match.objects.filter(pk=match.pk).update(last_progress_at=timezone.now() - timezone.timedelta(hours=1))
+    barrier = threading.Barrier(3)
+    results = {}
+
+    def tab(name):
+        def send():
+            barrier.wait(10)
+            return _client(users[seat]).post(f"/api/matches/{match.pk}/seats/{seat}/actions/",
+                                             {"ply": ply, "action": action}, format="json")
+        results[name] = _in_thread(send)
+
+    def worker():
+        def run():
+            barrier.wait(10)
+            return match_advance(match_id=match.pk, ply_budget=1)
+        results["worker"] = _in_thread(run)
+
+    threads = [threading.Thread(target=tab, args=("tab1",)), threading.Thread(target=tab, args=("tab2",)),
+               threading.Thread(target=worker)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    codes = sorted(results[t].status_code for t in ("tab1", "tab2"))
+    assert codes in ([200, 409], [409, 409]), codes
+    assert results["worker"] in ("budget", "finished", "waiting", "busy", "not_running")
+    assert all(results[t].json()["error"] == "stale_ply" for t in ("tab1", "tab2") if results[t].status_code == 409)
+    worker_stored = results["worker"] == "budget" or (results["worker"] == "finished" and codes == [409, 409])
+    assert worker_stored == (codes == [409, 409]), (results["worker"], codes)
+    match.refresh_from_db()
+    moves = list(Move.objects.filter(deal__match=match).order_by("deal__number", "ply"))
+    assert len(moves) == match.ply_count == ply + 1
+    stored = moves[ply]
+    assert stored.seat == seat and (stored.source == "fallback") == worker_stored
+    state = replay(match_record(match=match))
+    deals = list(match.deals.order_by("number").values_list("number", "points"))
+    assert [n for n, _ in deals] == list(range(1, len(deals) + 1)) == list(range(1, state.deal_number + 1))
+    assert [p for _, p in deals if p is not None] == [r.points for r in state.results]
+    assert match.status == ("finished" if state.is_over else "running")
+    if not worker_stored:
+        assert state.deal_number == 2 if ends == "deal" else state.is_over and all(s.place for s in match.seats.all())
