@@ -3,17 +3,31 @@
 from __future__ import annotations
 
 import copy as copy_module
+import json
 from dataclasses import dataclass
+from datetime import timezone as dt_timezone
 from functools import cached_property
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, QuerySet, TextField
+from django.db.models.functions import Cast
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 from games.engine import MatchState, Ruleset, replay
 from games.models import Deal, Match, Move, Seat
 
 
 #: The fields of a match row that change while it is played; a snapshot reads them with the log.
-_PROGRESS = ("status", "ply_count", "deal_number", "totals", "last_progress_at", "finished_at", "awaiting_human")
+_PROGRESS = ("status", "ply_count", "deal_number", "awaiting_human")
+_PROGRESS_TEXT = ("totals", "last_progress_at", "finished_at")  # read as text (see match_snapshot)
+
+
+def _datetime(text: str | None):
+    """A timestamp column read as text: PostgreSQL's ``2026-12-01 07:40:00.5+00``, SQLite's naive UTC."""
+    if text is None:
+        return None
+    value = parse_datetime(text)
+    return value if timezone.is_aware(value) else timezone.make_aware(value, dt_timezone.utc)
 
 
 @dataclass
@@ -38,17 +52,24 @@ def match_snapshot(*, match: Match) -> MatchSnapshot:
 
     ``match`` gives the fields that never change (ruleset, seats, seeds); ``Match.DoesNotExist`` if it is gone.
     """
+    # The match's and the deal's columns repeat on every move's row: all but the cheapest are read as text and
+    # decoded once (decoding them on every row cost more than the query).
+    as_text = {f"{name}_text": Cast(name, TextField()) for name in _PROGRESS_TEXT}
     rows = (Match.objects.filter(pk=match.pk).order_by("deals__number", "deals__moves__ply")
-            .values_list(*_PROGRESS, "deals__id", "deals__number", "deals__seed", "deals__points",
+            .annotate(points_text=Cast("deals__points", TextField()), **as_text)
+            .values_list(*_PROGRESS, *as_text, "deals__id", "deals__number", "deals__seed", "points_text",
                          "deals__moves__action"))
     copy = copy_module.copy(match)
     deals: list[dict] = []
     last_deal = None
-    for row in rows.iterator(chunk_size=2000):
+    head = len(_PROGRESS) + len(_PROGRESS_TEXT)
+    for row in rows:
         if last_deal is None:
             for name, value in zip(_PROGRESS, row):
                 setattr(copy, name, value)
-        deal_id, number, seed, points, action = row[len(_PROGRESS):]
+            copy.totals = json.loads(row[len(_PROGRESS)])
+            copy.last_progress_at, copy.finished_at = (_datetime(text) for text in row[len(_PROGRESS) + 1:head])
+        deal_id, number, seed, points, action = row[head:]
         if deal_id is None:  # a match row without deals (never stored so, but read it as an empty log)
             last_deal = 0
             continue
@@ -56,7 +77,7 @@ def match_snapshot(*, match: Match) -> MatchSnapshot:
             last_deal = deal_id
             deals.append({"number": number, "seed": seed, "actions": []})
             if points is not None:
-                deals[-1]["points"] = points
+                deals[-1]["points"] = json.loads(points)
         if action is not None:
             deals[-1]["actions"].append(action)
     if last_deal is None:

@@ -16,7 +16,7 @@ from config.celery import app
 from games import agents
 from games.engine import Ruleset, replay
 from games.models import Deal, Match, Move
-from games.selectors import match_record, match_state
+from games.selectors import match_record, match_snapshot, match_state
 from games.services import casual_match_create, match_advance, match_create, match_submit_action, player_for_user
 
 
@@ -385,3 +385,20 @@ def test_at_a_deal_or_match_end_two_tabs_and_the_worker_race_and_one_ply_is_stor
     assert match.status == ("finished" if state.is_over else "running")
     if not worker_stored:
         assert state.deal_number == 2 if ends == "deal" else state.is_over and all(s.place for s in match.seats.all())
+
+
+@pytest.mark.django_db
+def test_a_snapshot_carries_the_match_rows_progress_as_stored(house_bots):
+    match = match_create(players=house_bots[:2], ruleset=Ruleset.preset("pagat"), seed=11)
+    assert match_advance(match_id=match.pk, ply_budget=40) == "budget"
+    for _ in range(2):  # running, then finished
+        row = Match.objects.get(pk=match.pk)
+        snapshot = match_snapshot(match=match)
+        for field in ("status", "ply_count", "deal_number", "awaiting_human", "totals", "last_progress_at",
+                      "finished_at"):
+            assert getattr(snapshot.match, field) == getattr(row, field), field
+        assert sum(len(d["actions"]) for d in snapshot.record["deals"]) == row.ply_count
+        assert snapshot.state.totals == row.totals
+        match_advance(match_id=match.pk)
+    assert snapshot.match.status == "finished" and snapshot.match.finished_at is not None
+    assert match.status == "running"  # the caller's row is left as it was read
