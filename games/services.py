@@ -127,7 +127,7 @@ def _advance_claimed(match_id: int, token: str, ply_budget: int | None) -> str:
     when the lease went to another worker or the match ended). It stops to wait for a person only through a
     conditional UPDATE that also gives up the lease, so a move stored meanwhile is never left without a worker."""
     stored = 0
-    failed_at = None  # the ply count at which a store or the wait last failed
+    failed_at, idle_failures = None, 0  # the ply count at which a store or the wait last failed; how often so
     while True:  # one pass per consistent read of the log
         match = Match.objects.get(pk=match_id)
         try:
@@ -140,7 +140,8 @@ def _advance_claimed(match_id: int, token: str, ply_budget: int | None) -> str:
         match = snapshot.match
         if match.status != Match.Status.RUNNING:
             return "not_running"
-        if failed_at == match.ply_count:  # failed with nothing stored since: not a race, do not spin
+        idle_failures = idle_failures + 1 if failed_at == match.ply_count else 0
+        if idle_failures >= 3:  # failed again and again with nothing stored meanwhile: not a race, do not spin
             log.error("match %s: a ply could not be stored at ply count %s and nothing else was", match_id, failed_at)
             return "conflict"
         if state.is_over:  # every ply is stored but the finish did not commit: finish now
