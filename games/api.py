@@ -3,8 +3,10 @@
 ``GET /api/matches/{id}/seats/{seat}/`` gives the seat's owner the same view a bot receives, the legal actions when
 it is their turn, and ``ply`` (the match's ply count) to send back with the move.
 ``POST /api/matches/{id}/seats/{seat}/actions/`` with ``{"ply": n, "action": {...}}`` stores the move: 400 with the
-rule's reason for an illegal action, 403 for someone else's seat, 404 for an unknown match or seat, 409 for a
-stale ply (the position moved on) or a busy match (retry). A double submit stores the ply once.
+rule's reason for an illegal action, 403 for someone else's seat, 404 for an unknown match or seat, 409 ``stale_ply``
+when the position moved on (another ply was stored first, e.g. the move clock's fallback, or the match ended). A
+move never waits for the worker, and a double submit stores the ply once. The view and its ``ply`` are read at one
+instant (``games.selectors.match_snapshot``).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from games.engine import PRESETS, IllegalAction
 from games.engine.cards import HOLLYWOOD_VALUES, STANDARD_VALUES, parse_card
 from games.limits import ScopedRateThrottle
 from games.models import Match
-from games.selectors import match_state
+from games.selectors import match_snapshot
 
 
 class ErrorOutput(serializers.Serializer):
@@ -63,11 +65,6 @@ class InvalidMatchError(APIException):
     default_code = "invalid_match"
 
 
-class BusyError(APIException):
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "busy"
-
-
 def _access_seat(request, match_id: int, seat: int) -> Match:
     """``services.access_seat`` for the requesting user, its errors as 404 / 403."""
     try:
@@ -90,14 +87,16 @@ class SeatViewApi(APIView):
         "legal_actions": serializers.ListField(child=serializers.DictField()), "view": serializers.DictField()}),
         **SEAT_ERRORS})
     def get(self, request, match_id: int, seat: int):
-        match = _access_seat(request, match_id, seat)
-        state = match_state(match=match)
+        snapshot = match_snapshot(match=_access_seat(request, match_id, seat))  # the view and its ply: one instant
+        match, state = snapshot.match, snapshot.state
         running = match.status == Match.Status.RUNNING and not state.is_over
         your_turn = running and state.to_play == seat
         deadline = match.last_progress_at + timedelta(seconds=match.move_clock_seconds) if your_turn else None
-        seats = [{"index": s.index, "name": s.player.name, "kind": s.player.kind, "place": s.place,
+        seats = [{"index": s.index, "name": s.player.name, "kind": s.player.kind,
+                  "place": None if running else s.place,  # places and forfeits are written with the match's end
                   "owner": s.player.user.username if s.player.kind == "bot" and s.player.user else None,
-                  "forfeited": s.forfeited} for s in match.seats.select_related("player__user").order_by("index")]
+                  "forfeited": s.forfeited and not running}
+                 for s in match.seats.select_related("player__user").order_by("index")]
         return Response({"match_id": match.pk, "seat": seat, "status": match.status, "ply": match.ply_count,
                          "your_turn": your_turn, "move_deadline": deadline, "seats": seats,
                          "deals_finished": len(state.results),
@@ -119,7 +118,7 @@ class SeatActionApi(APIView):
         200: inline_serializer("MoveStored", {"stored": serializers.BooleanField(), "ply": serializers.IntegerField(),
                                               "status": serializers.CharField()}),
         400: _err("illegal_action: the rules forbid this action here (the detail says why)"),
-        409: _err("stale_ply: the position moved on (fetch the view again); busy: try again"), **SEAT_ERRORS})
+        409: _err("stale_ply: the position moved on (another ply was stored first, or the match ended): fetch the view again"), **SEAT_ERRORS})
     def post(self, request, match_id: int, seat: int):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -132,8 +131,6 @@ class SeatActionApi(APIView):
             raise PermissionDenied(str(exc)) from None
         except services.StalePly as exc:
             raise StalePlyError(str(exc)) from None
-        except services.MatchBusy as exc:
-            raise BusyError(str(exc) or "the match is busy: try again") from None
         except IllegalAction as exc:
             raise IllegalActionError(str(exc)) from None
         return Response({"stored": True, "ply": match.ply_count, "status": match.status})
@@ -155,9 +152,9 @@ class DealResultApi(APIView):
         if match is None:
             raise NotFound(f"no match {match_id}")
         seated = request.user.is_authenticated and match.seats.filter(player__user=request.user).exists()
-        if not (seated or match.is_finished):
+        if not (seated or match.is_finished):  # a finished match stays finished: this row may be read first
             raise PermissionDenied("a deal's cards are shown to its players, and to everyone once the match is over")
-        state = match_state(match=match)
+        state = match_snapshot(match=match).state  # the deals and their plies as of one instant
         if not 1 <= number <= len(state.results):
             raise NotFound(f"deal {number} of match {match_id} is not finished")
         result = state.results[number - 1]

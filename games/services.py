@@ -1,10 +1,12 @@
 """Writes for matches: create, advance (the match loop the Celery task runs), finish, abort.
 
-The match loop rebuilds the engine state from the stored log, asks each seat's agent for an action, and
-stores each ply in its own transaction. A worker claims a match with a lease (a conditional UPDATE whose
-row count says who won, renewed with every ply); the unique (deal, ply) constraint is the last guard, so a
-retried or duplicated task can never store a ply twice. Slow agent calls (HTTP bots) happen outside any
-transaction.
+The match loop rebuilds the engine state from one consistent read of the stored log, asks each seat's agent for
+an action, and stores each ply in its own transaction. Who stores a ply is decided by a compare-and-set on
+``Match.ply_count`` (the UPDATE that bumps it is conditional on the count the writer read, and comes first in the
+transaction that inserts the move), with the unique (deal, ply) constraint as the last guard: a person's move, a
+worker, a retried or duplicated task can never store a ply twice, and the loser changes nothing. The lease (a
+conditional UPDATE whose row count says who won, renewed with every ply) only says which worker runs the loop; a
+person's move never waits for it. Slow agent calls (HTTP bots) happen outside any transaction.
 """
 
 from __future__ import annotations
@@ -26,14 +28,10 @@ from games.engine.deal import ACTIONS
 from games.engine.strategies import fallback_action
 from games.models import Deal, Match, Move, Player, Seat
 from games.names import name_normalize, name_skeleton
-from games.selectors import match_state
+from games.selectors import match_snapshot
 from games.signals import match_finished
 
 log = logging.getLogger(__name__)
-
-
-class MatchBusy(Exception):
-    """Another worker holds the match's lease."""
 
 
 class MatchNotFound(Exception):
@@ -114,8 +112,10 @@ def match_advance(*, match_id: int, ply_budget: int | None = None) -> str:
     ``ply_budget`` plies have been stored by this call.
 
     Returns ``"finished"``, ``"waiting"`` (an agent such as a human has not acted), ``"budget"``, ``"busy"``
-    (another worker holds the lease), ``"conflict"`` (another writer stored the same ply first; nothing was
-    written) or ``"not_running"``. Idempotent: calling it again continues exactly where the log stops.
+    (another worker holds the lease), ``"not_running"``, or ``"conflict"`` (a store failed with nothing new to
+    read: the stored rows disagree with the ply count; nothing was written). A ply another writer stores first (a person's move
+    against the clock's fallback, a redelivered task) is never overwritten: this call re-reads the log and plays
+    on from there. Idempotent: calling it again continues exactly where the log stops.
     """
     token = uuid.uuid4().hex
     if not _claim(match_id, token):
@@ -128,96 +128,134 @@ def match_advance(*, match_id: int, ply_budget: int | None = None) -> str:
 
 
 def _advance_claimed(match_id: int, token: str, ply_budget: int | None) -> str:
-    match = Match.objects.get(pk=match_id)
-    try:
-        state = match_state(match=match)
-    except ValueError as exc:  # ReplayMismatch or a bad stored ruleset: it can never be played on
-        log.error("match %s does not replay, aborted: %s", match_id, exc)
-        match_abort(match_id=match_id, reason=f"its stored record does not replay: {exc}")
-        return "not_running"
-    if state.is_over:  # every ply is stored but the finish did not commit: finish now
-        with transaction.atomic():
-            _finish(match, state)
-        return "finished"
-    seats = {seat.index: seat for seat in match.seats.select_related("player")}
-    deal_row = Deal.objects.get(match=match, number=state.deal_number)
+    """The match loop, while ``token`` holds the lease. Every ply is stored by a compare-and-set on the ply count
+    read with the log (``_store_ply``); when it fails, someone else stored that ply: re-read and go on (or stop,
+    when the lease went to another worker or the match ended). It stops to wait for a person only through a
+    conditional UPDATE that also gives up the lease, so a move stored meanwhile is never left without a worker."""
     stored = 0
-    while True:
-        if ply_budget is not None and stored >= ply_budget:
-            return "budget"
-        seat = state.to_play
-        seat_row = seats[seat]
-        player = seat_row.player
-        legal = state.legal_actions()
-        view = state.view(seat)
-        started = time.perf_counter()
-        decision = agents.agent_for(player.kind)(player=player, match_id=match_id, seat=seat, view=view,
-                                                 legal_actions=legal, state=state, seat_row=seat_row, match=match)
-        if decision is None:
-            # only while the position is the one the agent saw: a person's move stored meanwhile keeps it runnable
-            Match.objects.filter(pk=match_id, ply_count=match.ply_count + stored).update(awaiting_human=True)
-            return "waiting"
-        think_ms = decision.think_ms or int((time.perf_counter() - started) * 1000)
-        deal = state.deal
-        ply = deal.ply
-        action, source, fault, kind = decision.action, decision.source, decision.fault, decision.fault_kind
+    failed_at, idle_failures = None, 0  # the ply count at which a store or the wait last failed; how often so
+    while True:  # one pass per consistent read of the log
+        match = Match.objects.get(pk=match_id)
         try:
-            state.apply(action)
-        except IllegalAction as exc:
-            action, source, fault, kind = fallback_action(legal), Move.Source.FALLBACK, f"illegal action: {exc}", "illegal"
-            state.apply(action)
-        if fault:
-            log.warning("match %s seat %s (%s): %s", match_id, seat, player, fault)
-        try:
-            deal_row, over = _store_ply(match, state, deal, deal_row, seat_row, token, ply=ply, action=action,
-                                        source=source, fault=fault, fault_kind=kind, think_ms=think_ms,
-                                        time_bank_ms=decision.time_bank_ms)
-        except (IntegrityError, MatchBusy):
-            log.info("match %s: ply %s of deal %s was taken by another writer", match_id, ply, deal_row.number)
+            snapshot = match_snapshot(match=match)
+            state = snapshot.state
+        except ValueError as exc:  # ReplayMismatch or a bad stored ruleset: it can never be played on
+            log.error("match %s does not replay, aborted: %s", match_id, exc)
+            match_abort(match_id=match_id, reason=f"its stored record does not replay: {exc}")
+            return "not_running"
+        match = snapshot.match
+        if match.status != Match.Status.RUNNING:
+            return "not_running"
+        idle_failures = idle_failures + 1 if failed_at == match.ply_count else 0
+        if idle_failures >= 3:  # failed again and again with nothing stored meanwhile: not a race, do not spin
+            log.error("match %s: a ply could not be stored at ply count %s and nothing else was", match_id, failed_at)
             return "conflict"
-        stored += 1
-        if over:
+        if state.is_over:  # every ply is stored but the finish did not commit: finish now
+            with transaction.atomic():
+                if Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, ply_count=match.ply_count).update(
+                        last_progress_at=timezone.now()) == 1:
+                    _finish(match, state)
             return "finished"
+        seats = {seat.index: seat for seat in match.seats.select_related("player")}
+        deal_row = Deal.objects.get(match=match, number=state.deal_number)
+        while True:
+            if ply_budget is not None and stored >= ply_budget:
+                return "budget"
+            seat = state.to_play
+            seat_row = seats[seat]
+            player = seat_row.player
+            legal = state.legal_actions()
+            view = state.view(seat)
+            started = time.perf_counter()
+            decision = agents.agent_for(player.kind)(player=player, match_id=match_id, seat=seat, view=view,
+                                                     legal_actions=legal, state=state, seat_row=seat_row, match=match)
+            if decision is None:
+                if Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, ply_count=match.ply_count,
+                                        lease_owner=token).update(awaiting_human=True, lease_owner="",
+                                                                  lease_until=None) == 1:
+                    return "waiting"
+                failed_at = match.ply_count
+                break  # a ply was stored since the read (the person moved): read again
+            think_ms = decision.think_ms or int((time.perf_counter() - started) * 1000)
+            deal = state.deal
+            ply = deal.ply
+            action, source, fault, kind = decision.action, decision.source, decision.fault, decision.fault_kind
+            try:
+                state.apply(action)
+            except IllegalAction as exc:
+                action, source, fault, kind = fallback_action(legal), Move.Source.FALLBACK, f"illegal action: {exc}", "illegal"
+                state.apply(action)
+            try:
+                deal_row, over = _store_ply(match, state, deal, deal_row, seat_row, ply=ply, action=action,
+                                            source=source, fault=fault, fault_kind=kind, think_ms=think_ms,
+                                            time_bank_ms=decision.time_bank_ms, lease_token=token)
+            except StalePly:
+                failed_at = match.ply_count
+                log.info("match %s: ply %s of deal %s was stored by another writer; reading again", match_id, ply,
+                         deal_row.number)
+                break
+            if fault:
+                log.warning("match %s seat %s (%s): %s", match_id, seat, player, fault)
+            stored += 1
+            if over:
+                return "finished"
+        if not _claim(match_id, token):  # the lease ran out and another worker took the match on
+            exists = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING).exists()
+            return "busy" if exists else "not_running"
 
 
-def _store_ply(match: Match, state: MatchState, deal, deal_row: Deal, seat_row: Seat, token: str, *, ply: int,
-               action: dict, source: str, fault: str, fault_kind: str, think_ms: int,
-               time_bank_ms: int | None) -> tuple[Deal, bool]:
-    """Store one applied ply in its own transaction: the move, the seat's fault count and clocks, the deal rows
-    at a deal's end, the match's progress (only while ``token`` holds the lease), and the finish or forfeit.
+def _store_ply(match: Match, state: MatchState, deal, deal_row: Deal, seat_row: Seat, *, ply: int, action: dict,
+               source: str, fault: str, fault_kind: str, think_ms: int, time_bank_ms: int | None,
+               lease_token: str | None = None) -> tuple[Deal, bool]:
+    """Store one applied ply in its own transaction, if the match is still running at ``match.ply_count`` plies:
+    the move, the seat's fault count and clocks, the deal rows at a deal's end, the match's progress, and the finish
+    or forfeit.
 
-    ``state`` has the ply applied already; ``deal`` is the engine deal it was applied to. Returns the current
-    deal row and whether the match is over. Raises ``IntegrityError`` or ``MatchBusy`` (nothing stored) when
-    another writer got there first.
+    The first statement is a compare-and-set on ``Match.ply_count`` (the count the caller's state was read with,
+    ``match_snapshot``): its row lock serialises every writer of this match, and a writer that read an older count
+    changes nothing; the unique (deal, ply) constraint is the last guard. ``lease_token`` (a worker) must also still
+    hold the lease, which the store renews; a person's move passes none and never touches the lease. ``state`` has
+    the ply applied already, ``deal`` is the engine deal it was applied to, and ``seat_row`` was read after that
+    count (a successful compare-and-set proves nothing was stored since). On success ``match`` carries the new
+    count. Returns the current deal row and whether the match is over. Raises ``StalePly`` (nothing stored) when
+    another writer got there first, the match is over, or the lease is gone.
     """
     faults = seat_row.consecutive_faults + 1 if source == Move.Source.FALLBACK else 0
     forfeit = faults >= settings.BOT_MAX_CONSECUTIVE_FAULTS and seat_row.player.kind != Player.Kind.HOUSE
-    with transaction.atomic():
-        Move.objects.create(deal=deal_row, ply=ply, seat=seat_row.index, action=action, source=source,
-                            fault=fault[:300], fault_kind=fault_kind, think_ms=think_ms)
-        seat_updates = {"consecutive_faults": faults, "last_latency_ms": think_ms}
-        if time_bank_ms is not None:
-            seat_updates["time_bank_ms"] = time_bank_ms
-        Seat.objects.filter(pk=seat_row.pk).update(**seat_updates)
-        for key, value in seat_updates.items():
-            setattr(seat_row, key, value)
-        if deal.is_over:
-            _deal_row_finish(deal_row, deal)
-            if not state.is_over:
-                deal_row = _deal_row_create(match, state)
-        renewed = Match.objects.filter(pk=match.pk, lease_owner=token, status=Match.Status.RUNNING).update(
-            ply_count=F("ply_count") + 1, deal_number=state.deal_number, totals=list(state.totals),
-            last_progress_at=timezone.now(), awaiting_human=False,
-            lease_until=timezone.now() + timedelta(seconds=settings.MATCH_LEASE_SECONDS),
-        )
-        if renewed != 1:
-            raise MatchBusy()
-        match.last_progress_at = timezone.now()  # the next seat's clock starts now (human_agent reads it)
-        if forfeit:
-            _finish(match, state, forfeited=seat_row.index)
-        elif state.is_over:
-            _finish(match, state)
-    return deal_row, forfeit or state.is_over
+    now = timezone.now()
+    progress = {"ply_count": match.ply_count + 1, "deal_number": state.deal_number, "totals": list(state.totals),
+                "last_progress_at": now, "awaiting_human": False}
+    current = Match.objects.filter(pk=match.pk, status=Match.Status.RUNNING, ply_count=match.ply_count)
+    if lease_token is not None:
+        current = current.filter(lease_owner=lease_token)
+        progress["lease_until"] = now + timedelta(seconds=settings.MATCH_LEASE_SECONDS)
+    try:
+        with transaction.atomic():
+            if current.update(**progress) != 1:
+                raise StalePly(f"ply {match.ply_count} is not the current position any more: another ply was "
+                               "stored, or the match ended")
+            Move.objects.create(deal=deal_row, ply=ply, seat=seat_row.index, action=action, source=source,
+                                fault=fault[:300], fault_kind=fault_kind, think_ms=think_ms)
+            seat_updates = {"consecutive_faults": faults, "last_latency_ms": think_ms}
+            if time_bank_ms is not None:
+                seat_updates["time_bank_ms"] = time_bank_ms
+            Seat.objects.filter(pk=seat_row.pk).update(**seat_updates)
+            next_deal_row = deal_row
+            if deal.is_over:
+                _deal_row_finish(deal_row, deal)
+                if not state.is_over:
+                    next_deal_row = _deal_row_create(match, state)
+            if forfeit:
+                _finish(match, state, forfeited=seat_row.index)
+            elif state.is_over:
+                _finish(match, state)
+    except IntegrityError:  # the (deal, ply) guard: never expected behind the compare-and-set, but never two
+        raise StalePly(f"ply {ply} of deal {deal_row.number} was stored by another writer") from None
+    for key, value in progress.items():
+        setattr(match, key, value)  # the next seat's clock starts now (human_agent reads it)
+    for key, value in seat_updates.items():
+        setattr(seat_row, key, value)
+    return next_deal_row, forfeit or state.is_over
 
 
 def _deal_row_finish(deal_row: Deal, deal) -> None:
@@ -318,40 +356,35 @@ def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, u
     """A person's move: ``action`` for ``seat`` of the match, answering the position at match ply ``ply``
     (``Match.ply_count``, given with every view). Stores it as one ply and wakes the match task for the next seats.
 
-    Raises ``MatchNotFound`` (404), ``SeatForbidden`` (403: not this user's seat), ``StalePly`` (409: another ply
-    was stored, it is not this seat's turn, or the match is over), ``MatchBusy`` (409: retry), and
-    ``IllegalAction`` (400, with the rule's reason). A double submit stores the ply once.
+    Never waits for the worker's lease: the ply is stored by a compare-and-set on the ply count (``_store_ply``),
+    so whichever of this move and the worker (the move clock's fallback) stores the ply first wins, and the other
+    changes nothing. Raises ``MatchNotFound`` (404), ``SeatForbidden`` (403: not this user's seat), ``StalePly``
+    (409: another ply was stored, it is not this seat's turn, or the match is over) and ``IllegalAction`` (400,
+    with the rule's reason). A double submit stores the ply once.
     """
     match, seat_row = access_seat(match_id=match_id, seat=seat, user=user)
-    token = uuid.uuid4().hex
-    deadline = time.monotonic() + 3
-    while not _claim(match_id, token):  # a worker may hold the lease for a moment (it is about to wait for us)
-        if not Match.objects.filter(pk=match_id, status=Match.Status.RUNNING).exists():
-            raise StalePly("the match is over")
-        if time.monotonic() > deadline:
-            raise MatchBusy("the match is busy: try again in a moment")
-        time.sleep(0.05)
+    snapshot = match_snapshot(match=match)
+    match = snapshot.match
+    if match.status != Match.Status.RUNNING:
+        raise StalePly("the match is over")
+    if ply != match.ply_count:
+        raise StalePly(f"ply {ply} is not the current position: the match is at ply {match.ply_count}; fetch the "
+                       "view again")
+    state = snapshot.state
+    if state.to_play != seat:
+        raise StalePly(f"it is not your turn: seat {state.to_play} is to play")
+    deal = state.deal
+    deal_row = Deal.objects.get(match=match, number=state.deal_number)
+    deal_ply = deal.ply
+    action_id = deal.action_id(action)  # IllegalAction says why, and changes nothing
+    state.apply_id(action_id)
+    think_ms = max(0, int((timezone.now() - match.last_progress_at).total_seconds() * 1000))
     try:
-        match.refresh_from_db()
-        if ply != match.ply_count:
-            raise StalePly(f"ply {ply} is not the current position: the match is at ply {match.ply_count}; fetch the "
-                           "view again")
-        state = match_state(match=match)
-        if state.to_play != seat:
-            raise StalePly(f"it is not your turn: seat {state.to_play} is to play")
-        deal = state.deal
-        deal_row = Deal.objects.get(match=match, number=state.deal_number)
-        deal_ply = deal.ply
-        action_id = deal.action_id(action)  # IllegalAction says why, and changes nothing
-        state.apply_id(action_id)
-        think_ms = int((timezone.now() - match.last_progress_at).total_seconds() * 1000)
-        try:
-            _store_ply(match, state, deal, deal_row, seat_row, token, ply=deal_ply, action=dict(ACTIONS[action_id]),
-                       source=Move.Source.AGENT, fault="", fault_kind="", think_ms=think_ms, time_bank_ms=None)
-        except (IntegrityError, MatchBusy):
-            raise StalePly("that ply was just stored by another request") from None
-    finally:
-        _release(match_id, token)
+        _store_ply(match, state, deal, deal_row, seat_row, ply=deal_ply, action=dict(ACTIONS[action_id]),
+                   source=Move.Source.AGENT, fault="", fault_kind="", think_ms=think_ms, time_bank_ms=None)
+    except StalePly:
+        raise StalePly("that ply was just stored by another request (or the match ended); fetch the view "
+                       "again") from None
     match_wake(match_id=match_id)
     match.refresh_from_db()
     return match

@@ -30,9 +30,10 @@ def match_list(request):
 
 
 def match_detail(request, match_id: int):
-    match = get_object_or_404(selectors.match_list(), pk=match_id)
-    seats = list(match.seats.all())
-    context = {"match": match, "seats": seats, "deals": selectors.match_deal_table(match=match)}
+    context = selectors.match_page(match_id=match_id)  # one instant: a deal's end is wholly in or out
+    if context is None:
+        raise Http404(f"no match {match_id}")
+    match, seats = context["match"], context["seats"]
     for extra in MATCH_PAGE_EXTRAS:
         context.update(extra(match))
     if match.is_finished:

@@ -52,7 +52,7 @@ def test_verify_shows_checking_and_then_the_answer_as_text(live_server, browser,
         page.click("button[value=verify]")
         page.wait_for_url(re.compile(rf".*/bots/{bot.pk}/$"))
         assert page.inner_text("#bot-check-status").startswith("Checking your bot…")
-        page.wait_for_function("document.querySelector('#bot-check').dataset.state === 'passed'", timeout=20000)
+        page.wait_for_function("() => document.querySelector('#bot-check').dataset.state === 'passed'", timeout=20000)
         assert page.inner_text("#bot-check-status") == "Passed: all 12 checks passed."
         assert page.locator("#bot-check-results li").count() == 12
         assert "<img src=x onerror=alert(1)>" in page.inner_text("#bot-check-results li >> nth=0")  # as text

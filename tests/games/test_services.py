@@ -103,27 +103,27 @@ def test_the_database_refuses_a_second_row_for_the_same_ply(house_bots):
 
 
 @pytest.mark.django_db
-def test_a_retried_task_that_loses_the_race_writes_nothing_and_the_match_finishes_the_same(house_bots, monkeypatch):
+def test_a_retried_task_that_loses_the_race_overwrites_nothing_and_the_match_finishes_the_same(house_bots, monkeypatch):
     whole = _play(house_bots[:2])
     match = match_create(players=house_bots[:2], ruleset=Ruleset.preset("pagat"), seed=SEED)
     assert match_advance(match_id=match.pk, ply_budget=10) == "budget"
     real = agents.agent_for("house")
+    raced = []
 
     def another_writer_first(**kw):
         decision = real(**kw)
-        deal = Deal.objects.get(match_id=kw["match_id"], number=kw["state"].deal_number)
-        # the duplicate task (e.g. redelivered after a broker hiccup) stores this very ply first
-        Move.objects.create(deal=deal, ply=kw["state"].deal.ply, seat=kw["seat"], action=decision.action)
-        Match.objects.filter(pk=kw["match_id"]).update(ply_count=11)
+        if not raced:  # the duplicate task (e.g. redelivered after a broker hiccup) stores this very ply first
+            raced.append(True)
+            deal = Deal.objects.get(match_id=kw["match_id"], number=kw["state"].deal_number)
+            Move.objects.create(deal=deal, ply=kw["state"].deal.ply, seat=kw["seat"], action=decision.action)
+            Match.objects.filter(pk=kw["match_id"]).update(ply_count=11)
         return decision
 
     monkeypatch.setitem(agents._AGENTS, "house", another_writer_first)
-    assert match_advance(match_id=match.pk) == "conflict"
-    monkeypatch.setitem(agents._AGENTS, "house", real)
-    assert Move.objects.filter(deal__match=match).count() == 11
-    assert match_advance(match_id=match.pk) == "finished"
+    assert match_advance(match_id=match.pk) == "finished"  # lost ply 10, read the log again, played on
     match.refresh_from_db()
     assert _log(match) == _log(whole) and match.totals == whole.totals
+    assert match.ply_count == len(_log(match))
 
 
 @pytest.mark.django_db(transaction=True)
