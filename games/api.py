@@ -1,10 +1,11 @@
 """The REST API for people at a table: a seat's view, and a move answering a given ply.
 
-``GET /api/matches/{id}/seats/{seat}/`` gives the seat's owner the same view a bot receives, the legal actions when
-it is their turn, and ``ply`` (the match's ply count) to send back with the move.
+``GET /api/matches/{id}/seats/{seat}/`` gives the person in the seat the same view a bot receives, the legal actions
+when it is their turn, and ``ply`` (the match's ply count) to send back with the move.
 ``POST /api/matches/{id}/seats/{seat}/actions/`` with ``{"ply": n, "action": {...}}`` stores the move: 400 with the
-rule's reason for an illegal action, 403 for someone else's seat, 404 for an unknown match or seat, 409 for a
-stale ply (the position moved on) or a busy match (retry). A double submit stores the ply once.
+rule's reason for an illegal action, 403 for someone else's seat (a bot's seat too, also for its owner), 404 for an
+unknown match or seat, 409 for a stale ply (the position moved on) or a busy match (retry). A double submit stores
+the ply once.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from games import services
 from games.engine import IllegalAction
 from games.engine.cards import HOLLYWOOD_VALUES, STANDARD_VALUES, parse_card
 from games.models import Match
-from games.selectors import match_state
+from games.selectors import match_state, person_seat
 
 
 class IllegalActionError(APIException):
@@ -108,7 +109,7 @@ class SeatActionApi(APIView):
 
 class DealResultApi(APIView):
     """A finished deal's score card: how it ended, each seat's remaining cards and their values, the points.
-    Seated players see it as soon as the deal is over (the cards are turned up for scoring); everyone once the
+    The people seated see it as soon as the deal is over (the cards are turned up for scoring); everyone once the
     match is finished. Never the stock, never a running deal."""
 
     @extend_schema(summary="A finished deal's score card", responses=inline_serializer("DealResult", {
@@ -119,7 +120,7 @@ class DealResultApi(APIView):
         match = Match.objects.filter(pk=match_id).first()
         if match is None:
             raise NotFound(f"no match {match_id}")
-        seated = request.user.is_authenticated and match.seats.filter(player__user=request.user).exists()
+        seated = person_seat(match=match, user=request.user) is not None  # a seated bot's owner is not seated
         if not (seated or match.is_finished):
             raise PermissionDenied("a deal's cards are shown to its players, and to everyone once the match is over")
         state = match_state(match=match)

@@ -18,6 +18,7 @@ class Player(models.Model):
     name = models.CharField(max_length=60, unique=True)
     kind = models.CharField(max_length=10, choices=Kind.choices)
     strategy = models.CharField(max_length=30, blank=True, help_text="house strategy name (house bots only)")
+    # the person (human), or the bot's owner (bot: who owns it, never who plays its seat); empty for house bots
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     description = models.CharField(max_length=200, blank=True)
     is_active = models.BooleanField(default=True, help_text="false: not scheduled (a disabled or suspended bot)")
@@ -31,6 +32,12 @@ class Player(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def is_played_by(self, user) -> bool:
+        """Whether ``user`` makes this player's moves: a person plays only their own human player. A bot's moves
+        come only from its endpoint, never from its owner, though the owner is the bot's ``user``."""
+        return (self.kind == self.Kind.HUMAN and self.user_id is not None and user is not None
+                and user.is_authenticated and self.user_id == user.pk)
 
 
 class Match(models.Model):

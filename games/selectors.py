@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db.models import Prefetch, QuerySet
 
 from games.engine import MatchState, Ruleset, replay
-from games.models import Deal, Match, Move, Seat
+from games.models import Deal, Match, Move, Player, Seat
 
 
 def match_record(*, match: Match) -> dict:
@@ -39,6 +39,14 @@ def deal_plays(*, code: str) -> list[Deal]:
 def match_state(*, match: Match) -> MatchState:
     """Rebuild the engine state of a match from its stored log (verifying seeds, plies and points)."""
     return replay(match_record(match=match))
+
+
+def person_seat(*, match: Match, user) -> Seat | None:
+    """The seat ``user`` sits in as a person (kind human), or None. A bot's owner does not sit in the bot's seat:
+    its user is the owner, but only the bot plays it (``Player.is_played_by``)."""
+    if user is None or not user.is_authenticated:
+        return None
+    return match.seats.filter(player__kind=Player.Kind.HUMAN, player__user=user).select_related("player").first()
 
 
 def match_list(*, status: str | None = None) -> QuerySet[Match]:
