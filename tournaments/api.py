@@ -1,9 +1,11 @@
-"""Ladder API: "play now" starts a rated match for the requesting person."""
+"""Ladder API: "play now" starts a rated match for the requesting person: 201 with the match, 202 while waiting for
+a person, 409 ``cannot_play`` (closed ladder, too few bots of other owners), 409 ``busy`` with Retry-After: 1 when
+the ladder is busy for a moment."""
 
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import APIException
 from rest_framework.permissions import IsAuthenticated
@@ -11,12 +13,18 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from tournaments.models import Ladder
-from tournaments.services import ladder_play_now
+from tournaments.services import LadderBusy, ladder_play_now
 
 
 class CannotPlayError(APIException):
     status_code = status.HTTP_409_CONFLICT
     default_code = "cannot_play"
+
+
+class BusyError(APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "busy"
+    wait = 1  # DRF's handler sends it as Retry-After (seconds)
 
 
 class PlayNowApi(APIView):
@@ -32,7 +40,10 @@ class PlayNowApi(APIView):
                                                                  "seat": serializers.IntegerField(),
                                                                  "view_url": serializers.CharField()}),
                               202: inline_serializer("PlayNowQueued", {"queued": serializers.BooleanField(),
-                                                                       "detail": serializers.CharField()})})
+                                                                       "detail": serializers.CharField()}),
+                              409: OpenApiResponse(description='{"error": "cannot_play", ...}: the ladder is closed '
+                                                   'or has too few bots of other owners free; {"error": "busy", ...}'
+                                                   ' with Retry-After: 1: post again in a second')})
     def post(self, request, slug: str):
         ladder = get_object_or_404(Ladder, slug=slug)
         data = self.InputSerializer(data=request.data)
@@ -42,6 +53,8 @@ class PlayNowApi(APIView):
                                           match_with=data.validated_data.get("match_with"))
         except ValueError as exc:
             raise CannotPlayError(str(exc)) from None
+        except LadderBusy as exc:  # answered at once, never waited for inside the request
+            raise BusyError(str(exc)) from None
         if match is None:
             return Response({"queued": True, "detail": "waiting for another person: post again to check"},
                             status=status.HTTP_202_ACCEPTED)

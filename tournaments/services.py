@@ -7,7 +7,7 @@ from collections import Counter
 from itertools import combinations
 
 from django.conf import settings
-from django.db import transaction
+from django.db import OperationalError, transaction
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
@@ -18,6 +18,11 @@ from tournaments.models import Ladder, LadderEntry, LadderMatch, PlayRequest, Ra
 
 log = logging.getLogger(__name__)
 _MODEL = PlackettLuce()
+
+
+class LadderBusy(Exception):
+    """Another transaction holds the ladder (the scheduler, another Play now) for a moment: try again in a second.
+    Raised instead of waiting for the lock, so no web request waits on it."""
 
 
 def ladder_create(*, name: str, slug: str, preset: str = "pagat", seats_per_match: int = 2,
@@ -88,9 +93,9 @@ def ladder_schedule_matches(*, ladder: Ladder, limit: int | None = None) -> list
 
     Pairing: entries are taken in rating order; each new match starts from the available entry with the fewest
     matches played and fills the other seats with the nearest-rated available entries, preferring opponents met
-    least often in the recent past (spreads opponents). A player is never in more than
-    ``max_concurrent_per_player`` running matches of the ladder. Returns the created matches; the caller
-    enqueues them (``tournaments.tasks`` does, on commit).
+    least often in the recent past (spreads opponents). No match seats two entries of one owner (two bots of one
+    owner could share cards). A player is never in more than ``max_concurrent_per_player`` running matches of the
+    ladder. Returns the created matches; the caller enqueues them (``tournaments.tasks`` does, on commit).
     """
     with transaction.atomic():
         # one scheduler per ladder at a time: the caps below are counted and used under this row lock
@@ -120,7 +125,9 @@ def _schedule_locked(ladder: Ladder, limit: int | None) -> list[Match]:
         first = min(free, key=lambda e: (e.matches_played + busy[e.player_id], -e.ordinal, e.player.name))
         chosen = [first]
         while len(chosen) < n:
-            rest = [e for e in free if e not in chosen]
+            rest = [e for e in free if e not in chosen and not _same_owner(e.player, [c.player for c in chosen])]
+            if not rest:
+                break
 
             def cost(e: LadderEntry) -> tuple:
                 met = sum(pairs[tuple(sorted((e.player_id, c.player_id)))] for c in chosen)
@@ -128,6 +135,8 @@ def _schedule_locked(ladder: Ladder, limit: int | None) -> list[Match]:
                 return (met, round(gap, 3), e.player.name)
 
             chosen.append(min(rest, key=cost))
+        if len(chosen) < n:  # too few owners among the free entries (any first entry would find the same)
+            break
         match = _ladder_match_create(ladder, [e.player for e in chosen])
         for a, b in combinations(sorted(e.player_id for e in chosen), 2):
             pairs[(a, b)] += 1
@@ -136,6 +145,12 @@ def _schedule_locked(ladder: Ladder, limit: int | None) -> list[Match]:
         created.append(match)
         room -= 1
     return created
+
+
+def _same_owner(player: Player, others: list[Player]) -> bool:
+    """Whether ``player`` has the owner of one of ``others`` (``Player.user``: the person, or a bot's owner; a
+    house bot has none). Such players never share a match: a person and their bot, or two bots of one owner."""
+    return player.user_id is not None and player.user_id in {p.user_id for p in others}
 
 
 def _ladder_match_create(ladder: Ladder, players: list[Player]) -> Match:
@@ -192,8 +207,9 @@ def ladder_play_now(*, ladder: Ladder, user, match_with: str | None = None) -> t
     ``match_with`` (saved as the person's preference): ``bots`` starts a rated match at once against the
     best-matched bots (nearest rating; bots free of running matches first, house bots otherwise); ``people``
     waits for another person who accepts people; ``both`` takes a waiting person if there is one, else bots.
-    Calling again returns the running match or keeps waiting. ``ValueError`` when the ladder is closed, the
-    preference is unknown, or there are too few bots.
+    Calling again returns the running match or keeps waiting. Nobody is matched with their own bot, nor with two
+    bots of one owner. ``ValueError`` when the ladder is closed, the preference is unknown, or there are too few
+    bots (of other owners); ``LadderBusy`` when another transaction holds the ladder (never waits for it).
     """
     person = player_for_user(user=user)
     if match_with is not None:
@@ -202,7 +218,7 @@ def ladder_play_now(*, ladder: Ladder, user, match_with: str | None = None) -> t
         Player.objects.filter(pk=person.pk).update(match_with=match_with)
         person.match_with = match_with
     with transaction.atomic():
-        ladder = Ladder.objects.select_for_update().get(pk=ladder.pk)
+        ladder = _lock_ladder_nowait(ladder)
         if not ladder.is_active:
             raise ValueError(f"the ladder {ladder.slug!r} is not active")
         running = Match.objects.filter(status=Match.Status.RUNNING, ladder_match__ladder=ladder, seats__player=person).first()
@@ -220,14 +236,28 @@ def ladder_play_now(*, ladder: Ladder, user, match_with: str | None = None) -> t
                 PlayRequest.objects.get_or_create(ladder=ladder, player=person, match=None)
                 return None, None
         if len(opponents) < ladder.seats_per_match - 1:
-            opponents += _best_bots(ladder, me, ladder.seats_per_match - 1 - len(opponents))
+            opponents += _best_bots(ladder, me, ladder.seats_per_match - 1 - len(opponents), [person, *opponents])
         match = _ladder_match_create(ladder, [person, *opponents])
         PlayRequest.objects.filter(ladder=ladder, player__in=[person, *opponents], match__isnull=True).update(match=match)
         match_wake(match_id=match.pk)
     return match, 0
 
 
-def _best_bots(ladder: Ladder, me: LadderEntry, count: int) -> list[Player]:
+def _lock_ladder_nowait(ladder: Ladder) -> Ladder:
+    """The ladder's row, locked for this transaction; ``LadderBusy`` at once when another transaction holds it
+    (PostgreSQL's ``NOWAIT``). SQLite has no row locks (Django leaves ``FOR UPDATE`` out): its writes queue on
+    the database lock instead."""
+    try:
+        return Ladder.objects.select_for_update(nowait=True).get(pk=ladder.pk)
+    except OperationalError as exc:
+        if getattr(exc.__cause__, "sqlstate", None) != "55P03":  # lock_not_available
+            raise
+        raise LadderBusy("the ladder is busy starting other matches: try again in a second") from None
+
+
+def _best_bots(ladder: Ladder, me: LadderEntry, count: int, seated: list[Player]) -> list[Player]:
+    """``count`` bots for ``me``'s match, nearest-rated first (bots free of running matches before busy house
+    bots), none with the owner of a player in ``seated`` or of another chosen bot. ``ValueError`` when too few."""
     busy = _running_per_player(ladder)
     cap = ladder.max_concurrent_per_player
 
@@ -237,6 +267,15 @@ def _best_bots(ladder: Ladder, me: LadderEntry, count: int) -> list[Player]:
     candidates = sorted((e for e in LadderEntry.objects.filter(ladder=ladder, is_active=True, player__is_active=True)
                          .exclude(player__kind=Player.Kind.HUMAN).select_related("player")
                          if busy[e.player_id] < cap or e.player.kind == Player.Kind.HOUSE), key=key)
-    if len(candidates) < count:
-        raise ValueError(f"the ladder {ladder.slug!r} has too few bots to play now")
-    return [e.player for e in candidates[:count]]
+    chosen: list[Player] = []
+    for entry in candidates:
+        if len(chosen) < count and not _same_owner(entry.player, [*seated, *chosen]):
+            chosen.append(entry.player)
+    if len(chosen) < count and len(candidates) >= count:
+        raise ValueError(f"the bots free to play now on the ladder {ladder.slug!r} are your own (or share an owner "
+                         "with a player here), and nobody is matched with their own bot: try again in a while, or "
+                         "play people")
+    if len(chosen) < count:
+        raise ValueError(f"the ladder {ladder.slug!r} has too few bots free to play now: try again in a while, "
+                         "or play people")
+    return chosen
