@@ -32,7 +32,9 @@ def match_list(request):
 def match_detail(request, match_id: int):
     match = get_object_or_404(selectors.match_list(), pk=match_id)
     seats = list(match.seats.all())
-    context = {"match": match, "seats": seats, "deals": selectors.match_deal_table(match=match)}
+    context = {"match": match, "seats": seats, "deals": selectors.match_deal_table(match=match),
+               "my_seat": selectors.person_seat(match=match, user=request.user)
+               if match.status == Match.Status.RUNNING else None}  # a person's own seat, never their bot's
     for extra in MATCH_PAGE_EXTRAS:
         context.update(extra(match))
     if match.is_finished:

@@ -68,6 +68,7 @@ def test_a_bot_owner_can_neither_read_nor_play_the_bot_seat(ada, server, house_b
     page = Client()
     page.force_login(ada)
     assert page.get(f"/matches/{match.pk}/play/").status_code == 403
+    assert f"/matches/{match.pk}/play/" not in page.get(f"/matches/{match.pk}/").content.decode()
 
 
 @pytest.mark.django_db
@@ -99,6 +100,8 @@ def test_a_person_who_owns_a_bot_in_their_match_gets_only_their_own_seat(ada, ru
     page = Client()
     page.force_login(ada)
     assert 'data-seat="1"' in page.get(f"/matches/{match.pk}/play/").content.decode()
+    match_page = page.get(f"/matches/{match.pk}/").content.decode()
+    assert "You play seat 1 here" in match_page and f"/matches/{match.pk}/play/" in match_page
     assert _api(ada).get(f"/api/matches/{match.pk}/seats/1/").status_code == 200
     assert _api(ada).get(f"/api/matches/{match.pk}/seats/0/").status_code == 403
 
