@@ -287,9 +287,9 @@ def matches_clock_expired(*, now=None) -> list[int]:
 
 
 def access_seat(*, match_id: int, seat: int, user) -> tuple[Match, Seat]:
-    """The match and the seat, when ``seat`` exists in it and ``user`` sits in it as a person (``Player.is_played_by``:
-    never a bot's owner in the bot's seat). Raises ``MatchNotFound`` (404)
-    or ``SeatForbidden`` (403)."""
+    """The match and the seat, when ``seat`` exists in it and ``user`` sits in it as a person
+    (``Player.is_played_by``: never a bot's owner in the bot's seat). Raises ``MatchNotFound`` (404) or
+    ``SeatForbidden`` (403)."""
     match = Match.objects.filter(pk=match_id).first()
     seat_row = None if match is None else match.seats.select_related("player").filter(index=seat).first()
     if seat_row is None:

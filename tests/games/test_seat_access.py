@@ -12,7 +12,7 @@ from bots_api.services import bot_register
 from games.engine import Ruleset
 from games.models import Match, Move, Player
 from games.selectors import match_state
-from games.services import match_advance, match_create, match_submit_action, player_for_user
+from games.services import SeatForbidden, match_advance, match_create, match_submit_action, player_for_user
 
 from bot_servers import BotServer
 
@@ -62,7 +62,7 @@ def test_a_bot_owner_can_neither_read_nor_play_the_bot_seat(ada, server, house_b
     assert view.deal.hand(0)[0] not in read.content.decode()
     play = owner.post(f"/api/matches/{match.pk}/seats/0/actions/", {"ply": 0, "action": action}, format="json")
     assert play.status_code == 403 and "not yours" in play.json()["detail"], play.content
-    with pytest.raises(Exception, match="not yours"):
+    with pytest.raises(SeatForbidden, match="not yours"):
         match_submit_action(match_id=match.pk, seat=0, ply=0, action=action, user=ada)
     assert not Move.objects.filter(deal__match=match).exists()
     page = Client()
