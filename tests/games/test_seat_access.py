@@ -114,4 +114,6 @@ def test_no_match_seats_a_person_with_their_own_bot_or_two_bots_of_one_owner(ada
         match_create(players=[bot.player, player_for_user(user=ada)], ruleset=Ruleset.preset("pagat"))
     with pytest.raises(ValueError, match="same owner"):
         match_create(players=[bot.player, other.player], ruleset=Ruleset.preset("pagat"))
+    casual = _api(ada).post("/api/matches/casual/", {"opponents": [bot.name]}, format="json")
+    assert casual.status_code == 400 and "not a house bot" in str(casual.json()["detail"])  # casual: house bots only
     assert not Match.objects.exists()
