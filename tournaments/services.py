@@ -69,10 +69,12 @@ def ladder_entry_create(*, ladder: Ladder, player: Player) -> LadderEntry:
     return entry
 
 
-def _running_per_player(ladder: Ladder) -> Counter:
-    rows = Seat.objects.filter(match__status=Match.Status.RUNNING, match__ladder_match__ladder=ladder).values_list(
-        "player_id", flat=True)
-    return Counter(rows)
+def _running_per_player(ladder: Ladder, player: Player | None = None) -> Counter:
+    """Running matches of ``ladder`` per player id (of ``player`` only, when given)."""
+    rows = Seat.objects.filter(match__status=Match.Status.RUNNING, match__ladder_match__ladder=ladder)
+    if player is not None:
+        rows = rows.filter(player=player)
+    return Counter(rows.values_list("player_id", flat=True))
 
 
 def _recent_pairs(ladder: Ladder, last: int = 50) -> Counter:
@@ -98,8 +100,9 @@ def ladder_schedule_matches(*, ladder: Ladder, limit: int | None = None) -> list
     ladder. Returns the created matches; the caller enqueues them (``tournaments.tasks`` does, on commit).
     """
     with transaction.atomic():
-        # one scheduler per ladder at a time: the caps below are counted and used under this row lock
-        ladder = Ladder.objects.select_for_update().get(pk=ladder.pk)
+        # one scheduler per ladder at a time: the caps below are counted and used under this row lock. NO KEY
+        # UPDATE: rows that merely reference the ladder (Play now's LadderMatch, entries) are not held up by it
+        ladder = Ladder.objects.select_for_update(no_key=True).get(pk=ladder.pk)
         return _schedule_locked(ladder, limit)
 
 
@@ -110,12 +113,14 @@ def _schedule_locked(ladder: Ladder, limit: int | None) -> list[Match]:
     room = max(0, ladder.max_running_matches - running)
     if limit is not None:
         room = min(room, limit)
-    busy = _running_per_player(ladder)
     pairs = _recent_pairs(ladder)
     # people are never scheduled by the ladder: they ask for a match with Play now (ladder_play_now)
     entries = list(LadderEntry.objects.filter(ladder=ladder, is_active=True, player__is_active=True)
                    .exclude(player__kind=Player.Kind.HUMAN)
                    .select_related("player").order_by("-ordinal", "player__name"))
+    claimed = _claim_bots([e.player for e in entries])  # a bot a Play now is seating right now waits a tick
+    entries = [e for e in entries if e.player.kind != Player.Kind.BOT or e.player_id in claimed]
+    busy = _running_per_player(ladder)  # counted after the claim: every match seating a claimed bot is committed
     created: list[Match] = []
     n = ladder.seats_per_match
     while room > 0:
@@ -145,6 +150,19 @@ def _schedule_locked(ladder: Ladder, limit: int | None) -> list[Match]:
         created.append(match)
         room -= 1
     return created
+
+
+def _claim_bots(players: list[Player]) -> set[int]:
+    """Ids of the submitted bots among ``players`` whose rows this transaction now holds (FOR NO KEY UPDATE SKIP
+    LOCKED): no two transactions (the scheduler, Play now) seat one bot at once, so its running-match cap holds,
+    and neither waits for the other: a bot another transaction is seating is left out. Count a bot's running
+    matches after claiming it. House bots and people are never claimed (house bots have no cap in Play now; a
+    person's own Play now holds their row)."""
+    ids = [p.pk for p in players if p.kind == Player.Kind.BOT]
+    if not ids:
+        return set()
+    return set(Player.objects.filter(pk__in=ids).select_for_update(skip_locked=True, no_key=True)
+               .values_list("pk", flat=True))
 
 
 def _same_owner(player: Player, others: list[Player]) -> bool:
@@ -209,16 +227,21 @@ def ladder_play_now(*, ladder: Ladder, user, match_with: str | None = None) -> t
     waits for another person who accepts people; ``both`` takes a waiting person if there is one, else bots.
     Calling again returns the running match or keeps waiting. Nobody is matched with their own bot, nor with two
     bots of one owner. ``ValueError`` when the ladder is closed, the preference is unknown, or there are too few
-    bots (of other owners); ``LadderBusy`` when another transaction holds the ladder (never waits for it).
+    bots (of other owners); ``LadderBusy`` when another request is seating this person right now.
+
+    Never waits for a lock (it runs inside a web request): it holds only the rows of the players it seats, the
+    person's own with NOWAIT (``LadderBusy``), waiting people and submitted bots with SKIP LOCKED (one another
+    transaction is seating is passed over); not the ladder's row, which the scheduler holds while it works.
     """
+    if match_with is not None and match_with not in ("both", "bots", "people"):
+        raise ValueError(f"match_with is 'both', 'bots' or 'people', not {match_with!r:.30}")
     person = player_for_user(user=user)
-    if match_with is not None:
-        if match_with not in ("both", "bots", "people"):
-            raise ValueError(f"match_with is 'both', 'bots' or 'people', not {match_with!r:.30}")
-        Player.objects.filter(pk=person.pk).update(match_with=match_with)
-        person.match_with = match_with
     with transaction.atomic():
-        ladder = _lock_ladder_nowait(ladder)
+        person = _lock_person_nowait(person)
+        if match_with is not None:
+            person.match_with = match_with
+            person.save(update_fields=["match_with"])
+        ladder = Ladder.objects.get(pk=ladder.pk)
         if not ladder.is_active:
             raise ValueError(f"the ladder {ladder.slug!r} is not active")
         running = Match.objects.filter(status=Match.Status.RUNNING, ladder_match__ladder=ladder, seats__player=person).first()
@@ -228,9 +251,10 @@ def ladder_play_now(*, ladder: Ladder, user, match_with: str | None = None) -> t
         me = ladder_entry_create(ladder=ladder, player=person)
         opponents: list[Player] = []
         if person.match_with in ("both", "people"):
-            waiting = (PlayRequest.objects.select_for_update().filter(ladder=ladder, match__isnull=True)
+            waiting = (PlayRequest.objects.filter(ladder=ladder, match__isnull=True)
                        .exclude(player=person).filter(player__match_with__in=["both", "people"])
-                       .select_related("player").order_by("created_at"))
+                       .select_related("player").order_by("created_at")
+                       .select_for_update(skip_locked=True, no_key=True, of=("self", "player")))
             opponents = [r.player for r in waiting[: ladder.seats_per_match - 1]]
             if len(opponents) < ladder.seats_per_match - 1 and person.match_with == "people":
                 PlayRequest.objects.get_or_create(ladder=ladder, player=person, match=None)
@@ -243,16 +267,16 @@ def ladder_play_now(*, ladder: Ladder, user, match_with: str | None = None) -> t
     return match, 0
 
 
-def _lock_ladder_nowait(ladder: Ladder) -> Ladder:
-    """The ladder's row, locked for this transaction; ``LadderBusy`` at once when another transaction holds it
-    (PostgreSQL's ``NOWAIT``). SQLite has no row locks (Django leaves ``FOR UPDATE`` out): its writes queue on
-    the database lock instead."""
+def _lock_person_nowait(person: Player) -> Player:
+    """The person's row, held for this transaction (FOR NO KEY UPDATE NOWAIT); ``LadderBusy`` at once when another
+    transaction holds it (their other Play now, or another person's pairing them right now). SQLite has no row
+    locks (Django leaves ``FOR UPDATE`` out): its writes queue on the database lock instead."""
     try:
-        return Ladder.objects.select_for_update(nowait=True).get(pk=ladder.pk)
+        return Player.objects.select_for_update(nowait=True, no_key=True).get(pk=person.pk)
     except OperationalError as exc:
         if getattr(exc.__cause__, "sqlstate", None) != "55P03":  # lock_not_available
             raise
-        raise LadderBusy("the ladder is busy starting other matches: try again in a second") from None
+        raise LadderBusy("a match is being started for you right now: try again in a second") from None
 
 
 def _best_bots(ladder: Ladder, me: LadderEntry, count: int, seated: list[Player]) -> list[Player]:
@@ -268,10 +292,18 @@ def _best_bots(ladder: Ladder, me: LadderEntry, count: int, seated: list[Player]
                          .exclude(player__kind=Player.Kind.HUMAN).select_related("player")
                          if busy[e.player_id] < cap or e.player.kind == Player.Kind.HOUSE), key=key)
     chosen: list[Player] = []
+    owners_kept_apart = False
     for entry in candidates:
-        if len(chosen) < count and not _same_owner(entry.player, [*seated, *chosen]):
-            chosen.append(entry.player)
-    if len(chosen) < count and len(candidates) >= count:
+        if len(chosen) == count:
+            break
+        if _same_owner(entry.player, [*seated, *chosen]):
+            owners_kept_apart = True
+            continue
+        if entry.player.kind == Player.Kind.BOT and not (  # claimed, then counted again: the cap holds
+                _claim_bots([entry.player]) and _running_per_player(ladder, entry.player)[entry.player_id] < cap):
+            continue
+        chosen.append(entry.player)
+    if len(chosen) < count and owners_kept_apart:
         raise ValueError(f"the bots free to play now on the ladder {ladder.slug!r} are your own (or share an owner "
                          "with a player here), and nobody is matched with their own bot: try again in a while, or "
                          "play people")

@@ -14,9 +14,9 @@ from rest_framework.test import APIClient
 
 from bots_api.models import Bot
 from bots_api.services import bot_register
-from games.models import Match
+from games.models import Match, Player
 from games.services import match_abort, player_for_user
-from tournaments.models import Ladder, LadderEntry
+from tournaments.models import LadderEntry
 from tournaments.services import ladder_create, ladder_entry_create, ladder_schedule_matches
 
 
@@ -106,17 +106,14 @@ def test_the_scheduler_never_seats_two_entries_of_one_owner(house_bots, seats):
     assert scheduled >= 30  # the rule keeps matches coming: owners are plenty apart
 
 
-@pytest.mark.django_db(transaction=True)
-def test_play_now_answers_at_once_while_another_transaction_holds_the_ladder(ladder):
-    if connection.vendor != "postgresql":
-        pytest.skip("row locks are PostgreSQL's: SQLite has none (its writes queue on the database lock)")
-    ada = _user("ada")
+def _hold(work):
+    """Run ``work()`` in a transaction on another connection and keep it open until the returned ``release``."""
     locked, release = threading.Event(), threading.Event()
 
-    def hold():  # e.g. the ladder loop scheduling matches
+    def hold():
         try:
             with transaction.atomic():
-                Ladder.objects.select_for_update().get(pk=ladder.pk)
+                work()
                 locked.set()
                 release.wait(10)
         finally:
@@ -124,23 +121,77 @@ def test_play_now_answers_at_once_while_another_transaction_holds_the_ladder(lad
 
     holder = threading.Thread(target=hold)
     holder.start()
-    try:
-        assert locked.wait(10)
-        started = time.monotonic()
-        answer = _api(ada).post(f"/api/ladders/{ladder.slug}/play/", {"match_with": "bots"}, format="json")
-        took = time.monotonic() - started
-        page = Client()
-        page.force_login(ada)
-        started = time.monotonic()
-        pressed = page.post(f"/ladders/{ladder.slug}/play/", {"match_with": "bots"}, follow=True)
-        took_page = time.monotonic() - started
-    finally:
+    assert locked.wait(10)
+
+    def done():
         release.set()
         holder.join(15)
-    assert took < 1.0, f"Play now waited {took:.1f} s for the ladder lock"
+
+    return done
+
+
+def _timed(call):
+    started = time.monotonic()
+    answer = call()
+    return answer, time.monotonic() - started
+
+
+@pytest.fixture
+def postgresql_only():
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks are PostgreSQL's: SQLite has none (its writes queue on the database lock)")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_play_now_starts_at_once_while_the_scheduler_holds_the_ladder(ladder, postgresql_only):
+    ada = _user("ada")
+    release = _hold(lambda: ladder_schedule_matches(ladder=ladder))  # the ladder loop, mid-tick
+    try:
+        answer, took = _timed(lambda: _api(ada).post(f"/api/ladders/{ladder.slug}/play/", {"match_with": "bots"},
+                                                     format="json"))
+    finally:
+        release()
+    assert took < 1.0, f"Play now waited {took:.1f} s for the scheduler"
+    assert answer.status_code == 201, answer.content
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_second_play_now_of_one_person_answers_busy_at_once(ladder, postgresql_only):
+    ada = _user("ada")
+    person = player_for_user(user=ada)
+    release = _hold(lambda: list(Player.objects.select_for_update().filter(pk=person.pk)))  # their first press
+    try:
+        answer, took = _timed(lambda: _api(ada).post(f"/api/ladders/{ladder.slug}/play/", {"match_with": "bots"},
+                                                     format="json"))
+        page = Client()
+        page.force_login(ada)
+        pressed, took_page = _timed(lambda: page.post(f"/ladders/{ladder.slug}/play/", {"match_with": "bots"},
+                                                      follow=True))
+    finally:
+        release()
+    assert took < 1.0 and took_page < 1.0, f"Play now waited {max(took, took_page):.1f} s"
     assert answer.status_code == 409 and answer.json()["error"] == "busy", answer.content
     assert "try again" in answer.json()["detail"] and answer["Retry-After"] == "1"
-    assert took_page < 1.0 and "press Play now again in a second" in pressed.content.decode()
+    assert "press Play now again in a second" in pressed.content.decode()
     assert not Match.objects.exists()
     again = _api(ada).post(f"/api/ladders/{ladder.slug}/play/", {"match_with": "bots"}, format="json")
     assert again.status_code == 201, again.content
+
+
+@pytest.mark.django_db(transaction=True)
+def test_play_now_passes_over_a_bot_another_transaction_is_seating(ladder, postgresql_only):
+    ada, bob = _user("ada"), _user("bob")
+    bot = _bot(bob, "Bob's bot")
+    ladder_entry_create(ladder=ladder, player=bot.player)  # rated like ada: the nearest match
+    LadderEntry.objects.filter(ladder=ladder, player__kind="house").update(ordinal=30.0)
+    release = _hold(lambda: list(Player.objects.select_for_update(no_key=True).filter(pk=bot.player_id)))
+    try:
+        answer, took = _timed(lambda: _api(ada).post(f"/api/ladders/{ladder.slug}/play/", {"match_with": "bots"},
+                                                     format="json"))
+    finally:
+        release()
+    assert took < 1.0 and answer.status_code == 201, (took, answer.content)
+    match = Match.objects.get(pk=answer.json()["match_id"])
+    assert sorted(s.player.kind for s in match.seats.all()) == ["house", "human"]
+    later = _api(_user("cy")).post(f"/api/ladders/{ladder.slug}/play/", {"match_with": "bots"}, format="json")
+    assert "Bob's bot" in [s.player.name for s in Match.objects.get(pk=later.json()["match_id"]).seats.all()]
