@@ -1,6 +1,6 @@
 """Ladder API: "play now" starts a rated match for the requesting person: 201 with the match, 202 while waiting for
 a person, 409 ``cannot_play`` (closed ladder, too few bots of other owners), 409 ``busy`` with Retry-After: 1 when
-the ladder is busy for a moment."""
+another request is starting a match for this person right now (a double press): never a wait for a lock."""
 
 from __future__ import annotations
 

@@ -21,8 +21,8 @@ _MODEL = PlackettLuce()
 
 
 class LadderBusy(Exception):
-    """Another transaction holds the ladder (the scheduler, another Play now) for a moment: try again in a second.
-    Raised instead of waiting for the lock, so no web request waits on it."""
+    """Another transaction is seating this person right now (their other Play now, or another person's pairing
+    them): try again in a second. Raised instead of waiting for the lock, so no web request waits on one."""
 
 
 def ladder_create(*, name: str, slug: str, preset: str = "pagat", seats_per_match: int = 2,

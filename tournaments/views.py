@@ -61,7 +61,7 @@ def ladder_play_now_page(request, slug: str):
         messages.error(request, str(exc))
         return redirect("ladder-detail", slug=slug)
     except LadderBusy:
-        messages.info(request, "The ladder is busy starting other matches: press Play now again in a second.")
+        messages.info(request, "A match is being started for you right now: press Play now again in a second.")
         return redirect("ladder-detail", slug=slug)
     if match is None:
         return redirect(reverse("ladder-detail", args=[slug]) + "?waiting=1")

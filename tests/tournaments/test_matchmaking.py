@@ -195,3 +195,19 @@ def test_play_now_passes_over_a_bot_another_transaction_is_seating(ladder, postg
     assert sorted(s.player.kind for s in match.seats.all()) == ["house", "human"]
     later = _api(_user("cy")).post(f"/api/ladders/{ladder.slug}/play/", {"match_with": "bots"}, format="json")
     assert "Bob's bot" in [s.player.name for s in Match.objects.get(pk=later.json()["match_id"]).seats.all()]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_scheduler_passes_over_a_bot_a_play_now_is_seating(ladder, postgresql_only):
+    bot = _bot(_user("bob"), "Bob's bot")
+    ladder_entry_create(ladder=ladder, player=bot.player)
+    release = _hold(lambda: list(Player.objects.select_for_update(no_key=True).filter(pk=bot.player_id)))
+    try:
+        matches, took = _timed(lambda: ladder_schedule_matches(ladder=ladder))
+    finally:
+        release()
+    assert took < 1.0 and len(matches) == 2, (took, matches)  # the four house bots
+    assert bot.player_id not in {s.player_id for m in matches for s in m.seats.all()}
+    Match.objects.filter(pk__in=[m.pk for m in matches]).update(status=Match.Status.ABORTED)
+    later = ladder_schedule_matches(ladder=ladder)  # the next tick seats it
+    assert bot.player_id in {s.player_id for m in later for s in m.seats.all()}
