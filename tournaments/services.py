@@ -7,7 +7,7 @@ from collections import Counter
 from itertools import combinations
 
 from django.conf import settings
-from django.db import OperationalError, transaction
+from django.db import connection, transaction
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
@@ -22,7 +22,7 @@ _MODEL = PlackettLuce()
 
 class LadderBusy(Exception):
     """Another transaction is seating this person right now (their other Play now, or another person's pairing
-    them): try again in a second. Raised instead of waiting for the lock, so no web request waits on one."""
+    them): try again in a second. Raised at once, so no web request waits on a lock."""
 
 
 def ladder_create(*, name: str, slug: str, preset: str = "pagat", seats_per_match: int = 2,
@@ -118,8 +118,8 @@ def _schedule_locked(ladder: Ladder, limit: int | None) -> list[Match]:
     entries = list(LadderEntry.objects.filter(ladder=ladder, is_active=True, player__is_active=True)
                    .exclude(player__kind=Player.Kind.HUMAN)
                    .select_related("player").order_by("-ordinal", "player__name"))
-    claimed = _claim_bots([e.player for e in entries])  # a bot a Play now is seating right now waits a tick
-    entries = [e for e in entries if e.player.kind != Player.Kind.BOT or e.player_id in claimed]
+    claimed = _claim_seating([e.player_id for e in entries if e.player.kind == Player.Kind.BOT])
+    entries = [e for e in entries if e.player.kind != Player.Kind.BOT or e.player_id in claimed]  # else: next tick
     busy = _running_per_player(ladder)  # counted after the claim: every match seating a claimed bot is committed
     created: list[Match] = []
     n = ladder.seats_per_match
@@ -152,17 +152,25 @@ def _schedule_locked(ladder: Ladder, limit: int | None) -> list[Match]:
     return created
 
 
-def _claim_bots(players: list[Player]) -> set[int]:
-    """Ids of the submitted bots among ``players`` whose rows this transaction now holds (FOR NO KEY UPDATE SKIP
-    LOCKED): no two transactions (the scheduler, Play now) seat one bot at once, so its running-match cap holds,
-    and neither waits for the other: a bot another transaction is seating is left out. Count a bot's running
-    matches after claiming it. House bots and people are never claimed (house bots have no cap in Play now; a
-    person's own Play now holds their row)."""
-    ids = [p.pk for p in players if p.kind == Player.Kind.BOT]
-    if not ids:
+#: advisory lock keys "a transaction is seating this player": this base plus the player's id (ids below 2**40)
+_SEATING_LOCK_BASE = 0x5EA7 << 40
+
+
+def _claim_seating(player_ids: list[int]) -> set[int]:
+    """Of ``player_ids``, those this transaction now holds the right to seat until it ends (PostgreSQL advisory
+    transaction locks, taken with ``pg_try_advisory_xact_lock``); one another transaction holds is left out at
+    once, never waited for. The scheduler and Play now claim every submitted bot (so its running-match cap holds:
+    count its matches after claiming it) and Play now claims the people it seats (so no two requests seat one
+    person). An advisory lock holds up no write to the players' rows (a bot owner's edit never waits for it).
+    Without PostgreSQL (SQLite: one writer at a time) every id is claimed."""
+    if not player_ids:
         return set()
-    return set(Player.objects.filter(pk__in=ids).select_for_update(skip_locked=True, no_key=True)
-               .values_list("pk", flat=True))
+    if connection.vendor != "postgresql":
+        return set(player_ids)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT id FROM unnest(%s::bigint[]) AS id WHERE pg_try_advisory_xact_lock(%s + id)",
+                       [list(player_ids), _SEATING_LOCK_BASE])
+        return {row[0] for row in cursor.fetchall()}
 
 
 def _same_owner(player: Player, others: list[Player]) -> bool:
@@ -229,15 +237,18 @@ def ladder_play_now(*, ladder: Ladder, user, match_with: str | None = None) -> t
     bots of one owner. ``ValueError`` when the ladder is closed, the preference is unknown, or there are too few
     bots (of other owners); ``LadderBusy`` when another request is seating this person right now.
 
-    Never waits for a lock (it runs inside a web request): it holds only the rows of the players it seats, the
-    person's own with NOWAIT (``LadderBusy``), waiting people and submitted bots with SKIP LOCKED (one another
-    transaction is seating is passed over); not the ladder's row, which the scheduler holds while it works.
+    Never waits for a lock (it runs inside a web request): it claims only the players it seats
+    (``_claim_seating``): the person (``LadderBusy`` when another request is seating them), waiting people and
+    submitted bots (one another transaction is seating is passed over); not the ladder's row, which the scheduler
+    holds while it works.
     """
     if match_with is not None and match_with not in ("both", "bots", "people"):
         raise ValueError(f"match_with is 'both', 'bots' or 'people', not {match_with!r:.30}")
     person = player_for_user(user=user)
     with transaction.atomic():
-        person = _lock_person_nowait(person)
+        if not _claim_seating([person.pk]):
+            raise LadderBusy("a match is being started for you right now: try again in a second")
+        person = Player.objects.get(pk=person.pk)
         if match_with is not None:
             person.match_with = match_with
             person.save(update_fields=["match_with"])
@@ -253,9 +264,10 @@ def ladder_play_now(*, ladder: Ladder, user, match_with: str | None = None) -> t
         if person.match_with in ("both", "people"):
             waiting = (PlayRequest.objects.filter(ladder=ladder, match__isnull=True)
                        .exclude(player=person).filter(player__match_with__in=["both", "people"])
-                       .select_related("player").order_by("created_at")
-                       .select_for_update(skip_locked=True, no_key=True, of=("self", "player")))
-            opponents = [r.player for r in waiting[: ladder.seats_per_match - 1]]
+                       .select_related("player").order_by("created_at"))
+            for request in waiting:  # one whose own Play now (or another pairing) is running right now: passed over
+                if len(opponents) < ladder.seats_per_match - 1 and _claim_seating([request.player_id]):
+                    opponents.append(request.player)
             if len(opponents) < ladder.seats_per_match - 1 and person.match_with == "people":
                 PlayRequest.objects.get_or_create(ladder=ladder, player=person, match=None)
                 return None, None
@@ -265,18 +277,6 @@ def ladder_play_now(*, ladder: Ladder, user, match_with: str | None = None) -> t
         PlayRequest.objects.filter(ladder=ladder, player__in=[person, *opponents], match__isnull=True).update(match=match)
         match_wake(match_id=match.pk)
     return match, 0
-
-
-def _lock_person_nowait(person: Player) -> Player:
-    """The person's row, held for this transaction (FOR NO KEY UPDATE NOWAIT); ``LadderBusy`` at once when another
-    transaction holds it (their other Play now, or another person's pairing them right now). SQLite has no row
-    locks (Django leaves ``FOR UPDATE`` out): its writes queue on the database lock instead."""
-    try:
-        return Player.objects.select_for_update(nowait=True, no_key=True).get(pk=person.pk)
-    except OperationalError as exc:
-        if getattr(exc.__cause__, "sqlstate", None) != "55P03":  # lock_not_available
-            raise
-        raise LadderBusy("a match is being started for you right now: try again in a second") from None
 
 
 def _best_bots(ladder: Ladder, me: LadderEntry, count: int, seated: list[Player]) -> list[Player]:
@@ -300,7 +300,7 @@ def _best_bots(ladder: Ladder, me: LadderEntry, count: int, seated: list[Player]
             owners_kept_apart = True
             continue
         if entry.player.kind == Player.Kind.BOT and not (  # claimed, then counted again: the cap holds
-                _claim_bots([entry.player]) and _running_per_player(ladder, entry.player)[entry.player_id] < cap):
+                _claim_seating([entry.player_id]) and _running_per_player(ladder, entry.player)[entry.player_id] < cap):
             continue
         chosen.append(entry.player)
     if len(chosen) < count and owners_kept_apart:

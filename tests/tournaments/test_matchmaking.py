@@ -14,10 +14,10 @@ from rest_framework.test import APIClient
 
 from bots_api.models import Bot
 from bots_api.services import bot_register
-from games.models import Match, Player
+from games.models import Match
 from games.services import match_abort, player_for_user
 from tournaments.models import LadderEntry
-from tournaments.services import ladder_create, ladder_entry_create, ladder_schedule_matches
+from tournaments.services import _claim_seating, ladder_create, ladder_entry_create, ladder_schedule_matches
 
 
 def _user(name):
@@ -139,7 +139,7 @@ def _timed(call):
 @pytest.fixture
 def postgresql_only():
     if connection.vendor != "postgresql":
-        pytest.skip("row locks are PostgreSQL's: SQLite has none (its writes queue on the database lock)")
+        pytest.skip("row and advisory locks are PostgreSQL's: SQLite has none (its writes queue on one lock)")
 
 
 @pytest.mark.django_db(transaction=True)
@@ -159,7 +159,7 @@ def test_play_now_starts_at_once_while_the_scheduler_holds_the_ladder(ladder, po
 def test_a_second_play_now_of_one_person_answers_busy_at_once(ladder, postgresql_only):
     ada = _user("ada")
     person = player_for_user(user=ada)
-    release = _hold(lambda: list(Player.objects.select_for_update().filter(pk=person.pk)))  # their first press
+    release = _hold(lambda: _claim_seating([person.pk]))  # their first press, mid-way
     try:
         answer, took = _timed(lambda: _api(ada).post(f"/api/ladders/{ladder.slug}/play/", {"match_with": "bots"},
                                                      format="json"))
@@ -184,7 +184,7 @@ def test_play_now_passes_over_a_bot_another_transaction_is_seating(ladder, postg
     bot = _bot(bob, "Bob's bot")
     ladder_entry_create(ladder=ladder, player=bot.player)  # rated like ada: the nearest match
     LadderEntry.objects.filter(ladder=ladder, player__kind="house").update(ordinal=30.0)
-    release = _hold(lambda: list(Player.objects.select_for_update(no_key=True).filter(pk=bot.player_id)))
+    release = _hold(lambda: _claim_seating([bot.player_id]))
     try:
         answer, took = _timed(lambda: _api(ada).post(f"/api/ladders/{ladder.slug}/play/", {"match_with": "bots"},
                                                      format="json"))
@@ -201,7 +201,7 @@ def test_play_now_passes_over_a_bot_another_transaction_is_seating(ladder, postg
 def test_the_scheduler_passes_over_a_bot_a_play_now_is_seating(ladder, postgresql_only):
     bot = _bot(_user("bob"), "Bob's bot")
     ladder_entry_create(ladder=ladder, player=bot.player)
-    release = _hold(lambda: list(Player.objects.select_for_update(no_key=True).filter(pk=bot.player_id)))
+    release = _hold(lambda: _claim_seating([bot.player_id]))
     try:
         matches, took = _timed(lambda: ladder_schedule_matches(ladder=ladder))
     finally:
@@ -211,3 +211,15 @@ def test_the_scheduler_passes_over_a_bot_a_play_now_is_seating(ladder, postgresq
     Match.objects.filter(pk__in=[m.pk for m in matches]).update(status=Match.Status.ABORTED)
     later = ladder_schedule_matches(ladder=ladder)  # the next tick seats it
     assert bot.player_id in {s.player_id for m in later for s in m.seats.all()}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_bot_being_seated_keeps_its_owner_edits_waiting_for_nothing(ladder, postgresql_only):
+    bob = _user("bob")
+    bot = _bot(bob, "Bob's bot")
+    release = _hold(lambda: _claim_seating([bot.player_id]))  # the scheduler, mid-tick
+    try:
+        answer, took = _timed(lambda: _api(bob).patch(f"/api/bots/{bot.pk}/", {"is_enabled": False}, format="json"))
+    finally:
+        release()
+    assert took < 1.0 and answer.status_code == 200, (took, answer.content)
