@@ -265,9 +265,10 @@ def ladder_play_now(*, ladder: Ladder, user, match_with: str | None = None) -> t
             waiting = (PlayRequest.objects.filter(ladder=ladder, match__isnull=True)
                        .exclude(player=person).filter(player__match_with__in=["both", "people"])
                        .select_related("player").order_by("created_at"))
-            for request in waiting:  # one whose own Play now (or another pairing) is running right now: passed over
-                if len(opponents) < ladder.seats_per_match - 1 and _claim_seating([request.player_id]):
-                    opponents.append(request.player)
+            for ask in waiting:  # one whose own Play now (or another pairing) is running right now: passed over
+                if (len(opponents) < ladder.seats_per_match - 1 and _claim_seating([ask.player_id])
+                        and PlayRequest.objects.filter(pk=ask.pk, match__isnull=True).exists()):  # not just paired
+                    opponents.append(ask.player)
             if len(opponents) < ladder.seats_per_match - 1 and person.match_with == "people":
                 PlayRequest.objects.get_or_create(ladder=ladder, player=person, match=None)
                 return None, None

@@ -223,3 +223,20 @@ def test_a_bot_being_seated_keeps_its_owner_edits_waiting_for_nothing(ladder, po
     finally:
         release()
     assert took < 1.0 and answer.status_code == 200, (took, answer.content)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_play_now_passes_over_a_waiting_person_another_request_is_seating(ladder, postgresql_only):
+    ada, bob = _user("ada"), _user("bob")
+    assert _api(bob).post(f"/api/ladders/{ladder.slug}/play/", {"match_with": "people"},
+                          format="json").status_code == 202
+    release = _hold(lambda: _claim_seating([player_for_user(user=bob).pk]))  # bob's own poll, mid-way
+    try:
+        answer, took = _timed(lambda: _api(ada).post(f"/api/ladders/{ladder.slug}/play/", {"match_with": "both"},
+                                                     format="json"))
+    finally:
+        release()
+    assert took < 1.0 and answer.status_code == 201, (took, answer.content)
+    assert "bob" not in [s.player.name for s in Match.objects.get(pk=answer.json()["match_id"]).seats.all()]
+    cy = _api(_user("cy")).post(f"/api/ladders/{ladder.slug}/play/", {"match_with": "both"}, format="json")
+    assert "bob" in [s.player.name for s in Match.objects.get(pk=cy.json()["match_id"]).seats.all()]
