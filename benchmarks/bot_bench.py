@@ -52,12 +52,14 @@ def main() -> None:
     from bots_api.models import Bot
     from bots_api.services import bot_register
     from games.engine import Ruleset
+    from games.models import Player
     from games.services import match_advance, match_create
 
     secret = "bench-secret"
     procs, bots = [], []
-    owner, _ = get_user_model().objects.get_or_create(username="bench")
     for i, port in enumerate((8791, 8792)):
+        # one owner per bot: a match never seats two bots of one owner (games.services.match_create)
+        owner, _ = get_user_model().objects.get_or_create(username=f"bench-{i}")
         procs.append(subprocess.Popen([sys.executable, os.path.join(ROOT, "examples", "bot_server.py"), "--port",
                                        str(port), "--secret", secret, "--strategy", "eager"],
                                       stdout=subprocess.DEVNULL))
@@ -65,7 +67,8 @@ def main() -> None:
         bot = Bot.objects.filter(player__name=name).first() or bot_register(
             owner=owner, name=name, endpoint_url="http://127.0.0.1:9/")[0]
         Bot.objects.filter(pk=bot.pk).update(endpoint_url=f"http://127.0.0.1:{port}/", secret=secret,
-                                             verified_at=timezone.now(), is_enabled=True)
+                                             verified_at=timezone.now(), is_enabled=True, owner=owner)
+        Player.objects.filter(pk=bot.player_id).update(user=owner)
         bots.append(Bot.objects.get(pk=bot.pk))
     time.sleep(1.5)
     http_s: list[float] = []

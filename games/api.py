@@ -1,9 +1,9 @@
 """The REST API for people at a table: a seat's view, and a move answering a given ply.
 
-``GET /api/matches/{id}/seats/{seat}/`` gives the seat's owner the same view a bot receives, the legal actions when
-it is their turn, and ``ply`` (the match's ply count) to send back with the move.
+``GET /api/matches/{id}/seats/{seat}/`` gives the person in the seat the same view a bot receives, the legal actions
+when it is their turn, and ``ply`` (the match's ply count) to send back with the move.
 ``POST /api/matches/{id}/seats/{seat}/actions/`` with ``{"ply": n, "action": {...}}`` stores the move: 400 with the
-rule's reason for an illegal action, 403 for someone else's seat, 404 for an unknown match or seat, 409 ``stale_ply``
+rule's reason for an illegal action, 403 for someone else's seat (a bot's seat too, also for its owner), 404 for an unknown match or seat, 409 ``stale_ply``
 when the position moved on (another ply was stored first, e.g. the move clock's fallback, or the match ended). A
 move never waits for the worker, and a double submit stores the ply once. The view and its ``ply`` are read at one
 instant (``games.selectors.match_snapshot``).
@@ -26,7 +26,7 @@ from games.engine import PRESETS, IllegalAction
 from games.engine.cards import HOLLYWOOD_VALUES, STANDARD_VALUES, parse_card
 from games.limits import ScopedRateThrottle
 from games.models import Match
-from games.selectors import match_snapshot
+from games.selectors import match_snapshot, person_seat
 
 
 class ErrorOutput(serializers.Serializer):
@@ -138,7 +138,7 @@ class SeatActionApi(APIView):
 
 class DealResultApi(APIView):
     """A finished deal's score card: how it ended, each seat's remaining cards and their values, the points.
-    Seated players see it as soon as the deal is over (the cards are turned up for scoring); everyone once the
+    The people seated see it as soon as the deal is over (the cards are turned up for scoring); everyone once the
     match is finished. Never the stock, never a running deal."""
 
     @extend_schema(summary="A finished deal's score card", responses={200: inline_serializer("DealResult", {
@@ -151,7 +151,7 @@ class DealResultApi(APIView):
         match = Match.objects.filter(pk=match_id).first()
         if match is None:
             raise NotFound(f"no match {match_id}")
-        seated = request.user.is_authenticated and match.seats.filter(player__user=request.user).exists()
+        seated = person_seat(match=match, user=request.user) is not None  # a seated bot's owner is not seated
         if not (seated or match.is_finished):  # a finished match stays finished: this row may be read first
             raise PermissionDenied("a deal's cards are shown to its players, and to everyone once the match is over")
         state = match_snapshot(match=match).state  # the deals and their plies as of one instant

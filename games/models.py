@@ -22,6 +22,7 @@ class Player(models.Model):
                                      help_text="games.names.name_skeleton(name): look-alike names share it")
     kind = models.CharField(max_length=10, choices=Kind.choices)
     strategy = models.CharField(max_length=30, blank=True, help_text="house strategy name (house bots only)")
+    # the person (human), or the bot's owner (bot: who owns it, never who plays its seat); empty for house bots
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     description = models.CharField(max_length=200, blank=True)
     is_active = models.BooleanField(default=True, help_text="false: not scheduled (a disabled or suspended bot)")
@@ -43,6 +44,12 @@ class Player(models.Model):
         if update_fields is not None and "name" in update_fields:
             kwargs["update_fields"] = {*update_fields, "name_skeleton"}
         super().save(*args, **kwargs)
+
+    def is_played_by(self, user) -> bool:
+        """Whether ``user`` makes this player's moves: a person plays only their own human player. A bot's moves
+        come only from its endpoint, never from its owner, though the owner is the bot's ``user``."""
+        return (self.kind == self.Kind.HUMAN and self.user_id is not None and user is not None
+                and user.is_authenticated and self.user_id == user.pk)
 
 
 class Match(models.Model):

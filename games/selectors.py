@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from games.engine import MatchState, Ruleset, replay
-from games.models import Deal, Match, Seat
+from games.models import Deal, Match, Player, Seat
 
 
 #: The fields of a match row that change while it is played; a snapshot reads them with the log.
@@ -107,6 +107,14 @@ def match_state(*, match: Match) -> MatchState:
     """Rebuild the engine state of a match from its stored log as of one instant (verifying seeds, plies and
     points). Use ``match_snapshot`` when the match's progress fields must agree with the state."""
     return match_snapshot(match=match).state
+
+
+def person_seat(*, match: Match, user) -> Seat | None:
+    """The seat ``user`` sits in as a person (kind human), or None. A bot's owner does not sit in the bot's seat:
+    its user is the owner, but only the bot plays it (``Player.is_played_by``)."""
+    if user is None or not user.is_authenticated:
+        return None
+    return match.seats.filter(player__kind=Player.Kind.HUMAN, player__user=user).select_related("player").first()
 
 
 def match_list(*, status: str | None = None) -> QuerySet[Match]:

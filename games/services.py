@@ -53,11 +53,16 @@ def match_create(*, players: list[Player], ruleset: Ruleset, preset: str = "", s
 
     ``seed`` (a non-negative int) defaults to 40 random bits; ``turn_timeout_ms`` (bot turns) defaults to
     ``BOT_TURN_TIMEOUT_MS``, and every seat starts with ``BOT_TIME_BANK_MS`` of time bank. Raises ``ValueError``
-    when the ruleset cannot seat that many players or a player appears twice. Call
-    ``games.tasks.advance_match`` (on commit) to play it.
+    when the ruleset cannot seat that many players, a player appears twice, or two players have the same owner
+    (a person and their bot, two bots of one owner: they could share cards). Call ``games.tasks.advance_match``
+    (on commit) to play it.
     """
     if len({p.pk for p in players}) != len(players):
         raise ValueError("a player can take only one seat in a match")
+    owners = [p.user_id for p in players if p.user_id is not None]
+    if len(owners) != len(set(owners)):
+        raise ValueError("a match seats no two players of the same owner (a person and their own bot, or two bots "
+                         "of one owner): they could share cards")
     seed = secrets.randbits(40) if seed is None else seed
     if not (isinstance(seed, int) and 0 <= seed < 2**63):
         raise ValueError(f"a match seed is an integer from 0 to 2**63-1, not {seed!r}")
@@ -341,13 +346,14 @@ def matches_clock_expired(*, now=None) -> list[int]:
 
 
 def access_seat(*, match_id: int, seat: int, user) -> tuple[Match, Seat]:
-    """The match and the seat, when ``seat`` exists in it and ``user`` plays it. Raises ``MatchNotFound`` (404)
-    or ``SeatForbidden`` (403)."""
+    """The match and the seat, when ``seat`` exists in it and ``user`` sits in it as a person
+    (``Player.is_played_by``: never a bot's owner in the bot's seat). Raises ``MatchNotFound`` (404) or
+    ``SeatForbidden`` (403)."""
     match = Match.objects.filter(pk=match_id).first()
     seat_row = None if match is None else match.seats.select_related("player").filter(index=seat).first()
     if seat_row is None:
         raise MatchNotFound(f"no match {match_id} with a seat {seat}")
-    if user is None or not user.is_authenticated or seat_row.player.user_id != user.pk:
+    if not seat_row.player.is_played_by(user):  # a bot's seat is not its owner's: only the bot plays it
         raise SeatForbidden(f"seat {seat} of match {match_id} is not yours")
     return match, seat_row
 

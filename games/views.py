@@ -34,6 +34,8 @@ def match_detail(request, match_id: int):
     if context is None:
         raise Http404(f"no match {match_id}")
     match, seats = context["match"], context["seats"]
+    context["my_seat"] = (selectors.person_seat(match=match, user=request.user)
+                          if match.status == Match.Status.RUNNING else None)  # a person's own seat, never their bot's
     for extra in MATCH_PAGE_EXTRAS:
         context.update(extra(match))
     if match.is_finished:
@@ -49,8 +51,8 @@ def healthz(request):
 def match_table(request, match_id: int):
     """The play table for the logged-in person's seat (the page polls the seat API; state lives on the server)."""
     match = get_object_or_404(Match, pk=match_id)
-    seat = match.seats.filter(player__user=request.user).first()
-    if seat is None:
+    seat = selectors.person_seat(match=match, user=request.user)
+    if seat is None:  # also a bot's owner: the bot plays its seat, not they
         raise PermissionDenied("you have no seat in this match")
     return render(request, "games/table.html", {"match": match, "seat": seat.index})
 

@@ -1,4 +1,6 @@
-"""Ladder API: "play now" starts a rated match for the requesting person."""
+"""Ladder API: "play now" starts a rated match for the requesting person: 201 with the match, 202 while waiting for
+a person, 409 ``cannot_play`` (closed ladder, too few bots of other owners), 409 ``busy`` with Retry-After: 1 when
+another request is starting a match for this person right now (a double press): never a wait for a lock."""
 
 from __future__ import annotations
 
@@ -12,12 +14,18 @@ from rest_framework.views import APIView
 
 from games.api import ErrorOutput
 from tournaments.models import Ladder
-from tournaments.services import ladder_play_now
+from tournaments.services import LadderBusy, ladder_play_now
 
 
 class CannotPlayError(APIException):
     status_code = status.HTTP_409_CONFLICT
     default_code = "cannot_play"
+
+
+class BusyError(APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "busy"
+    wait = 1  # DRF's handler sends it as Retry-After (seconds)
 
 
 class PlayNowApi(APIView):
@@ -37,8 +45,9 @@ class PlayNowApi(APIView):
                                                                        "detail": serializers.CharField()}),
                               401: OpenApiResponse(ErrorOutput, description="not logged in (token or session)"),
                               404: OpenApiResponse(ErrorOutput, description="no such ladder"),
-                              409: OpenApiResponse(ErrorOutput, description="cannot_play: the ladder is closed or "
-                                                                            "has too few players"),
+                              409: OpenApiResponse(ErrorOutput, description="cannot_play: the ladder is closed or has "
+                                                   "too few players (bots of other owners) free; busy, with Retry-After: "
+                                                   "1: another request of yours is starting a match: post again"),
                               429: OpenApiResponse(ErrorOutput, description="too many requests: see Retry-After")})
     def post(self, request, slug: str):
         ladder = get_object_or_404(Ladder, slug=slug)
@@ -49,6 +58,8 @@ class PlayNowApi(APIView):
                                           match_with=data.validated_data.get("match_with"))
         except ValueError as exc:
             raise CannotPlayError(str(exc)) from None
+        except LadderBusy as exc:  # answered at once, never waited for inside the request
+            raise BusyError(str(exc)) from None
         if match is None:
             return Response({"queued": True, "detail": "waiting for another person: post again to check"},
                             status=status.HTTP_202_ACCEPTED)

@@ -7,7 +7,7 @@ from collections import Counter
 from itertools import combinations
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
@@ -18,6 +18,11 @@ from tournaments.models import Ladder, LadderEntry, LadderMatch, PlayRequest, Ra
 
 log = logging.getLogger(__name__)
 _MODEL = PlackettLuce()
+
+
+class LadderBusy(Exception):
+    """Another transaction is seating this person right now (their other Play now, or another person's pairing
+    them): try again in a second. Raised at once, so no web request waits on a lock."""
 
 
 def ladder_create(*, name: str, slug: str, preset: str = "pagat", seats_per_match: int = 2,
@@ -64,10 +69,12 @@ def ladder_entry_create(*, ladder: Ladder, player: Player) -> LadderEntry:
     return entry
 
 
-def _running_per_player(ladder: Ladder) -> Counter:
-    rows = Seat.objects.filter(match__status=Match.Status.RUNNING, match__ladder_match__ladder=ladder).values_list(
-        "player_id", flat=True)
-    return Counter(rows)
+def _running_per_player(ladder: Ladder, player: Player | None = None) -> Counter:
+    """Running matches of ``ladder`` per player id (of ``player`` only, when given)."""
+    rows = Seat.objects.filter(match__status=Match.Status.RUNNING, match__ladder_match__ladder=ladder)
+    if player is not None:
+        rows = rows.filter(player=player)
+    return Counter(rows.values_list("player_id", flat=True))
 
 
 def _recent_pairs(ladder: Ladder, last: int = 50) -> Counter:
@@ -88,13 +95,14 @@ def ladder_schedule_matches(*, ladder: Ladder, limit: int | None = None) -> list
 
     Pairing: entries are taken in rating order; each new match starts from the available entry with the fewest
     matches played and fills the other seats with the nearest-rated available entries, preferring opponents met
-    least often in the recent past (spreads opponents). A player is never in more than
-    ``max_concurrent_per_player`` running matches of the ladder. Returns the created matches; the caller
-    enqueues them (``tournaments.tasks`` does, on commit).
+    least often in the recent past (spreads opponents). No match seats two entries of one owner (two bots of one
+    owner could share cards). A player is never in more than ``max_concurrent_per_player`` running matches of the
+    ladder. Returns the created matches; the caller enqueues them (``tournaments.tasks`` does, on commit).
     """
     with transaction.atomic():
-        # one scheduler per ladder at a time: the caps below are counted and used under this row lock
-        ladder = Ladder.objects.select_for_update().get(pk=ladder.pk)
+        # one scheduler per ladder at a time: the caps below are counted and used under this row lock. NO KEY
+        # UPDATE: rows that merely reference the ladder (Play now's LadderMatch, entries) are not held up by it
+        ladder = Ladder.objects.select_for_update(no_key=True).get(pk=ladder.pk)
         return _schedule_locked(ladder, limit)
 
 
@@ -105,12 +113,14 @@ def _schedule_locked(ladder: Ladder, limit: int | None) -> list[Match]:
     room = max(0, ladder.max_running_matches - running)
     if limit is not None:
         room = min(room, limit)
-    busy = _running_per_player(ladder)
     pairs = _recent_pairs(ladder)
     # people are never scheduled by the ladder: they ask for a match with Play now (ladder_play_now)
     entries = list(LadderEntry.objects.filter(ladder=ladder, is_active=True, player__is_active=True)
                    .exclude(player__kind=Player.Kind.HUMAN)
                    .select_related("player").order_by("-ordinal", "player__name"))
+    claimed = _claim_seating([e.player_id for e in entries if e.player.kind == Player.Kind.BOT])
+    entries = [e for e in entries if e.player.kind != Player.Kind.BOT or e.player_id in claimed]  # else: next tick
+    busy = _running_per_player(ladder)  # counted after the claim: every match seating a claimed bot is committed
     created: list[Match] = []
     n = ladder.seats_per_match
     while room > 0:
@@ -120,7 +130,9 @@ def _schedule_locked(ladder: Ladder, limit: int | None) -> list[Match]:
         first = min(free, key=lambda e: (e.matches_played + busy[e.player_id], -e.ordinal, e.player.name))
         chosen = [first]
         while len(chosen) < n:
-            rest = [e for e in free if e not in chosen]
+            rest = [e for e in free if e not in chosen and not _same_owner(e.player, [c.player for c in chosen])]
+            if not rest:
+                break
 
             def cost(e: LadderEntry) -> tuple:
                 met = sum(pairs[tuple(sorted((e.player_id, c.player_id)))] for c in chosen)
@@ -128,6 +140,8 @@ def _schedule_locked(ladder: Ladder, limit: int | None) -> list[Match]:
                 return (met, round(gap, 3), e.player.name)
 
             chosen.append(min(rest, key=cost))
+        if len(chosen) < n:  # too few owners among the free entries (any first entry would find the same)
+            break
         match = _ladder_match_create(ladder, [e.player for e in chosen])
         for a, b in combinations(sorted(e.player_id for e in chosen), 2):
             pairs[(a, b)] += 1
@@ -136,6 +150,33 @@ def _schedule_locked(ladder: Ladder, limit: int | None) -> list[Match]:
         created.append(match)
         room -= 1
     return created
+
+
+#: advisory lock keys "a transaction is seating this player": this base plus the player's id (ids below 2**40)
+_SEATING_LOCK_BASE = 0x5EA7 << 40
+
+
+def _claim_seating(player_ids: list[int]) -> set[int]:
+    """Of ``player_ids``, those this transaction now holds the right to seat until it ends (PostgreSQL advisory
+    transaction locks, taken with ``pg_try_advisory_xact_lock``); one another transaction holds is left out at
+    once, never waited for. The scheduler and Play now claim every submitted bot (so its running-match cap holds:
+    count its matches after claiming it) and Play now claims the people it seats (so no two requests seat one
+    person). An advisory lock holds up no write to the players' rows (a bot owner's edit never waits for it).
+    Without PostgreSQL (SQLite: one writer at a time) every id is claimed."""
+    if not player_ids:
+        return set()
+    if connection.vendor != "postgresql":
+        return set(player_ids)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT id FROM unnest(%s::bigint[]) AS id WHERE pg_try_advisory_xact_lock(%s + id)",
+                       [list(player_ids), _SEATING_LOCK_BASE])
+        return {row[0] for row in cursor.fetchall()}
+
+
+def _same_owner(player: Player, others: list[Player]) -> bool:
+    """Whether ``player`` has the owner of one of ``others`` (``Player.user``: the person, or a bot's owner; a
+    house bot has none). Such players never share a match: a person and their bot, or two bots of one owner."""
+    return player.user_id is not None and player.user_id in {p.user_id for p in others}
 
 
 def _ladder_match_create(ladder: Ladder, players: list[Player]) -> Match:
@@ -192,17 +233,26 @@ def ladder_play_now(*, ladder: Ladder, user, match_with: str | None = None) -> t
     ``match_with`` (saved as the person's preference): ``bots`` starts a rated match at once against the
     best-matched bots (nearest rating; bots free of running matches first, house bots otherwise); ``people``
     waits for another person who accepts people; ``both`` takes a waiting person if there is one, else bots.
-    Calling again returns the running match or keeps waiting. ``ValueError`` when the ladder is closed, the
-    preference is unknown, or there are too few bots.
+    Calling again returns the running match or keeps waiting. Nobody is matched with their own bot, nor with two
+    bots of one owner. ``ValueError`` when the ladder is closed, the preference is unknown, or there are too few
+    bots (of other owners); ``LadderBusy`` when another request is seating this person right now.
+
+    Never waits for a lock (it runs inside a web request): it claims only the players it seats
+    (``_claim_seating``): the person (``LadderBusy`` when another request is seating them), waiting people and
+    submitted bots (one another transaction is seating is passed over); not the ladder's row, which the scheduler
+    holds while it works.
     """
+    if match_with is not None and match_with not in ("both", "bots", "people"):
+        raise ValueError(f"match_with is 'both', 'bots' or 'people', not {match_with!r:.30}")
     person = player_for_user(user=user)
-    if match_with is not None:
-        if match_with not in ("both", "bots", "people"):
-            raise ValueError(f"match_with is 'both', 'bots' or 'people', not {match_with!r:.30}")
-        Player.objects.filter(pk=person.pk).update(match_with=match_with)
-        person.match_with = match_with
     with transaction.atomic():
-        ladder = Ladder.objects.select_for_update().get(pk=ladder.pk)
+        if not _claim_seating([person.pk]):
+            raise LadderBusy("a match is being started for you right now: try again in a second")
+        person = Player.objects.get(pk=person.pk)
+        if match_with is not None:
+            person.match_with = match_with
+            person.save(update_fields=["match_with"])
+        ladder = Ladder.objects.get(pk=ladder.pk)
         if not ladder.is_active:
             raise ValueError(f"the ladder {ladder.slug!r} is not active")
         running = Match.objects.filter(status=Match.Status.RUNNING, ladder_match__ladder=ladder, seats__player=person).first()
@@ -212,22 +262,27 @@ def ladder_play_now(*, ladder: Ladder, user, match_with: str | None = None) -> t
         me = ladder_entry_create(ladder=ladder, player=person)
         opponents: list[Player] = []
         if person.match_with in ("both", "people"):
-            waiting = (PlayRequest.objects.select_for_update().filter(ladder=ladder, match__isnull=True)
+            waiting = (PlayRequest.objects.filter(ladder=ladder, match__isnull=True)
                        .exclude(player=person).filter(player__match_with__in=["both", "people"])
                        .select_related("player").order_by("created_at"))
-            opponents = [r.player for r in waiting[: ladder.seats_per_match - 1]]
+            for ask in waiting:  # one whose own Play now (or another pairing) is running right now: passed over
+                if (len(opponents) < ladder.seats_per_match - 1 and _claim_seating([ask.player_id])
+                        and PlayRequest.objects.filter(pk=ask.pk, match__isnull=True).exists()):  # not just paired
+                    opponents.append(ask.player)
             if len(opponents) < ladder.seats_per_match - 1 and person.match_with == "people":
                 PlayRequest.objects.get_or_create(ladder=ladder, player=person, match=None)
                 return None, None
         if len(opponents) < ladder.seats_per_match - 1:
-            opponents += _best_bots(ladder, me, ladder.seats_per_match - 1 - len(opponents))
+            opponents += _best_bots(ladder, me, ladder.seats_per_match - 1 - len(opponents), [person, *opponents])
         match = _ladder_match_create(ladder, [person, *opponents])
         PlayRequest.objects.filter(ladder=ladder, player__in=[person, *opponents], match__isnull=True).update(match=match)
         match_wake(match_id=match.pk)
     return match, 0
 
 
-def _best_bots(ladder: Ladder, me: LadderEntry, count: int) -> list[Player]:
+def _best_bots(ladder: Ladder, me: LadderEntry, count: int, seated: list[Player]) -> list[Player]:
+    """``count`` bots for ``me``'s match, nearest-rated first (bots free of running matches before busy house
+    bots), none with the owner of a player in ``seated`` or of another chosen bot. ``ValueError`` when too few."""
     busy = _running_per_player(ladder)
     cap = ladder.max_concurrent_per_player
 
@@ -237,6 +292,23 @@ def _best_bots(ladder: Ladder, me: LadderEntry, count: int) -> list[Player]:
     candidates = sorted((e for e in LadderEntry.objects.filter(ladder=ladder, is_active=True, player__is_active=True)
                          .exclude(player__kind=Player.Kind.HUMAN).select_related("player")
                          if busy[e.player_id] < cap or e.player.kind == Player.Kind.HOUSE), key=key)
-    if len(candidates) < count:
-        raise ValueError(f"the ladder {ladder.slug!r} has too few bots to play now")
-    return [e.player for e in candidates[:count]]
+    chosen: list[Player] = []
+    owners_kept_apart = False
+    for entry in candidates:
+        if len(chosen) == count:
+            break
+        if _same_owner(entry.player, [*seated, *chosen]):
+            owners_kept_apart = True
+            continue
+        if entry.player.kind == Player.Kind.BOT and not (  # claimed, then counted again: the cap holds
+                _claim_seating([entry.player_id]) and _running_per_player(ladder, entry.player)[entry.player_id] < cap):
+            continue
+        chosen.append(entry.player)
+    if len(chosen) < count and owners_kept_apart:
+        raise ValueError(f"the bots free to play now on the ladder {ladder.slug!r} are your own (or share an owner "
+                         "with a player here), and nobody is matched with their own bot: try again in a while, or "
+                         "play people")
+    if len(chosen) < count:
+        raise ValueError(f"the ladder {ladder.slug!r} has too few bots free to play now: try again in a while, "
+                         "or play people")
+    return chosen

@@ -12,7 +12,7 @@ from games import selectors as game_selectors
 from games.models import Player
 from tournaments import selectors
 from tournaments.models import Ladder
-from tournaments.services import ladder_play_now
+from tournaments.services import LadderBusy, ladder_play_now
 
 
 def home(request):
@@ -59,6 +59,9 @@ def ladder_play_now_page(request, slug: str):
                                        match_with=request.POST.get("match_with") or None)
     except ValueError as exc:
         messages.error(request, str(exc))
+        return redirect("ladder-detail", slug=slug)
+    except LadderBusy:
+        messages.info(request, "A match is being started for you right now: press Play now again in a second.")
         return redirect("ladder-detail", slug=slug)
     if match is None:
         return redirect(reverse("ladder-detail", args=[slug]) + "?waiting=1")

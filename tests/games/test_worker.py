@@ -51,9 +51,9 @@ def test_a_real_worker_plays_a_ladder_match_between_two_http_bots(ladder, house_
     from tournaments.services import ladder_entry_create
 
     LadderEntry.objects.filter(ladder=ladder).update(is_active=False)  # only the two bots play
-    owner = get_user_model().objects.create_user("grace", password="pw-grace-123")
     servers, bots = [], []
-    for name in ("Alpha", "Beta"):
+    for name, owner in (("Alpha", "grace"), ("Beta", "hopper")):  # two owners: one owner's bots never meet
+        owner = get_user_model().objects.create_user(owner, password=f"pw-{owner}-123")
         bot, secret = bot_register(owner=owner, name=name, endpoint_url="http://127.0.0.1:9/")
         server = BotServer("good", secret, name)
         Bot.objects.filter(pk=bot.pk).update(endpoint_url=server.url)

@@ -1,5 +1,6 @@
-"""Nobody sees what they should not: walk every page and endpoint of a running match as its person, as a stranger
-and anonymously, and check that no hidden card (another hand, the stock) and no seed or deal code appears."""
+"""Nobody sees what they should not: walk every page and endpoint of a running match as its person, as a stranger,
+anonymously and as the owner of the bot the person plays, and check that no hidden card (another hand, the stock)
+and no seed or deal code appears."""
 
 import re
 
@@ -7,18 +8,36 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
+from django.utils import timezone
+
+from bots_api.models import Bot
+from bots_api.services import bot_register
 from games.engine import Ruleset
 from games.engine.cards import card_code
 from games.models import Match
 from games.selectors import match_state
 from games.services import match_advance, match_create, player_for_user
 
+from bot_servers import BotServer
+
+
+@pytest.fixture
+def bot_server():
+    server = BotServer("good")
+    yield server
+    server.stop()
+
 
 @pytest.mark.django_db
-def test_no_response_of_a_running_match_shows_a_hidden_card(house_bots, ladder):
+@pytest.mark.parametrize("opponent", ["house", "bot"])
+def test_no_response_of_a_running_match_shows_a_hidden_card(house_bots, ladder, bot_server, opponent):
     person = get_user_model().objects.create_user("ruth", password="pw-ruth-12345")
     stranger = get_user_model().objects.create_user("eve", password="pw-eve-12345")
-    match = match_create(players=[player_for_user(user=person), house_bots[3]], ruleset=Ruleset.preset("pagat"),
+    owner = get_user_model().objects.create_user("ada", password="pw-ada-12345")
+    bot, _secret = bot_register(owner=owner, name="Probe", endpoint_url=bot_server.url)
+    Bot.objects.filter(pk=bot.pk).update(secret="s3cret", verified_at=timezone.now())
+    other = bot.player if opponent == "bot" else house_bots[3]
+    match = match_create(players=[player_for_user(user=person), other], ruleset=Ruleset.preset("pagat"),
                          seed=31337)
     match_advance(match_id=match.pk)
     match.refresh_from_db()
@@ -31,12 +50,14 @@ def test_no_response_of_a_running_match_shows_a_hidden_card(house_bots, ladder):
     own = set(deal.hand(0))
     secrets_ = [str(match.seed), *(d.code for d in match.deals.all()), *(str(d.seed) for d in match.deals.all())]
     urls = ["/", "/matches/", f"/matches/{match.pk}/", f"/matches/{match.pk}/play/", "/ladders/test/",
-            f"/players/{house_bots[3].name}/", "/players/ruth/", f"/api/matches/{match.pk}/seats/0/",
+            f"/players/{other.name}/", "/players/ruth/", f"/api/matches/{match.pk}/seats/0/",
             f"/api/matches/{match.pk}/seats/1/", f"/api/matches/{match.pk}/deals/1/", "/api/players/ruth/",
-            f"/api/players/{house_bots[3].name}/", "/api/schema/"]
-    clients = {"person": Client(), "stranger": Client(), "anonymous": Client()}
+            f"/api/players/{other.name}/", "/api/schema/", "/bots/", f"/bots/{bot.pk}/", "/api/bots/",
+            f"/api/bots/{bot.pk}/", f"/api/bots/{bot.pk}/matches/", f"/api/bots/{bot.pk}/health/"]
+    clients = {"person": Client(), "stranger": Client(), "anonymous": Client(), "owner": Client()}
     clients["person"].force_login(person)
     clients["stranger"].force_login(stranger)
+    clients["owner"].force_login(owner)  # owns the bot in seat 1 (when it plays) but sits nowhere
     for who, client in clients.items():
         for url in urls:
             body = client.get(url).content.decode(errors="replace")
