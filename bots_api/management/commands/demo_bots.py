@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from bots_api.models import Bot
 from bots_api.services import BotError, bot_enter_ladder, bot_register, bot_update, bot_verify
+from games.models import Player
 from tournaments.models import Ladder
 
 #: (name, port offset from DEMO_BOT_PORT, strategy): must match the bot processes in Procfile / Procfile.dev and bin/run
@@ -33,7 +34,6 @@ class Command(BaseCommand):
         if lad is None:
             raise CommandError(f"no ladder {ladder!r}: run `manage.py demo_setup` first")
         secret = os.environ.get("DEMO_BOT_SECRET", "demo-secret-not-for-production")
-        owner, _ = get_user_model().objects.get_or_create(username="demo", defaults={"is_active": True})
         base_port = os.environ.get("DEMO_BOT_PORT", "8701")
         if not base_port.isdigit() or not 1 <= int(base_port) <= 65534:
             raise CommandError(f"DEMO_BOT_PORT={base_port!r}: use a port from 1 to 65534 (the second bot takes "
@@ -41,7 +41,14 @@ class Command(BaseCommand):
         for name, offset, _strategy in DEMO_BOTS:
             port = int(base_port) + offset
             url = f"http://127.0.0.1:{port}/"
+            # each example bot has its own owner: bots of one owner never meet in a match (they could share cards)
+            owner, _ = get_user_model().objects.get_or_create(username=f"demo-{name.split()[-1].lower()}",
+                                                              defaults={"is_active": True})
             bot = Bot.objects.filter(player__name=name).first()
+            if bot is not None and bot.owner_id != owner.pk:  # registered by an older demo under one owner
+                Bot.objects.filter(pk=bot.pk).update(owner=owner)
+                Player.objects.filter(pk=bot.player_id).update(user=owner)
+                bot.refresh_from_db()
             try:
                 if bot is None:
                     bot, _ = bot_register(owner=owner, name=name, endpoint_url=url)
