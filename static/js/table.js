@@ -13,8 +13,6 @@
   const csrf = document.cookie.split("; ").find(c => c.startsWith("csrftoken="))?.split("=")[1] || "";
   const SUITS = {C: ["♣", "clubs", "black"], D: ["♦", "diamonds", "red"], H: ["♥", "hearts", "red"], S: ["♠", "spades", "black"]};
   const RANKS = {A: "ace", T: "10", J: "jack", Q: "queen", K: "king", "8": "eight"};
-  //: A 409 "busy" (another move or a bot's turn holds the match for a moment) is sent again after these waits (ms).
-  const BUSY_RETRIES_MS = [250, 500, 1000];
   let state = null, busy = false, shownDeals = null, pendingEight = null;
   const $ = id => document.getElementById(id);
   const rankText = c => c[0] === "T" ? "10" : c[0];
@@ -57,15 +55,9 @@
     if (busy || !state) return;
     busy = true;
     try {
-      let [r, body] = await post(action);
-      for (const wait of BUSY_RETRIES_MS) {  // the same ply again: a move is stored at most once
-        if (!(r.status === 409 && body.error === "busy")) break;
-        await sleep(wait);
-        [r, body] = await post(action);
-      }
+      const [r, body] = await post(action);  // a move never waits for the worker: stored, or 409 stale_ply
       if (r.ok) say("");
       else if (r.status === 409 && body.error === "stale_ply") say("The table moved on; here is the current position.");
-      else if (r.status === 409 && body.error === "busy") say("The table is busy for a moment; please play again.");
       else if (r.status >= 500 || !body.detail) say(`Something went wrong on our side (HTTP ${r.status}); please try again.`, true);
       else say(typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail), true);
     } catch (e) { say("Network trouble: the move may not have arrived. The table checks again.", true); }

@@ -123,7 +123,7 @@ def _move(page):
 @pytest.mark.django_db(transaction=True)
 def test_a_move_on_a_moved_table_refetches_and_says_so_in_plain_words(live_server, browser, settings, house_bots):
     """Issue 8: a stale move (another tab played first) shows no engine words ("ply 3 is not the current
-    position..."): the table fetches the position and says so plainly. A busy match is tried again quietly."""
+    position..."): the table fetches the position and says so plainly. A worker holding the match's lease does not hold the move up."""
     settings.CELERY_TASK_ALWAYS_EAGER = True
     settings.HUMAN_MOVE_SECONDS = 600
     from django.contrib.auth import get_user_model
@@ -163,7 +163,7 @@ def test_a_move_on_a_moved_table_refetches_and_says_so_in_plain_words(live_serve
     page.wait_for_function(f"() => document.querySelector('#table').dataset.ply === '{current}'", timeout=15000)
     assert int(shown) < current
 
-    # a busy match (a worker holds its lease for a moment): the table sends the move again, no words needed
+    # a worker holding the lease for a moment: the move is stored all the same (compare-and-set on the ply count)
     page.wait_for_selector("text=Your turn.")
     Match.objects.filter(pk=match.pk).update(lease_owner="a worker", lease_until=timezone.now() + timezone.timedelta(seconds=60))
     _move(page)
