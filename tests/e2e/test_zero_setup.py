@@ -249,7 +249,7 @@ def test_a_person_plays_a_whole_match_at_the_browser_table_while_the_ladder_play
             over = "document.querySelector('#turn').textContent.includes('The match is over')"
             moves = 0
             while time.monotonic() - started < 150:
-                page.wait_for_function(f"{table}.dataset.yourTurn === 'yes' || {over}", timeout=30000)
+                page.wait_for_function(f"() => {table}.dataset.yourTurn === 'yes' || {over}", timeout=30000)
                 if page.evaluate(over):
                     break
                 shown = page.evaluate(f"{table}.dataset.ply")
@@ -266,7 +266,7 @@ def test_a_person_plays_a_whole_match_at_the_browser_table_while_the_ladder_play
                 else:
                     page.click("#pass")
                 moves += 1
-                page.wait_for_function(f"{table}.dataset.ply !== '{shown}' || {over}", timeout=30000)
+                page.wait_for_function(f"() => {table}.dataset.ply !== '{shown}' || {over}", timeout=30000)
             assert page.evaluate(over), f"the match did not finish in time ({moves} moves)"
             assert "network trouble" not in page.inner_text("#message")
         finally:

@@ -92,7 +92,13 @@ def test_a_persons_move_is_stored_at_once_while_a_worker_holds_the_lease(person,
 def test_a_persons_move_beats_the_clock_fallback_the_worker_is_about_to_store(person, house_bots, monkeypatch):
     """The worker decides the person's clock ran out; the person's move lands before the worker stores the fallback:
     the move is stored, the worker stores nothing for that ply, re-reads, and plays on to the person's next turn."""
-    match = _casual_at_persons_turn(person)
+    # a deal where the person can play a card: the move ends their turn, so the bot is to play next
+    for _ in range(30):
+        match = _casual_at_persons_turn(person)
+        if any(a["type"] == "play" for a in match_state(match=match).legal_actions()):
+            break
+    else:
+        raise AssertionError("no casual deal in 30 gave the person a playable card")
     ply = match.ply_count
     Match.objects.filter(pk=match.pk).update(last_progress_at=timezone.now() - timezone.timedelta(hours=1))
     real = agents.agent_for("human")
@@ -102,8 +108,9 @@ def test_a_persons_move_beats_the_clock_fallback_the_worker_is_about_to_store(pe
         decision = real(**kw)
         if decision is not None and not answers:
             legal = kw["legal_actions"]
+            play = next(a for a in legal if a["type"] == "play")
             answers.append(_in_thread(lambda: _client(person).post(
-                f"/api/matches/{match.pk}/seats/0/actions/", {"ply": ply, "action": legal[-1]}, format="json")))
+                f"/api/matches/{match.pk}/seats/0/actions/", {"ply": ply, "action": play}, format="json")))
         return decision
 
     monkeypatch.setitem(agents._AGENTS, "human", clock_ran_out_but_the_move_lands_first)
