@@ -14,15 +14,6 @@ pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM) and not os.path.exist
                                 reason="Debian's chromium is not installed (.ci/run installs it)")
 
 
-@pytest.fixture
-def browser(monkeypatch):
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync"])
-        yield browser
-        browser.close()
 
 
 def _page(browser, live_server, user=None):

@@ -16,30 +16,26 @@ pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM) and not os.path.exist
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_locked_login_says_why_and_opens_after_the_cool_off(live_server, settings, monkeypatch):
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+def test_a_locked_login_says_why_and_opens_after_the_cool_off(live_server, settings, browser):
     settings.AXES_FAILURE_LIMIT = 3
     settings.AXES_COOLOFF_TIME = timedelta(seconds=3)
     from django.contrib.auth import get_user_model
 
     get_user_model().objects.create_user("ada", password="pw-ada-12345")
-    with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        page = browser.new_page()
-        for attempt in range(3):
-            page.goto(f"{live_server.url}/accounts/login/")
-            page.fill("#id_username", "ada")
-            page.fill("#id_password", f"wrong-{attempt}")
-            with page.expect_navigation() as navigation:
-                page.click("button[type=submit]")
-        response = navigation.value
-        assert response.status == 429
-        alert = page.get_by_role("alert").inner_text()
-        assert re.search(r"Too many failed logins .* try again in \d s", alert), alert
-        assert page.is_visible("#id_password")  # the login form is still there to try again later
-        time.sleep(int(response.headers["retry-after"]) + 0.3)
+    page = browser.new_page()
+    for attempt in range(3):
+        page.goto(f"{live_server.url}/accounts/login/")
         page.fill("#id_username", "ada")
-        page.fill("#id_password", "pw-ada-12345")
-        page.click("button[type=submit]")
-        page.wait_for_url(re.compile(r".*/bots/$"))
-        browser.close()
+        page.fill("#id_password", f"wrong-{attempt}")
+        with page.expect_navigation() as navigation:
+            page.click("button[type=submit]")
+    response = navigation.value
+    assert response.status == 429
+    alert = page.get_by_role("alert").inner_text()
+    assert re.search(r"Too many failed logins .* try again in \d s", alert), alert
+    assert page.is_visible("#id_password")  # the login form is still there to try again later
+    time.sleep(int(response.headers["retry-after"]) + 0.3)
+    page.fill("#id_username", "ada")
+    page.fill("#id_password", "pw-ada-12345")
+    page.click("button[type=submit]")
+    page.wait_for_url(re.compile(r".*/bots/$"))

@@ -37,15 +37,6 @@ INJECTED = """() => [...document.querySelectorAll(
     + ' script:not([src]):not([type="application/json"])')].map(el => el.outerHTML.slice(0, 120))"""
 
 
-@pytest.fixture
-def browser(monkeypatch):
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # the test's own ORM calls beside Playwright's loop
-    with playwright_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync"])
-        yield browser
-        browser.close()
 
 
 def _user(username):
