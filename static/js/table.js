@@ -152,13 +152,15 @@
     $("announce").hidden = !legal("announce").length;
     const names = state.seats.map(s => s.name);
     drawTurn();
-    $("log").replaceChildren(...v.history.map(entry => {
+    const log = $("log"), grew = log.childElementCount !== v.history.length;
+    log.replaceChildren(...v.history.map(entry => {
       const who = names[entry.seat] ?? ("seat " + entry.seat);
       return h("li", {}, entry.type === "play" ? `${who} played the ${cardWords(entry.card)}` + (entry.suit ? ` and declared ${SUITS[entry.suit][1]}` : "")
         : entry.type === "draw" ? (entry.penalty ? `${who} took ${entry.count} penalty cards` : `${who} drew a card`)
         : entry.type === "declare" ? `${who} declared ${SUITS[entry.suit][1]}` : entry.type === "penalty" ? `${who} drew ${entry.count} penalty cards`
         : `${who} ${entry.type === "pass" ? "passed" : "announced a last card"}`);
     }));
+    if (grew) log.scrollTop = log.scrollHeight;  // the newest ply in view
     if (shownDeals === null) shownDeals = state.deals_finished;
     if (state.deals_finished > shownDeals) { shownDeals = state.deals_finished; showScorecard(shownDeals); }
   }

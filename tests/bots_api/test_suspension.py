@@ -72,7 +72,8 @@ def test_a_bot_faulting_every_turn_is_suspended_even_when_its_opponent_forfeits_
     settings.BOT_TIME_BANK_MS = 0
     settings.BOT_SUSPEND_AFTER_FAILED_MATCHES = 3
     bad = _bot(owner, servers(behaviour), "Bad")
-    worse = _bot(owner, servers("status:500"), "Worse")  # seated to reach 3 faults (a forfeit) first
+    rival = get_user_model().objects.create_user("bo", password="pw-bo-123")  # no match seats two bots of one owner
+    worse = _bot(rival, servers("status:500"), "Worse")  # seated to reach 3 faults (a forfeit) first
     for seed in (1, 2, 3):
         seats = [worse.player, bad.player] if _first_to_forfeit(seed) == 0 else [bad.player, worse.player]
         match = match_create(players=seats, ruleset=Ruleset.preset("pagat"), seed=seed, turn_timeout_ms=300)
