@@ -260,7 +260,9 @@ REST_FRAMEWORK["NUM_PROXIES"] = NUM_PROXIES
 # failures; a locked login is refused even with the right password (429, Retry-After). A successful login forgets
 # the failures against that account (games.accounts.LoginAttemptHandler).
 INSTALLED_APPS += ["axes"]
-MIDDLEWARE += ["axes.middleware.AxesMiddleware"]  # last: turns a locked page login into the 429 page
+MIDDLEWARE += ["axes.middleware.AxesMiddleware"]  # turns a locked page login into the 429 page
+# last: 400 for NUL in the path, query, cookies or body, before any view or query sees it (answers keep the CSP)
+MIDDLEWARE += ["config.api.RefuseNulMiddleware"]
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10, 1, 10000)
 AXES_COOLOFF_TIME = timedelta(seconds=env_int("LOGIN_COOLOFF_SECONDS", 900, 1, 30 * 86400))
