@@ -135,7 +135,8 @@ REST_FRAMEWORK = {
         "games.limits.UserRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {"anon": "30/min", "user": "120/min", "bot_verify": "12/min",
-                               "seat_view": "600/min", "seat_action": "300/min", "signup": "10/hour"},
+                               "seat_view": "600/min", "seat_action": "300/min", "signup": "10/hour",
+                               "signup_attempt": "60/hour"},  # accounts created; sign-up form posts
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Eights Ladder API",
