@@ -14,6 +14,8 @@ from rest_framework import exceptions
 from rest_framework.exceptions import NotFound
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from games.limits import limit_words
+
 
 def exception_handler(exc, context):
     """DRF's handler, with the body rewritten to ``{"error": code, "detail": message}``."""
@@ -25,10 +27,9 @@ def exception_handler(exc, context):
     if response is None:
         return None
     if isinstance(exc, exceptions.Throttled) and not getattr(exc, "says_which_limit", False):  # say which limit
-        view = context.get("view")
-        rates = [f"{getattr(t, 'rate', '?')} ({getattr(t, 'scope', type(t).__name__)})"
-                 for t in (view.get_throttles() if view is not None else []) if getattr(t, "rate", None)]
-        exc.detail = f"{exc.detail} Limits here: {', '.join(rates) or 'see the API docs'}."
+        hit = getattr(context.get("request"), "limits_hit", None) or _view_limits(context.get("view"))
+        words = ", ".join(limit_words(scope=scope, rate=rate) for scope, rate in hit)
+        exc.detail = f"{exc.detail} Limit reached: {words or 'see the API docs'}."
         response.data = {"detail": exc.detail}
     code = getattr(exc, "default_code", "error")
     detail = response.data
@@ -36,6 +37,19 @@ def exception_handler(exc, context):
         detail = detail["detail"]
     response.data = {"error": str(code), "detail": detail}
     return response
+
+
+def _view_limits(view) -> list[tuple[str, str]]:
+    """``[(scope, rate)]`` of ``view``'s throttles (a scoped throttle's rate is the view's ``throttle_scope``'s)."""
+    from rest_framework.settings import api_settings
+
+    limits = []
+    for throttle in view.get_throttles() if view is not None else []:
+        scope = getattr(throttle, "scope", None) or getattr(view, "throttle_scope", None)
+        rate = getattr(throttle, "rate", None) or api_settings.DEFAULT_THROTTLE_RATES.get(scope or "")
+        if rate:
+            limits.append((scope, rate))
+    return limits
 
 
 #: error codes for statuses that reach the API without passing DRF (Django's URL resolver, middleware, a crash)
