@@ -89,7 +89,7 @@ class ApiErrorMiddleware:
         else:
             detail = response.reason_phrase
         error = _json_error(status_code, detail)
-        for header in ("Allow", "Retry-After"):
+        for header in ("Allow", "Retry-After", "Content-Security-Policy"):
             if header in response:
                 error[header] = response[header]
         return error

@@ -210,7 +210,7 @@ BOTS_ALLOW_LOOPBACK = env_bool("BOTS_ALLOW_LOOPBACK", DEBUG)  # 127.0.0.1/::1 en
 from csp.constants import NONE, SELF  # noqa: E402
 
 INSTALLED_APPS += ["csp"]
-MIDDLEWARE += ["csp.middleware.CSPMiddleware"]
+MIDDLEWARE += ["config.csp.CSPMiddleware"]  # django-csp's, also on 404/500 with DEBUG
 STATICFILES_DIRS = [BASE_DIR / "static"]
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
