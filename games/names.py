@@ -141,7 +141,7 @@ def player_name_check(*, name: object, exclude_player_id: int | None = None, min
         if other.casefold() == name.casefold():
             raise NameRefused("name_taken", f"the name {name!r} is taken by {other!r} (names are compared ignoring "
                                             "case): choose another name")
-        raise NameRefused("name_taken", f"the name {name!r} looks like {other!r}, which is taken (letters from "
-                                        "other scripts, fullwidth forms and look-alike characters count as the "
-                                        "same): choose another name")
+        raise NameRefused("name_taken", f"the name {name!r} looks like {other!r}, which is taken (case, accents, "
+                                        "letters from other scripts, small capitals, fullwidth forms and look-alike "
+                                        "characters count as the same): choose another name")
     return name

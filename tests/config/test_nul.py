@@ -110,3 +110,9 @@ def test_text_without_nul_still_reaches_the_views(world):
     ok = client.post("/api/bots/", {"name": "Plain", "endpoint_url": "http://127.0.0.1:9/"},
                      content_type="application/json")
     assert ok.status_code == 201, ok.content
+    get_user_model().objects.create_user("bob", password="pw-bob-123")
+    token = Client().post("/api/auth/token/", {"username": "bob", "password": "pw-bob-123"})  # multipart
+    assert token.status_code == 200 and token.json()["token"], token.content
+    token = Client().post("/api/auth/token/", "username=bob&password=pw-bob-123",
+                          content_type="application/x-www-form-urlencoded")
+    assert token.status_code == 200 and token.json()["token"], token.content
