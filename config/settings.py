@@ -135,7 +135,8 @@ REST_FRAMEWORK = {
         "games.limits.UserRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {"anon": "30/min", "user": "120/min", "bot_verify": "12/min",
-                               "seat_view": "600/min", "seat_action": "300/min", "signup": "10/hour"},
+                               "seat_view": "600/min", "seat_action": "300/min", "signup": "10/hour",
+                               "signup_attempt": "60/hour"},  # accounts created; sign-up form posts
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Eights Ladder API",
@@ -209,7 +210,7 @@ BOTS_ALLOW_LOOPBACK = env_bool("BOTS_ALLOW_LOOPBACK", DEBUG)  # 127.0.0.1/::1 en
 from csp.constants import NONE, SELF  # noqa: E402
 
 INSTALLED_APPS += ["csp"]
-MIDDLEWARE += ["csp.middleware.CSPMiddleware"]
+MIDDLEWARE += ["config.csp.CSPMiddleware"]  # django-csp's, also on 404/500 with DEBUG
 STATICFILES_DIRS = [BASE_DIR / "static"]
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
@@ -260,7 +261,9 @@ REST_FRAMEWORK["NUM_PROXIES"] = NUM_PROXIES
 # failures; a locked login is refused even with the right password (429, Retry-After). A successful login forgets
 # the failures against that account (games.accounts.LoginAttemptHandler).
 INSTALLED_APPS += ["axes"]
-MIDDLEWARE += ["axes.middleware.AxesMiddleware"]  # last: turns a locked page login into the 429 page
+MIDDLEWARE += ["axes.middleware.AxesMiddleware"]  # turns a locked page login into the 429 page
+# last: 400 for NUL in the path, query, cookies or body, before any view or query sees it (answers keep the CSP)
+MIDDLEWARE += ["config.api.RefuseNulMiddleware"]
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10, 1, 10000)
 AXES_COOLOFF_TIME = timedelta(seconds=env_int("LOGIN_COOLOFF_SECONDS", 900, 1, 30 * 86400))

@@ -99,12 +99,36 @@ def login_locked_response(request: HttpRequest, original_response=None, credenti
 
 
 class SignupThrottle(SimpleRateThrottle):
-    """DRF's throttle, per ``client_address``: ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["signup"]``."""
+    """Accounts created, per ``client_address``: ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["signup"]``. The sign-up
+    page asks ``full`` before it creates an account and calls ``count`` after; ``allow_request`` (DRF's: asks and
+    counts at once) works too."""
 
     scope = "signup"
 
     def get_cache_key(self, request, view):
         return self.cache_format % {"scope": self.scope, "ident": client_address(request)}
+
+    def full(self, request) -> bool:
+        """Whether ``request``'s address has used its budget (nothing counted)."""
+        self.key = self.get_cache_key(request, None)
+        self.history = self.cache.get(self.key, [])
+        self.now = self.timer()
+        while self.history and self.history[-1] <= self.now - self.duration:
+            self.history.pop()
+        return len(self.history) >= self.num_requests
+
+    def count(self, request) -> None:
+        """One more for ``request``'s address (an account was created)."""
+        self.full(request)
+        self.throttle_success()
+
+
+class SignupAttemptThrottle(SignupThrottle):
+    """Sign-up form posts, successful or not, per ``client_address``:
+    ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["signup_attempt"]`` (larger than ``signup``: mistakes are allowed,
+    hammering the form is not)."""
+
+    scope = "signup_attempt"
 
 
 class SignupForm(UserCreationForm):
@@ -122,21 +146,41 @@ class SignupForm(UserCreationForm):
 
 
 def signup(request):
-    if request.method == "POST":
-        throttle = SignupThrottle()
-        if not throttle.allow_request(request, None):
-            wait = int(throttle.wait() or 60)
-            response = JsonResponse({"error": "throttled", "detail": f"too many sign-ups from your address (limit "
-                                     f"{throttle.rate}); try again in {wait} s"}, status=429)
-            response["Retry-After"] = str(wait)
-            return response
+    """The sign-up page: the form; a valid post creates the account and its player, logs the person in and sends
+    them to ``next``. Past a limit (``SignupAttemptThrottle`` form posts, ``SignupThrottle`` accounts created, per
+    address) a post answers 429 with Retry-After: the page again with the message (JSON ``{"error": "throttled",
+    "detail"}`` when the request asks for JSON only)."""
     next_url = request.POST.get("next") or request.GET.get("next") or "/"
     if not url_has_allowed_host_and_scheme(next_url, allowed_hosts={request.get_host()}):
         next_url = "/"
+    created = SignupThrottle()
+    if request.method == "POST":
+        attempts = SignupAttemptThrottle()
+        if not attempts.allow_request(request, None):
+            return _signup_refused(request, attempts, next_url, "sign-up attempts", "form posts")
+        if created.full(request):
+            return _signup_refused(request, created, next_url, "sign-ups", "accounts created")
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
+        created.count(request)
         player_for_user(user=user)  # the name is taken from now on (checked by the form)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect(next_url)
     return render(request, "registration/signup.html", {"form": form, "next": next_url})
+
+
+def _signup_refused(request, throttle: SignupThrottle, next_url: str, what: str, counted: str) -> HttpResponse:
+    """The 429 for a sign-up past ``throttle``'s limit: the page with the message, the user name kept."""
+    wait = max(1, math.ceil(throttle.wait() or 60))
+    detail = f"too many {what} from your address (limit {throttle.rate} {counted}); try again in {wait} s"
+    accept = request.headers.get("Accept", "")
+    if "application/json" in accept and "text/html" not in accept:
+        response = JsonResponse({"error": "throttled", "detail": detail}, status=429)
+    else:
+        form = SignupForm(initial={"username": request.POST.get("username", "")})
+        response = render(request, "registration/signup.html",
+                          {"form": form, "next": next_url, "refused": f"{detail[0].upper()}{detail[1:]}."},
+                          status=429)
+    response["Retry-After"] = str(wait)
+    return response

@@ -35,9 +35,30 @@ def client_address(request) -> str:
     return str(address)
 
 
+#: what each throttle scope counts, for the 429's message (``config.api.exception_handler``)
+SCOPE_WORDS = {"anon": "API calls per address without an account", "user": "API calls per account",
+               "seat_view": "seat views per account", "seat_action": "moves per account",
+               "bot_verify": "bot verifications per account", "signup": "accounts created per address",
+               "signup_attempt": "sign-up form posts per address"}
+
+
+def limit_words(*, scope: str | None, rate: str | None) -> str:
+    """A limit as a 429 names it: ``"600/min (seat views per account)"``."""
+    return f"{rate} ({SCOPE_WORDS.get(scope or '', scope or 'requests')})"
+
+
 class _ByClientAddress:
+    """Counts by ``client_address``; a refused request remembers which limit refused it
+    (``request.limits_hit``: ``[(scope, rate)]``) so the 429 can name it."""
+
     def get_ident(self, request) -> str:
         return client_address(request)
+
+    def allow_request(self, request, view) -> bool:
+        allowed = super().allow_request(request, view)
+        if not allowed:
+            request.limits_hit = [*getattr(request, "limits_hit", []), (self.scope, self.rate)]
+        return allowed
 
 
 class AnonRateThrottle(_ByClientAddress, throttling.AnonRateThrottle):

@@ -3,9 +3,15 @@ confusable skeletons).
 
 A name is NFKC-normalised (fullwidth and mathematical letters become plain ones) with every run of white space
 made one space; it may not hold control, format, private-use, unassigned or invisible characters (zero-width
-spaces, direction overrides, Hangul fillers, variation selectors); and its *skeleton* (each character replaced by
-the prototype it can be confused with, per the Unicode confusables data shipped by ``confusable-homoglyphs``,
-ignoring case) must differ from every other player's. ``Player.name_skeleton`` stores each player's skeleton.
+spaces, direction overrides, Hangul fillers, variation selectors); and its *skeleton* must differ from every other
+player's. ``Player.name_skeleton`` stores each player's skeleton.
+
+The skeleton (``name_skeleton``): accents and other combining marks are dropped (``Zoë`` and ``Zoe`` are one
+name), then each character becomes the prototype it can be confused with (Unicode confusables data shipped by
+``confusable-homoglyphs``, TR39's confusables.txt) *before* case-folding, as TR39 does (``CounseI`` with a capital
+I is ``Counsel``: folding first would make the I an i), then the result is case-folded and mapped again until
+nothing changes. TR39 keeps small capitals as letters of their own and maps Cyrillic к to ĸ (kra) and ғ to r̵;
+``_CASE_LIKE`` makes those the plain letter (small capitals are a case of the letter, as names ignore case).
 """
 
 from __future__ import annotations
@@ -20,6 +26,10 @@ _INVISIBLE = set("\u115f\u1160\u3164\uffa0\u2800\u180e\u034f") | {chr(c) for c i
     chr(c) for c in range(0xE0100, 0xE01F0)}
 _SPACES = re.compile(r"\s+")
 _MARKS = "\u200e\u200f"  # the confusables data wraps right-to-left characters in direction marks
+_SMALL_CAPITAL = re.compile(r"LATIN LETTER SMALL CAPITAL ([A-Z])")
+#: prototypes of TR39's that are a plain letter's look-alike in a name: kra (Cyrillic к, small capital K map to it),
+#: Cyrillic ghe with stroke (TR39: r̵; in a name it is the small capital F, ꜰ), turned w (Cyrillic м, small capital M)
+_CASE_LIKE = {"\u0138": "k", "\u0493": "f", "\u028d": "m"}
 
 
 class NameRefused(ValueError):
@@ -71,18 +81,31 @@ def _prototypes() -> dict[str, str]:
             seen.add(target)
             target = single[target]
         result[char] = min(seen | {target}) if target in seen else target
+    for code in range(0x250, 0xAB00):  # small capitals (IPA, phonetic extensions, Latin extended-D): their letter
+        match = _SMALL_CAPITAL.fullmatch(unicodedata.name(chr(code), ""))
+        if match:
+            result[chr(code)] = match.group(1).lower()
+    for char, target in list(result.items()):
+        result[char] = _CASE_LIKE.get(target, target)
+    result.update(_CASE_LIKE)
     return result
 
 
+def _bare(text: str) -> str:
+    """``text`` in NFKD without combining marks (categories Mn, Me): ``Zoë`` → ``Zoe``, ``ṙ`` → ``r``."""
+    return "".join(ch for ch in unicodedata.normalize("NFKD", text) if unicodedata.category(ch) not in ("Mn", "Me"))
+
+
 def name_skeleton(name: str) -> str:
-    """The form two look-alike names share: normalised, case-folded, each character its confusable prototype
-    (repeated until nothing changes: a prototype may fold to another). ``Prοfessor`` (Greek omicron),
-    ``Ｐｒｏｆｅｓｓｏｒ`` and ``Pr0fessor`` all give ``professor``."""
+    """The form two look-alike names share (see the module's docstring): normalised, without combining marks,
+    each character its confusable prototype before case-folding, then case-folded and mapped again until nothing
+    changes. ``Prοfessor`` (Greek omicron), ``Ｐｒｏｆｅｓｓｏｒ``, ``Pr0fessor``, ``Prᴏғessor`` (small capital,
+    Cyrillic ghe with stroke) and ``Professör`` all give ``professor``; ``CounseI`` (capital I) gives ``counsel``."""
     prototypes = _prototypes()
-    skeleton = name_normalize(name)
-    for _ in range(4):
-        folded = unicodedata.normalize("NFKC", skeleton.casefold())
-        mapped = "".join(prototypes.get(ch, ch) for ch in folded).casefold()
+    skeleton = _bare(name_normalize(name))
+    for _ in range(6):
+        mapped = _bare("".join(prototypes.get(ch, ch) for ch in skeleton))  # TR39: prototypes before folding
+        mapped = _bare("".join(prototypes.get(ch, ch) for ch in mapped.casefold()))
         if mapped == skeleton:
             break
         skeleton = mapped
@@ -118,7 +141,7 @@ def player_name_check(*, name: object, exclude_player_id: int | None = None, min
         if other.casefold() == name.casefold():
             raise NameRefused("name_taken", f"the name {name!r} is taken by {other!r} (names are compared ignoring "
                                             "case): choose another name")
-        raise NameRefused("name_taken", f"the name {name!r} looks like {other!r}, which is taken (letters from "
-                                        "other scripts, fullwidth forms and look-alike characters count as the "
-                                        "same): choose another name")
+        raise NameRefused("name_taken", f"the name {name!r} looks like {other!r}, which is taken (case, accents, "
+                                        "letters from other scripts, small capitals, fullwidth forms and look-alike "
+                                        "characters count as the same): choose another name")
     return name

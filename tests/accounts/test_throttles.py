@@ -1,7 +1,7 @@
 """Request limits that hold: a forged X-Forwarded-For buys no new budget, and every process counts in one shared
 cache (Redis here; the database cache in the zero-setup configuration).
 
-Rates (config/settings.py): anonymous API callers 30/min per address, sign-ups 10/hour per address.
+Rates (config/settings.py): anonymous API callers 30/min per address, accounts created 10/hour per address.
 """
 
 from __future__ import annotations
@@ -40,9 +40,11 @@ def test_rotating_x_forwarded_for_does_not_escape_the_anonymous_limit():
 
 @pytest.mark.django_db
 def test_rotating_x_forwarded_for_does_not_escape_the_signup_limit(client):
-    codes = [client.post("/accounts/signup/", {}, HTTP_X_FORWARDED_FOR=f"203.0.113.{i}").status_code
+    codes = [client.post("/accounts/signup/", {"username": f"u{i}", "password1": "a-long-pass-9876",
+                                               "password2": "a-long-pass-9876"},
+                         HTTP_X_FORWARDED_FOR=f"203.0.113.{i}").status_code
              for i in range(SIGNUPS_PER_HOUR + 2)]
-    assert codes[:SIGNUPS_PER_HOUR] == [200] * SIGNUPS_PER_HOUR  # the form again, with what is missing
+    assert codes[:SIGNUPS_PER_HOUR] == [302] * SIGNUPS_PER_HOUR  # accounts created (each logs in and moves on)
     assert codes[SIGNUPS_PER_HOUR:] == [429, 429]
 
 
@@ -178,3 +180,25 @@ def test_clearing_the_cache_between_tests_leaves_other_runs_keys_alone(settings)
         assert caches["other_run"].get("theirs") == 2
     finally:
         caches["other_run"].delete("theirs")
+
+
+@pytest.mark.django_db
+def test_every_api_429_names_the_limit_it_hit():
+    """The seat view's own 600/min, the anonymous 30/min: the 429 says which limit, not "see the API docs"."""
+    from django.contrib.auth import get_user_model
+    from rest_framework.throttling import ScopedRateThrottle
+
+    user = get_user_model().objects.create_user("ada", password="pw-ada-123")
+    client = APIClient()
+    client.force_authenticate(user)
+    key = ScopedRateThrottle.cache_format % {"scope": "seat_view", "ident": user.pk}
+    caches["default"].set(key, [time.time()] * 600, 60)  # this account's 600 views of the last minute
+    response = client.get("/api/matches/1/seats/0/")
+    assert response.status_code == 429 and int(response["Retry-After"]) > 0
+    assert response.json()["error"] == "throttled"
+    assert "Limit reached: 600/min (seat views per account)." in response.json()["detail"], response.json()
+    anonymous = APIClient()
+    codes = [_token_post(anonymous) for _ in range(ANON_PER_MINUTE + 1)]
+    assert codes[-1] == 429
+    detail = anonymous.post("/api/auth/token/", {}, format="json").json()["detail"]
+    assert "Limit reached: 30/min (API calls per address without an account)." in detail, detail

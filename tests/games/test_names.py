@@ -112,3 +112,69 @@ def test_a_persons_player_never_takes_a_look_alike_of_a_taken_name(house_bots):
     player = player_for_user(user=user)
     assert player.name != user.username and name_skeleton(player.name) != name_skeleton("Professor")
     assert player.name.startswith("PR\u03bfFESSOR (")
+
+
+#: look-alikes the first key let through (a breaker's list), each next to the name it imitates
+LOOK_ALIKES_2 = [
+    ("CounseI", "Counsel"),  # capital I for l: TR39 maps before case-folding
+    ("ExampIe", "Example"),
+    ("Quo\u043a\u043aa", "Quokka"),  # Cyrillic ka (TR39: kra)
+    ("Wom\u042cat", "Wombat"),  # Cyrillic capital soft sign
+    ("Pr\u1d0f\u0493essor", "Professor"),  # small capital O, Cyrillic ghe with stroke (a small capital F)
+    ("Professo\u1e59", "Professor"),  # r with dot above (a combining mark)
+    ("Profe\u0073\u0073o\u0072\u0307", "Professor"),  # r + combining dot above
+    ("Profess\u00f6r", "Professor"),  # o with diaeresis: accents do not make a new name
+    ("Zo\u00eb", "Zoe"),
+]
+
+
+def test_the_skeleton_maps_the_second_round_of_look_alikes():
+    for name, original in LOOK_ALIKES_2:
+        assert name_skeleton(name) == name_skeleton(original), (name, original)
+    for one, other in (("Ada", "Adam"), ("Rando", "Random"), ("Ada", "Ava"), ("Eager", "Eagle"), ("Zoe", "Zoey")):
+        assert name_skeleton(one) != name_skeleton(other), (one, other)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name,original", LOOK_ALIKES_2)
+def test_a_bot_may_not_take_a_look_alike_of_a_taken_name(owner_api, name, original):
+    from games.services import player_house_create
+
+    player_house_create(name=original, strategy="random")
+    response = owner_api.post("/api/bots/", {"name": name, "endpoint_url": "http://127.0.0.1:9/"}, format="json")
+    assert response.status_code == 409, response.content
+    assert response.json()["error"] == "name_taken" and repr(original) in response.json()["detail"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name,original", [("Adam", "Ada"), ("Random", "Rando"), ("Zoey", "Zoe")])
+def test_a_different_name_next_to_a_taken_one_is_accepted(owner_api, name, original):
+    from games.services import player_house_create
+
+    player_house_create(name=original, strategy="random")
+    response = owner_api.post("/api/bots/", {"name": name, "endpoint_url": "http://127.0.0.1:9/"}, format="json")
+    assert response.status_code == 201, response.content
+
+
+@pytest.mark.django_db
+def test_sign_up_refuses_a_capital_i_for_an_l(db):
+    from games.services import player_house_create
+
+    player_house_create(name="Counsel", strategy="random")
+    response = Client().post("/accounts/signup/", {"username": "CounseI", "password1": "a-long-pass-9876",
+                                                  "password2": "a-long-pass-9876"})
+    assert response.status_code == 200 and "looks like" in response.content.decode()
+    assert not get_user_model().objects.filter(username="CounseI").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_recomputes_every_skeleton():
+    from django.core.management import call_command
+
+    from games.services import player_house_create
+
+    player = player_house_create(name="CounseI", strategy="random")
+    Player.objects.filter(pk=player.pk).update(name_skeleton="counsei")  # what the first key stored
+    call_command("migrate", "games", "0007", verbosity=0)
+    call_command("migrate", "games", verbosity=0)
+    assert Player.objects.get(pk=player.pk).name_skeleton == name_skeleton("Counsel")

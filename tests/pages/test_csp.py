@@ -57,3 +57,17 @@ def test_no_inline_script_or_style_and_no_html_from_strings(path):
     else:
         assert not re.search(r"\.(innerHTML|outerHTML)\s*=|insertAdjacentHTML|document\.write|\beval\(", text), (
             "HTML built from strings: build elements and set textContent")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", ["/no-such-page/", "/matches/999999/", "/api/no-such-endpoint/"])
+def test_not_found_answers_send_the_policy_also_with_debug_on(client, settings, path):
+    """Zero-setup runs with DEBUG on, where django-csp skips 404s and 500s: they get the policy too (inline styles
+    allowed, for Django's debug pages; no inline script)."""
+    settings.DEBUG = True
+    response = client.get(path)
+    assert response.status_code == 404, path
+    directives = _directives(response["Content-Security-Policy"])
+    for name, value in POLICY.items():
+        expected = "'self' 'unsafe-inline'" if name == "style-src" else value
+        assert directives.get(name) == expected, (path, name, directives.get(name))

@@ -3,6 +3,7 @@
 import re
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 
 from games.engine import Ruleset
@@ -89,10 +90,35 @@ def test_a_newcomer_signs_up_and_is_logged_in(client):
     assert bad.status_code == 200 and "didn" in bad.content.decode()  # "The two password fields didn't match."
 
 
+def _sign_up(client, name, password2="a-long-pass-9876", **extra):
+    return client.post(reverse("signup"), {"username": name, "password1": "a-long-pass-9876", "password2": password2},
+                       **extra)
+
+
 @pytest.mark.django_db
-def test_sign_ups_are_throttled_with_a_clear_429(client):
+def test_sign_ups_are_throttled_with_the_page_and_a_clear_429(client):
+    """10 accounts created per hour per address; the 11th post gets the sign-up page (429) saying so."""
     for i in range(10):
-        client.post(reverse("signup"), {"username": f"u{i}", "password1": "a", "password2": "b"})
-    response = client.post(reverse("signup"), {"username": "u99", "password1": "a", "password2": "b"})
+        assert _sign_up(Client(), f"u{i}").status_code == 302
+    response = _sign_up(client, "u99")
     assert response.status_code == 429 and int(response["Retry-After"]) > 0
-    assert response.json()["error"] == "throttled" and "10/hour" in response.json()["detail"]
+    assert response["Content-Type"].startswith("text/html")
+    page = response.content.decode()
+    assert "Too many sign-ups from your address (limit 10/hour accounts created)" in page
+    assert "Create my account" in page and 'value="u99"' in page  # the form again, the name kept
+    asked = _sign_up(client, "u98", HTTP_ACCEPT="application/json")  # an API-like client gets JSON
+    assert asked.status_code == 429 and asked.json()["error"] == "throttled" and "10/hour" in asked.json()["detail"]
+
+
+@pytest.mark.django_db
+def test_failed_sign_up_posts_do_not_use_the_account_budget_but_have_their_own_limit(client):
+    for i in range(12):
+        assert _sign_up(client, f"u{i}", password2="other").status_code == 200  # passwords differ: the form again
+    assert _sign_up(client, "newbie").status_code == 302  # failures did not use the account budget
+    for i in range(60 - 13):
+        assert _sign_up(Client(), f"v{i}", password2="other").status_code == 200
+    hammered = _sign_up(Client(), "w1", password2="other")
+    assert hammered.status_code == 429 and int(hammered["Retry-After"]) > 0
+    assert "Too many sign-up attempts from your address (limit 60/hour form posts)" in hammered.content.decode()
+
+
