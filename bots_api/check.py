@@ -10,9 +10,13 @@ Sends what the service sends, signed as the service signs it, and reports PASS /
 * tricky ``turn`` positions built with the real engine (``Deal.from_position``, the real view and legal actions):
   a declared suit after an eight, a starter eight the dealer must declare, an empty stock with nothing to draw,
   the draw limit reached (web-table), only an eight playable (the reply must name a suit), a pending two under
-  ``twos="stack"``, and an ordinary opening turn. Each reply must match the turn reply schema, be legal, and come
-  within the deadline;
+  ``twos="stack"``, and an ordinary opening turn; and positions of real deals (random seeds, a random number of
+  plies in). Each reply must match the turn reply schema, be legal, and come within the deadline;
 * a ``match_end``: should answer 2xx (the service ignores failures, so this is only a warning).
+
+The turns are sent in a random order, each with its own match id drawn at random (``match_ids``; the service draws
+them from just above its newest match, so they look like matches just begun) and the real turn's shape: a check
+cannot be told from a real turn by design, and a bot must play every request properly.
 
 The exit status is 0 only when every check passes. No database and no Django settings are needed.
 """
@@ -22,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import sys
 import time
 from contextlib import nullcontext
@@ -39,7 +44,8 @@ from bots_api.protocol import (
 
 PING_TIMEOUT_MS = 3000  # as the service's verify
 GRACE_MS = 1000  # a late answer is still awaited this long, to say how late it was
-MATCH_ID = 999_000  # the match id of every checker request
+DEALT_POSITIONS = 4  # positions of real deals (random seeds) sent besides the tricky ones
+DEALT_PRESETS = ("pagat", "web-table", "eights-classic")  # the standalone checker's rules for dealt positions
 
 
 @dataclass
@@ -61,7 +67,7 @@ class Position:
 
     name: str
     about: str
-    build: Callable[[], tuple[Ruleset, Deal]]
+    build: Callable[[], tuple[Ruleset, Deal]] | Callable[[], MatchState]
 
 
 def _position(preset: str, hands, stock, discard, to_play=0, overrides=None, **kwargs):
@@ -107,15 +113,50 @@ POSITIONS = [
 ]
 
 
-def position_body(rules: Ruleset, deal: Deal, deadline_ms: int) -> dict:
-    """The ``turn`` request the service would send for the seat to play in ``deal`` (deal 1 of a fresh match)."""
+def dealt_position(rng: random.Random, rules: Ruleset) -> Position:
+    """A position of a real deal: a match under ``rules`` from a random seed, a random number of random legal plies
+    in (never past its end), as the seat to play sees it."""
+    seed, plies = rng.randrange(1, 2**31), rng.randrange(0, 30)
+
+    def build() -> MatchState:
+        walk, actions = random.Random(seed), []
+        state = MatchState.start(rules, 2, seed)
+        for _ in range(plies):
+            actions.append(walk.choice(state.legal_actions()))
+            state.apply(actions[-1])
+            if state.is_over:  # one ply too far: the position before it
+                state = MatchState.start(rules, 2, seed)
+                for action in actions[:-1]:
+                    state.apply(action)
+                break
+        return state
+
+    return Position(f"turn: dealt (seed {seed}, {plies} plies in)",
+                    "a position of a real deal", build)
+
+
+def _built(position: Position) -> tuple[Ruleset, Deal, int, list[int]]:
+    """(rules, deal, deal number, totals) of a position."""
+    built = position.build()
+    if isinstance(built, MatchState):
+        return built.ruleset, built.deal, built.deal_number, list(built.totals)
+    rules, deal = built
+    return rules, deal, 1, [0] * deal.seats
+
+TURN_CHECKS = len(POSITIONS) + DEALT_POSITIONS  # turn requests of one check
+
+
+def position_body(rules: Ruleset, deal: Deal, deadline_ms: int, match_id: int, deal_number: int = 1,
+                  totals: list[int] | None = None, time_bank_ms: int = 0, last_latency_ms: int | None = None) -> dict:
+    """The ``turn`` request the service would send for the seat to play in ``deal`` (deal ``deal_number`` of match
+    ``match_id``, ``totals`` so far: default deal 1 of a fresh match)."""
     seat = deal.to_play
-    totals = [0] * deal.seats
+    totals = list(totals) if totals is not None else [0] * deal.seats
     view = deal.view(seat)
-    view.update(deal_number=1, totals=list(totals), target=rules.target_for(deal.seats))
-    return turn_body(match_id=MATCH_ID, deal_number=1, ply=deal.ply, seat=seat, view=view,
+    view.update(deal_number=deal_number, totals=list(totals), target=rules.target_for(deal.seats))
+    return turn_body(match_id=match_id, deal_number=deal_number, ply=deal.ply, seat=seat, view=view,
                      legal_actions=deal.legal_actions(), ruleset=rules.to_dict(), totals=totals,
-                     deadline_ms=deadline_ms, last_latency_ms=None, time_bank_ms=0)
+                     deadline_ms=deadline_ms, last_latency_ms=last_latency_ms, time_bank_ms=time_bank_ms)
 
 
 def _snippet(data: bytes, limit: int = 120) -> str:
@@ -178,9 +219,10 @@ def check_rejected(client, url: str, name: str, headers: dict[str, str], raw: by
                  "(401 or 403)")
 
 
-def check_turn(client, url: str, secret: str, position: Position, deadline_ms: int) -> Check:
-    rules, deal = position.build()
-    body = position_body(rules, deal, deadline_ms)
+def check_turn(client, url: str, secret: str, position: Position, deadline_ms: int, match_id: int,
+               time_bank_ms: int = 0, last_latency_ms: int | None = None) -> Check:
+    rules, deal, deal_number, totals = _built(position)
+    body = position_body(rules, deal, deadline_ms, match_id, deal_number, totals, time_bank_ms, last_latency_ms)
     legal = body["legal_actions"]
     raw = encode(body)
     try:
@@ -213,11 +255,12 @@ def check_turn(client, url: str, secret: str, position: Position, deadline_ms: i
         problems.append(problem)
     if problems:
         return Check(position.name, "FAIL", "; ".join(problems))
-    return Check(position.name, "PASS", f"{json.dumps(data['action'])} in {reply.elapsed_ms} ms")
+    return Check(position.name, "PASS", f"{json.dumps(data['action'])} in {reply.elapsed_ms} ms",
+                 elapsed_ms=reply.elapsed_ms)
 
 
-def check_match_end(client, url: str, secret: str, deadline_ms: int) -> Check:
-    raw = encode(match_end_body(match_id=MATCH_ID, seat=0, totals=[42, 107], standings=[1, 2], forfeited=[]))
+def check_match_end(client, url: str, secret: str, deadline_ms: int, match_id: int) -> Check:
+    raw = encode(match_end_body(match_id=match_id, seat=0, totals=[42, 107], standings=[1, 2], forfeited=[]))
     try:
         reply = send(client, url, raw, sign(secret, raw), deadline_ms)
     except BotFault as fault:
@@ -229,11 +272,24 @@ def check_match_end(client, url: str, secret: str, deadline_ms: int) -> Check:
 
 
 def run_checks(url: str, secret: str, deadline_ms: int = 1000, client=None,
-               stop_on_failed_ping: bool = False) -> list[Check]:
-    """Every check against ``url``, in order. ``client`` is the ``httpx.Client`` to send with (default: a new
-    tool client, closed at the end; the service passes its guarded one, which stays open). With
-    ``stop_on_failed_ping`` nothing more is sent to a bot whose ping failed (the list then holds only the ping).
+               stop_on_failed_ping: bool = False, match_ids: Callable[[], int] | None = None,
+               rulesets: list[Ruleset] | None = None, time_bank_ms: int = 0,
+               rng: random.Random | None = None) -> list[Check]:
+    """Every check against ``url``: the ping, the three refusals, then the turn positions (the tricky ones and
+    ``DEALT_POSITIONS`` of real deals under ``rulesets``, default ``DEALT_PRESETS``) in a random order, then a
+    ``match_end``. ``client`` is the ``httpx.Client`` to send with (default: a new tool client, closed at the end;
+    the service passes its guarded one, which stays open). With ``stop_on_failed_ping`` nothing more is sent to a
+    bot whose ping failed (the list then holds only the ping).
+
+    Every turn looks like a real one: ``match_ids()`` gives each its match id (default: a random id from 1 to
+    999,999; never a constant), ``time_bank_ms`` is the bank it states, ``last_latency_ms`` the round trip of the
+    previous turn. ``rng`` (default: ``random.SystemRandom``) draws the order and the dealt positions.
     """
+    rng = rng or random.SystemRandom()
+    match_ids = match_ids or (lambda: rng.randint(1, 999_999))
+    rulesets = rulesets or [Ruleset.preset(name) for name in DEALT_PRESETS]
+    positions = POSITIONS + [dealt_position(rng, rng.choice(rulesets)) for _ in range(DEALT_POSITIONS)]
+    rng.shuffle(positions)  # TURN_CHECKS of them
     ping_raw = encode(ping_body())
     with (nullcontext(client) if client is not None else make_client()) as client:
         checks = [check_ping(client, url, secret)]
@@ -245,9 +301,12 @@ def run_checks(url: str, secret: str, deadline_ms: int = 1000, client=None,
         checks.append(check_rejected(client, url, "stale timestamp", sign(secret, ping_raw, stale), ping_raw,
                                      f"a correctly signed ping with a timestamp {2 * SIGNATURE_MAX_AGE_S} s old"))
         checks.append(check_rejected(client, url, "no signature", {}, ping_raw, "a ping without signature headers"))
-        for position in POSITIONS:
-            checks.append(check_turn(client, url, secret, position, deadline_ms))
-        checks.append(check_match_end(client, url, secret, deadline_ms))
+        last_latency = None
+        for position in positions:
+            checks.append(check_turn(client, url, secret, position, deadline_ms, match_ids(), time_bank_ms,
+                                     last_latency))
+            last_latency = checks[-1].elapsed_ms
+        checks.append(check_match_end(client, url, secret, deadline_ms, match_ids()))
     return checks
 
 
