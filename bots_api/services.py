@@ -320,9 +320,9 @@ def bot_leave_ladder(*, bot: Bot, ladder: Ladder) -> None:
 
 def match_failed_by(*, match: Match, seat: int) -> str | None:
     """Why ``match`` counts as failed for the bot in ``seat`` (None when it does not): it forfeited, or it faulted
-    on at least ``BOT_FAILED_MATCH_FAULT_SHARE`` of its turns (docs/BOT_PROTOCOL.md, "Faults and the fault
-    policy"). A bot is judged by its own faults: an opponent forfeiting first does not make a faulting bot's match
-    a good one."""
+    on at least ``BOT_FAILED_MATCH_FAULT_SHARE`` of its turns
+    (docs/BOT_PROTOCOL.md, "Faults and the fault policy"). A bot is judged by its own faults: an opponent
+    forfeiting first does not make a faulting bot's match a good one."""
     turns = Move.objects.filter(deal__match=match, seat=seat)
     counts = turns.aggregate(total=Count("id"), faults=Count("id", filter=~Q(fault_kind="")))
     forfeited = match.seats.filter(index=seat, forfeited=True).exists()
