@@ -113,19 +113,19 @@ POSITIONS = [
 ]
 
 
-def dealt_position(rng: random.Random, rules: Ruleset) -> Position:
-    """A position of a real deal: a match under ``rules`` from a random seed, a random number of random legal plies
-    in (never past its end), as the seat to play sees it."""
+def dealt_position(rng: random.Random, rules: Ruleset, seats: int = 2) -> Position:
+    """A position of a real deal: a match of ``seats`` seats under ``rules`` from a random seed, a random number of
+    random legal plies in (never past its end), as the seat to play sees it."""
     seed, plies = rng.randrange(1, 2**31), rng.randrange(0, 30)
 
     def build() -> MatchState:
         walk, actions = random.Random(seed), []
-        state = MatchState.start(rules, 2, seed)
+        state = MatchState.start(rules, seats, seed)
         for _ in range(plies):
             actions.append(walk.choice(state.legal_actions()))
             state.apply(actions[-1])
             if state.is_over:  # one ply too far: the position before it
-                state = MatchState.start(rules, 2, seed)
+                state = MatchState.start(rules, seats, seed)
                 for action in actions[:-1]:
                     state.apply(action)
                 break
@@ -135,25 +135,28 @@ def dealt_position(rng: random.Random, rules: Ruleset) -> Position:
                     "a position of a real deal", build)
 
 
-def _built(position: Position) -> tuple[Ruleset, Deal, int, list[int]]:
-    """(rules, deal, deal number, totals) of a position."""
+def _built(position: Position) -> tuple[Ruleset, Deal, int, list[int], dict | None]:
+    """(rules, deal, deal number, totals, the view of the seat to play or None to build it) of a position."""
     built = position.build()
     if isinstance(built, MatchState):
-        return built.ruleset, built.deal, built.deal_number, list(built.totals)
+        return built.ruleset, built.deal, built.deal_number, list(built.totals), built.view(built.to_play)
     rules, deal = built
-    return rules, deal, 1, [0] * deal.seats
+    return rules, deal, 1, [0] * deal.seats, None
 
 TURN_CHECKS = len(POSITIONS) + DEALT_POSITIONS  # turn requests of one check
 
 
 def position_body(rules: Ruleset, deal: Deal, deadline_ms: int, match_id: int, deal_number: int = 1,
-                  totals: list[int] | None = None, time_bank_ms: int = 0, last_latency_ms: int | None = None) -> dict:
+                  totals: list[int] | None = None, time_bank_ms: int = 0, last_latency_ms: int | None = None,
+                  view: dict | None = None) -> dict:
     """The ``turn`` request the service would send for the seat to play in ``deal`` (deal ``deal_number`` of match
-    ``match_id``, ``totals`` so far: default deal 1 of a fresh match)."""
+    ``match_id``, ``totals`` so far: default deal 1 of a fresh match; ``view``: the match's view of the seat, built
+    from the deal when None)."""
     seat = deal.to_play
     totals = list(totals) if totals is not None else [0] * deal.seats
-    view = deal.view(seat)
-    view.update(deal_number=deal_number, totals=list(totals), target=rules.target_for(deal.seats))
+    if view is None:
+        view = deal.view(seat)
+        view.update(deal_number=deal_number, totals=list(totals), target=rules.target_for(deal.seats))
     return turn_body(match_id=match_id, deal_number=deal_number, ply=deal.ply, seat=seat, view=view,
                      legal_actions=deal.legal_actions(), ruleset=rules.to_dict(), totals=totals,
                      deadline_ms=deadline_ms, last_latency_ms=last_latency_ms, time_bank_ms=time_bank_ms)
@@ -221,8 +224,8 @@ def check_rejected(client, url: str, name: str, headers: dict[str, str], raw: by
 
 def check_turn(client, url: str, secret: str, position: Position, deadline_ms: int, match_id: int,
                time_bank_ms: int = 0, last_latency_ms: int | None = None) -> Check:
-    rules, deal, deal_number, totals = _built(position)
-    body = position_body(rules, deal, deadline_ms, match_id, deal_number, totals, time_bank_ms, last_latency_ms)
+    rules, deal, deal_number, totals, view = _built(position)
+    body = position_body(rules, deal, deadline_ms, match_id, deal_number, totals, time_bank_ms, last_latency_ms, view)
     legal = body["legal_actions"]
     raw = encode(body)
     try:
@@ -273,10 +276,11 @@ def check_match_end(client, url: str, secret: str, deadline_ms: int, match_id: i
 
 def run_checks(url: str, secret: str, deadline_ms: int = 1000, client=None,
                stop_on_failed_ping: bool = False, match_ids: Callable[[], int] | None = None,
-               rulesets: list[Ruleset] | None = None, time_bank_ms: int = 0,
+               rulesets: list[tuple[Ruleset, int]] | None = None, time_bank_ms: int = 0,
                rng: random.Random | None = None) -> list[Check]:
     """Every check against ``url``: the ping, the three refusals, then the turn positions (the tricky ones and
-    ``DEALT_POSITIONS`` of real deals under ``rulesets``, default ``DEALT_PRESETS``) in a random order, then a
+    ``DEALT_POSITIONS`` of real deals under ``rulesets``, ``[(rules, seats)]``, default ``DEALT_PRESETS`` with two
+    seats) in a random order, then a
     ``match_end``. ``client`` is the ``httpx.Client`` to send with (default: a new tool client, closed at the end;
     the service passes its guarded one, which stays open). With ``stop_on_failed_ping`` nothing more is sent to a
     bot whose ping failed (the list then holds only the ping).
@@ -287,8 +291,8 @@ def run_checks(url: str, secret: str, deadline_ms: int = 1000, client=None,
     """
     rng = rng or random.SystemRandom()
     match_ids = match_ids or (lambda: rng.randint(1, 999_999))
-    rulesets = rulesets or [Ruleset.preset(name) for name in DEALT_PRESETS]
-    positions = POSITIONS + [dealt_position(rng, rng.choice(rulesets)) for _ in range(DEALT_POSITIONS)]
+    rulesets = rulesets or [(Ruleset.preset(name), 2) for name in DEALT_PRESETS]
+    positions = POSITIONS + [dealt_position(rng, *rng.choice(rulesets)) for _ in range(DEALT_POSITIONS)]
     rng.shuffle(positions)  # TURN_CHECKS of them
     ping_raw = encode(ping_body())
     with (nullcontext(client) if client is not None else make_client()) as client:

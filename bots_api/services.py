@@ -23,7 +23,7 @@ from bots_api import check as conformance
 from bots_api.client import BotFault, check_endpoint_url, guarded_client, post_json
 from bots_api.models import Bot, BotCheck
 from bots_api.protocol import match_end_body
-from games.engine import Ruleset
+from games.engine import MatchState, Ruleset
 from games.models import Match, Move, Player
 from games.names import NameRefused, player_name_check
 from tournaments.models import Ladder, LadderEntry
@@ -219,12 +219,14 @@ def bot_check_run(*, check_id: int) -> BotCheck | None:
     if check is None:
         return None
     url, secret = check.bot.endpoint_url, check.bot.secret
-    rulesets = []
-    for data in Ladder.objects.filter(is_active=True).values_list("ruleset", flat=True)[:20]:
+    rulesets = []  # the active ladders' rules, for the dealt positions: what the bot would meet there
+    for data, seats in Ladder.objects.filter(is_active=True).values_list("ruleset", "seats_per_match")[:20]:
         try:
-            rulesets.append(Ruleset.from_dict(data))
-        except (TypeError, ValueError):
+            rules = Ruleset.from_dict(data)
+            MatchState.start(rules, seats, 1)
+        except (TypeError, ValueError, KeyError):
             continue
+        rulesets.append((rules, seats))
     results = conformance.run_checks(url, secret, settings.BOT_TURN_TIMEOUT_MS, client=guarded_client(),
                                      stop_on_failed_ping=True, match_ids=check_match_ids(),
                                      rulesets=rulesets or None, time_bank_ms=settings.BOT_TIME_BANK_MS)

@@ -17,6 +17,7 @@ from django.utils import timezone
 from bot_servers import BotServer
 from bots_api import check as conformance
 from bots_api.models import Bot, BotCheck
+from bots_api.protocol import schema_errors
 from bots_api import services
 from bots_api.services import bot_check_request, bot_check_run, bot_register
 from games.engine import Ruleset
@@ -109,8 +110,10 @@ def test_the_standalone_checker_also_varies_its_ids_and_deals():
         rng = random.Random(seed)
         positions = [conformance.dealt_position(rng, Ruleset.preset("pagat")) for _ in range(3)]
         for p in positions:
-            rules, deal, number, totals = conformance._built(p)
-            bodies.append(conformance.position_body(rules, deal, 1000, rng.randint(1, 999_999), number, totals))
+            rules, deal, number, totals, view = conformance._built(p)
+            bodies.append(conformance.position_body(rules, deal, 1000, rng.randint(1, 999_999), number, totals,
+                                                    view=view))
+            assert schema_errors("turn", bodies[-1]) == []
             rng_ids.append(bodies[-1]["match_id"])
     assert len(set(rng_ids)) == len(rng_ids) and 999_000 not in rng_ids
     assert len({json.dumps(b["view"]["hand"]) for b in bodies}) == len(bodies)
