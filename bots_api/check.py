@@ -10,11 +10,12 @@ Sends what the service sends, signed as the service signs it, and reports PASS /
 * tricky ``turn`` positions built with the real engine (``Deal.from_position``, the real view and legal actions):
   a declared suit after an eight, a starter eight the dealer must declare, an empty stock with nothing to draw,
   the draw limit reached (web-table), only an eight playable (the reply must name a suit), a pending two under
-  ``twos="stack"``, and an ordinary opening turn; and positions of real deals (random seeds, a random number of
-  plies in). Each reply must match the turn reply schema, be legal, and come within the deadline;
+  ``twos="stack"``, and an ordinary opening turn; and matches dealt from random seeds, played from their first
+  ply for a few turns of the bot's seat. Each reply must match the turn reply schema, be legal, and come within
+  the deadline;
 * a ``match_end``: should answer 2xx (the service ignores failures, so this is only a warning).
 
-The turns are sent in a random order, each with its own match id drawn at random (``match_ids``; the service draws
+The turn checks are sent in a random order, each with its own match id drawn at random (``match_ids``; the service draws
 them from just above its newest match, so they look like matches just begun) and the real turn's shape: a check
 cannot be told from a real turn by design, and a bot must play every request properly.
 
@@ -44,8 +45,9 @@ from bots_api.protocol import (
 
 PING_TIMEOUT_MS = 3000  # as the service's verify
 GRACE_MS = 1000  # a late answer is still awaited this long, to say how late it was
-DEALT_POSITIONS = 4  # positions of real deals (random seeds) sent besides the tricky ones
-DEALT_PRESETS = ("pagat", "web-table", "eights-classic")  # the standalone checker's rules for dealt positions
+DEALT_MATCHES = 2  # matches dealt from random seeds, played from their first turn, besides the tricky positions
+DEALT_TURNS = 3  # the bot's turns asked in each (the other seats play random legal actions)
+DEALT_PRESETS = ("pagat", "web-table", "eights-classic")  # the standalone checker's rules for dealt matches
 
 
 @dataclass
@@ -67,7 +69,7 @@ class Position:
 
     name: str
     about: str
-    build: Callable[[], tuple[Ruleset, Deal]] | Callable[[], MatchState]
+    build: Callable[[], tuple[Ruleset, Deal]]
 
 
 def _position(preset: str, hands, stock, discard, to_play=0, overrides=None, **kwargs):
@@ -113,28 +115,6 @@ POSITIONS = [
 ]
 
 
-def dealt_position(rng: random.Random, rules: Ruleset, seats: int = 2) -> Position:
-    """A position of a real deal: a match of ``seats`` seats under ``rules`` from a random seed, a random number of
-    random legal plies in (never past its end), as the seat to play sees it."""
-    seed, plies = rng.randrange(1, 2**31), rng.randrange(0, 30)
-
-    def build() -> MatchState:
-        walk, actions = random.Random(seed), []
-        state = MatchState.start(rules, seats, seed)
-        for _ in range(plies):
-            actions.append(walk.choice(state.legal_actions()))
-            state.apply(actions[-1])
-            if state.is_over:  # one ply too far: the position before it
-                state = MatchState.start(rules, seats, seed)
-                for action in actions[:-1]:
-                    state.apply(action)
-                break
-        return state
-
-    return Position(f"turn: dealt (seed {seed}, {plies} plies in)",
-                    "a position of a real deal", build)
-
-
 def _built(position: Position) -> tuple[Ruleset, Deal, int, list[int], dict | None]:
     """(rules, deal, deal number, totals, the view of the seat to play or None to build it) of a position."""
     built = position.build()
@@ -143,21 +123,18 @@ def _built(position: Position) -> tuple[Ruleset, Deal, int, list[int], dict | No
     rules, deal = built
     return rules, deal, 1, [0] * deal.seats, None
 
-TURN_CHECKS = len(POSITIONS) + DEALT_POSITIONS  # turn requests of one check
+TURN_CHECKS = len(POSITIONS) + DEALT_MATCHES  # turn checks of one check (a dealt match is one, of DEALT_TURNS turns)
 
 
-def position_body(rules: Ruleset, deal: Deal, deadline_ms: int, match_id: int, deal_number: int = 1,
-                  totals: list[int] | None = None, time_bank_ms: int = 0, last_latency_ms: int | None = None,
-                  view: dict | None = None) -> dict:
-    """The ``turn`` request the service would send for the seat to play in ``deal`` (deal ``deal_number`` of match
-    ``match_id``, ``totals`` so far: default deal 1 of a fresh match; ``view``: the match's view of the seat, built
-    from the deal when None)."""
+def position_body(rules: Ruleset, deal: Deal, deadline_ms: int, match_id: int, time_bank_ms: int = 0,
+                  last_latency_ms: int | None = None) -> dict:
+    """The ``turn`` request the service would send for the seat to play in ``deal`` (deal 1 of a fresh match
+    ``match_id``)."""
     seat = deal.to_play
-    totals = list(totals) if totals is not None else [0] * deal.seats
-    if view is None:
-        view = deal.view(seat)
-        view.update(deal_number=deal_number, totals=list(totals), target=rules.target_for(deal.seats))
-    return turn_body(match_id=match_id, deal_number=deal_number, ply=deal.ply, seat=seat, view=view,
+    totals = [0] * deal.seats
+    view = deal.view(seat)
+    view.update(deal_number=1, totals=list(totals), target=rules.target_for(deal.seats))
+    return turn_body(match_id=match_id, deal_number=1, ply=deal.ply, seat=seat, view=view,
                      legal_actions=deal.legal_actions(), ruleset=rules.to_dict(), totals=totals,
                      deadline_ms=deadline_ms, last_latency_ms=last_latency_ms, time_bank_ms=time_bank_ms)
 
@@ -224,17 +201,57 @@ def check_rejected(client, url: str, name: str, headers: dict[str, str], raw: by
 
 def check_turn(client, url: str, secret: str, position: Position, deadline_ms: int, match_id: int,
                time_bank_ms: int = 0, last_latency_ms: int | None = None) -> Check:
-    rules, deal, deal_number, totals, view = _built(position)
-    body = position_body(rules, deal, deadline_ms, match_id, deal_number, totals, time_bank_ms, last_latency_ms, view)
+    rules, deal = position.build()
+    body = position_body(rules, deal, deadline_ms, match_id, time_bank_ms=time_bank_ms,
+                         last_latency_ms=last_latency_ms)
+    action, problem, elapsed = _ask_turn(client, url, secret, body, deal, deadline_ms, position.about)
+    if problem:
+        return Check(position.name, "FAIL", problem)
+    return Check(position.name, "PASS", f"{json.dumps(action)} in {elapsed} ms", elapsed_ms=elapsed)
+
+
+def check_dealt_match(client, url: str, secret: str, rules: Ruleset, seats: int, match_id: int, deadline_ms: int,
+                      time_bank_ms: int, rng: random.Random) -> Check:
+    """A match dealt from a random seed, played from its first ply as the service plays one: the bot holds a
+    random seat and is asked for ``DEALT_TURNS`` turns in a row of match ``match_id`` (the other seats play
+    random legal actions); every reply must be schema-valid, legal and within the deadline."""
+    seed = rng.randrange(1, 2**31)
+    name = f"turn: dealt match (seed {seed})"
+    state = MatchState.start(rules, seats, seed)
+    seat, asked, last_latency, played = rng.randrange(seats), 0, None, []
+    for _ in range(2000):  # far more plies than DEALT_TURNS of one seat need
+        if state.is_over or asked == DEALT_TURNS:
+            break
+        legal = state.legal_actions()
+        if state.to_play != seat:
+            state.apply(rng.choice(legal))
+            continue
+        body = turn_body(match_id=match_id, deal_number=state.deal_number, ply=state.deal.ply, seat=seat,
+                         view=state.view(seat), legal_actions=legal, ruleset=rules.to_dict(),
+                         totals=list(state.totals), deadline_ms=deadline_ms, last_latency_ms=last_latency,
+                         time_bank_ms=time_bank_ms)
+        about = f"deal {state.deal_number}, ply {state.deal.ply} of a match dealt from seed {seed}"
+        action, problem, last_latency = _ask_turn(client, url, secret, body, state.deal, deadline_ms, about)
+        if problem:
+            return Check(name, "FAIL", f"{about}: {problem}")
+        state.apply(action)
+        played.append(json.dumps(action))
+        asked += 1
+    return Check(name, "PASS", f"{asked} turns: {', '.join(played)}", elapsed_ms=last_latency)
+
+
+def _ask_turn(client, url: str, secret: str, body: dict, deal: Deal, deadline_ms: int,
+              about: str) -> tuple[dict | None, str | None, int | None]:
+    """Send one ``turn``; returns (the legal action, None, elapsed ms) or (None, what was wrong, elapsed ms)."""
     legal = body["legal_actions"]
     raw = encode(body)
     try:
         reply = send(client, url, raw, sign(secret, raw), deadline_ms + GRACE_MS)
     except BotFault as fault:
         if fault.kind == "timeout":
-            return Check(position.name, "FAIL", f"timeout: no answer within {deadline_ms + GRACE_MS} ms (the "
-                         f"deadline is {deadline_ms} ms)")
-        return Check(position.name, "FAIL", f"{fault.kind}: {fault.cause}")
+            return None, (f"timeout: no answer within {deadline_ms + GRACE_MS} ms (the deadline is {deadline_ms} "
+                          "ms)"), fault.elapsed_ms
+        return None, f"{fault.kind}: {fault.cause}", fault.elapsed_ms
     problems = []
     if reply.elapsed_ms > deadline_ms:
         problems.append(f"answered after {reply.elapsed_ms} ms, past the {deadline_ms} ms deadline (the service "
@@ -252,14 +269,13 @@ def check_turn(client, url: str, secret: str, position: Position, deadline_ms: i
         try:
             deal.action_id(action)
         except IllegalAction as exc:
-            problem = (f"illegal action {json.dumps(action)}: {exc}. Situation: {position.about}. Legal here: "
+            problem = (f"illegal action {json.dumps(action)}: {exc}. Situation: {about}. Legal here: "
                        + ", ".join(json.dumps(a) for a in legal))
     if problem:
         problems.append(problem)
     if problems:
-        return Check(position.name, "FAIL", "; ".join(problems))
-    return Check(position.name, "PASS", f"{json.dumps(data['action'])} in {reply.elapsed_ms} ms",
-                 elapsed_ms=reply.elapsed_ms)
+        return None, "; ".join(problems), reply.elapsed_ms
+    return data["action"], None, reply.elapsed_ms
 
 
 def check_match_end(client, url: str, secret: str, deadline_ms: int, match_id: int) -> Check:
@@ -278,10 +294,10 @@ def run_checks(url: str, secret: str, deadline_ms: int = 1000, client=None,
                stop_on_failed_ping: bool = False, match_ids: Callable[[], int] | None = None,
                rulesets: list[tuple[Ruleset, int]] | None = None, time_bank_ms: int = 0,
                rng: random.Random | None = None) -> list[Check]:
-    """Every check against ``url``: the ping, the three refusals, then the turn positions (the tricky ones and
-    ``DEALT_POSITIONS`` of real deals under ``rulesets``, ``[(rules, seats)]``, default ``DEALT_PRESETS`` with two
-    seats) in a random order, then a
-    ``match_end``. ``client`` is the ``httpx.Client`` to send with (default: a new tool client, closed at the end;
+    """Every check against ``url``: the ping, the three refusals, then the turn checks in a random order (the
+    tricky positions, and ``DEALT_MATCHES`` matches dealt from random seeds under ``rulesets``, ``[(rules,
+    seats)]``, default ``DEALT_PRESETS`` with two seats, each asking ``DEALT_TURNS`` turns from its first ply on),
+    then a ``match_end``. ``client`` is the ``httpx.Client`` to send with (default: a new tool client, closed at the end;
     the service passes its guarded one, which stays open). With ``stop_on_failed_ping`` nothing more is sent to a
     bot whose ping failed (the list then holds only the ping).
 
@@ -292,8 +308,8 @@ def run_checks(url: str, secret: str, deadline_ms: int = 1000, client=None,
     rng = rng or random.SystemRandom()
     match_ids = match_ids or (lambda: rng.randint(1, 999_999))
     rulesets = rulesets or [(Ruleset.preset(name), 2) for name in DEALT_PRESETS]
-    positions = POSITIONS + [dealt_position(rng, *rng.choice(rulesets)) for _ in range(DEALT_POSITIONS)]
-    rng.shuffle(positions)  # TURN_CHECKS of them
+    turns = list(POSITIONS) + [rng.choice(rulesets) for _ in range(DEALT_MATCHES)]
+    rng.shuffle(turns)  # TURN_CHECKS of them
     ping_raw = encode(ping_body())
     with (nullcontext(client) if client is not None else make_client()) as client:
         checks = [check_ping(client, url, secret)]
@@ -306,9 +322,13 @@ def run_checks(url: str, secret: str, deadline_ms: int = 1000, client=None,
                                      f"a correctly signed ping with a timestamp {2 * SIGNATURE_MAX_AGE_S} s old"))
         checks.append(check_rejected(client, url, "no signature", {}, ping_raw, "a ping without signature headers"))
         last_latency = None
-        for position in positions:
-            checks.append(check_turn(client, url, secret, position, deadline_ms, match_ids(), time_bank_ms,
-                                     last_latency))
+        for turn in turns:
+            if isinstance(turn, Position):
+                checks.append(check_turn(client, url, secret, turn, deadline_ms, match_ids(), time_bank_ms,
+                                         last_latency))
+            else:
+                checks.append(check_dealt_match(client, url, secret, *turn, match_ids(), deadline_ms, time_bank_ms,
+                                                rng))
             last_latency = checks[-1].elapsed_ms
         checks.append(check_match_end(client, url, secret, deadline_ms, match_ids()))
     return checks

@@ -138,7 +138,7 @@ def test_a_good_bot_is_verified_once_the_worker_has_run_every_conformance_check(
     detail = as_owner.get(f"/api/bots/{bot['id']}/").json()
     assert detail["verified_at"] and detail["can_play"] and detail["reported_name"] == "Checked"
     kinds = [body["type"] for body in (server.bodies("ping") + server.bodies("turn") + server.bodies("match_end"))]
-    assert kinds.count("turn") == conformance.TURN_CHECKS  # several positions, not one ping
+    assert kinds.count("turn") >= conformance.TURN_CHECKS  # several positions, not one ping
 
 
 @pytest.mark.django_db(transaction=True)
