@@ -32,7 +32,7 @@ from tournaments.services import ladder_entry_create
 log = logging.getLogger(__name__)
 #: A check still queued or running this long after it was asked for (or started) was lost (a worker killed, a
 #: broker down at commit): a new Verify replaces it, and a redelivered message may take it over. A check takes at
-#: most about 40 s (a 3 s ping, three 3 s refusals, eleven turns at the deadline plus 1 s, a match_end).
+#: most about 45 s (a 3 s ping, three 3 s refusals, thirteen turns at the deadline plus 1 s, a match_end).
 CHECK_LOST_SECONDS = 120
 #: A check's turns carry match ids drawn from just above the newest match (up to this many above), so they look
 #: like matches just begun: a check cannot be told from real play by its ids.
