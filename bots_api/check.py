@@ -234,6 +234,7 @@ def check_dealt_match(client, url: str, secret: str, rules: Ruleset, seats: int,
         action, problem, last_latency = _ask_turn(client, url, secret, body, state.deal, deadline_ms, about)
         if problem:
             return Check(name, "FAIL", f"{about}: {problem}")
+        time_bank_ms -= max(0, last_latency - deadline_ms)  # as in a match: the bank absorbs slow turns
         state.apply(action)
         played.append(json.dumps(action))
         asked += 1
@@ -242,20 +243,22 @@ def check_dealt_match(client, url: str, secret: str, rules: Ruleset, seats: int,
 
 def _ask_turn(client, url: str, secret: str, body: dict, deal: Deal, deadline_ms: int,
               about: str) -> tuple[dict | None, str | None, int | None]:
-    """Send one ``turn``; returns (the legal action, None, elapsed ms) or (None, what was wrong, elapsed ms)."""
+    """Send one ``turn``; returns (the legal action, None, elapsed ms) or (None, what was wrong, elapsed ms). The
+    reply is in time within the deadline plus the time bank the body states (``time_bank_ms``), as in a match."""
     legal = body["legal_actions"]
+    limit = deadline_ms + body["time_bank_ms"]
     raw = encode(body)
     try:
-        reply = send(client, url, raw, sign(secret, raw), deadline_ms + GRACE_MS)
+        reply = send(client, url, raw, sign(secret, raw), limit + GRACE_MS)
     except BotFault as fault:
         if fault.kind == "timeout":
-            return None, (f"timeout: no answer within {deadline_ms + GRACE_MS} ms (the deadline is {deadline_ms} "
-                          "ms)"), fault.elapsed_ms
+            return None, (f"timeout: no answer within {limit + GRACE_MS} ms (the deadline is {deadline_ms} ms, the "
+                          f"time bank {body['time_bank_ms']} ms)"), fault.elapsed_ms
         return None, f"{fault.kind}: {fault.cause}", fault.elapsed_ms
     problems = []
-    if reply.elapsed_ms > deadline_ms:
-        problems.append(f"answered after {reply.elapsed_ms} ms, past the {deadline_ms} ms deadline (the service "
-                        "counts a timeout once the time bank is spent)")
+    if reply.elapsed_ms > limit:
+        problems.append(f"answered after {reply.elapsed_ms} ms, past the {deadline_ms} ms deadline and the "
+                        f"{body['time_bank_ms']} ms time bank (the service counts a timeout then)")
     problem = _status_problem(reply)
     data = None
     if problem is None:

@@ -120,3 +120,18 @@ def test_the_standalone_checker_also_varies_its_ids_and_deals(server):
             assert plies == sorted(plies) and plies[0] <= 3  # from the match's first turns on, in order
     assert [t["view"]["hand"] for t in runs[0]] != [t["view"]["hand"] for t in runs[1]]
     assert not hasattr(conformance, "MATCH_ID")
+
+
+@pytest.mark.django_db
+def test_a_check_honours_the_time_bank_its_turns_state(owner, server, settings):
+    """A turn states the real bank, so a bot that uses it (a bit slow, as a match allows) passes; without a bank
+    the same bot is late."""
+    settings.BOT_TURN_TIMEOUT_MS = 150
+    server.behaviour = "sleep:250"
+    bot = _bot(owner, server)
+    settings.BOT_TIME_BANK_MS = 5000
+    check = bot_check_run(check_id=bot_check_request(bot=bot).pk)
+    assert check.state == BotCheck.State.PASSED, check.detail
+    settings.BOT_TIME_BANK_MS = 0
+    check = bot_check_run(check_id=bot_check_request(bot=bot).pk)
+    assert check.state == BotCheck.State.FAILED and "past the 150 ms deadline" in check.detail, check.detail
