@@ -198,17 +198,18 @@ def bot_check_run(*, check_id: int) -> BotCheck | None:
     the bot's endpoint and secret, sent through the service's guarded client, with the ladders' turn deadline
     (``BOT_TURN_TIMEOUT_MS``). Nothing more is sent to a bot whose ping fails.
 
-    The check looks like real play (docs/BOT_PROTOCOL.md, "Checks look like real turns"): each turn carries a match
-    id drawn from just above the newest match (``check_match_ids``), dealt positions use the rulesets of the
-    active ladders, and the time bank is ``BOT_TIME_BANK_MS``, sent with the same client and headers as turns.
+    The check looks like real play (docs/BOT_PROTOCOL.md, the fault policy's "Checks look like real turns"): each
+    turn check carries a match id drawn from just above the newest match (``check_match_ids``), the dealt matches
+    use the active ladders' rules and seats, and the time bank is ``BOT_TIME_BANK_MS``; it is sent with the same
+    client and headers as turns.
 
     Passed (every check PASS or WARN): the bot is verified, its reported name and version are kept, and a
     suspension is lifted unless its cool-off (``Bot.suspended_until``) has not ended; a lifted bot is on probation
     (its failed-match count starts one short of ``BOT_SUSPEND_AFTER_FAILED_MATCHES``, so one failed match suspends
-    it again). Failed: the bot is unverified, so it is not scheduled until a check passes. A check whose bot changed its endpoint or secret meanwhile fails without
-    touching the bot. Slow (up to about 30 s of bot calls): call it outside any transaction. Returns the
-    finished check, or None when it is not this caller's to run (taken by another runner, finished, or gone with
-    its bot).
+    it again). Failed: the bot is unverified, so it is not scheduled until a check passes. A check whose bot
+    changed its endpoint or secret meanwhile fails without touching the bot. Slow (up to about 45 s of bot calls):
+    call it outside any transaction. Returns the finished check, or None when it is not this caller's to run
+    (taken by another runner, finished, or gone with its bot).
     """
     now = timezone.now()
     claimable = Q(state=BotCheck.State.QUEUED) | Q(state=BotCheck.State.RUNNING,

@@ -78,14 +78,16 @@ def test_the_fault_policy_in_the_doc_is_the_one_the_code_applies(settings):
     assert f"**{defaults.BOT_MAX_CONSECUTIVE_FAULTS} consecutive faults**" in policy
     share = defaults.BOT_FAILED_MATCH_FAULT_SHARE
     assert "`BOT_SUSPEND_AFTER_FAILED_MATCHES`" in policy
-    assert f"**faulted on at least {share:.0%} of its turns** in it (`BOT_FAILED_MATCH_FAULT_SHARE` = {share})" in policy
+    assert (f"**faulted on at least {share:.0%} of its turns** in it (`BOT_FAILED_MATCH_FAULT_SHARE` = {share})"
+            in policy)
     assert "only a **check that passes** lifts a suspension" in policy
     assert "at least ``BOT_FAILED_MATCH_FAULT_SHARE`` of its turns" in services.match_failed_by.__doc__
     assert "**one failed match suspends it again**" in " ".join(policy.split())
     assert "one short of ``BOT_SUSPEND_AFTER_FAILED_MATCHES``" in services.bot_check_run.__doc__
     minutes = defaults.BOT_SUSPENSION_COOLOFF_MINUTES
     assert f"**{minutes} minutes** for the second (`BOT_SUSPENSION_COOLOFF_MINUTES`)" in policy
-    assert f"({2 * minutes}, {4 * minutes}, ... minutes)" in policy and "**doubling with each further suspension**" in policy
+    assert f"({2 * minutes}, {4 * minutes}, ... minutes)" in policy
+    assert "**doubling with each further suspension**" in policy
     assert "doubled for each one\n    after it" in services.on_match_finished.__doc__
     assert "**cannot be told from real turns by design**" in policy
     assert "**Your bot must play every request properly**" in policy
