@@ -301,8 +301,8 @@ def run_checks(url: str, secret: str, deadline_ms: int = 1000, client=None,
     tricky positions, and ``DEALT_MATCHES`` matches dealt from random seeds under ``rulesets``, ``[(rules,
     seats)]``, default ``DEALT_PRESETS`` with two seats, each asking ``DEALT_TURNS`` turns from its first ply on),
     then a ``match_end``. ``client`` is the ``httpx.Client`` to send with (default: a new tool client, closed at
-    the end; the service passes its guarded one, which stays open). With ``stop_on_failed_ping`` nothing more is sent to a
-    bot whose ping failed (the list then holds only the ping).
+    the end; the service passes its guarded one, which stays open). With ``stop_on_failed_ping`` nothing more is
+    sent to a bot whose ping failed (the list then holds only the ping).
 
     Every turn looks like a real one: ``match_ids()`` gives each its match id (default: a random id from 1 to
     999,999; never a constant), ``time_bank_ms`` is the bank it states, ``last_latency_ms`` the round trip of the
