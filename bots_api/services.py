@@ -378,7 +378,12 @@ def _suspend(bot: Bot, failed: str) -> None:
     if bot.suspension_count > 1:
         doublings = min(bot.suspension_count - 2, COOLOFF_MAX_DOUBLINGS)
         bot.suspended_until = timezone.now() + timedelta(minutes=settings.BOT_SUSPENSION_COOLOFF_MINUTES * 2**doublings)
-    bot.suspended_reason = (f"failed {bot.consecutive_failed_matches} matches in a row (last: {failed})")[:300]
+    if bot.suspension_count == 1:
+        why = f"failed {bot.consecutive_failed_matches} matches in a row"
+    else:  # the count may have started one short of the limit: probation after the last suspension
+        why = (f"suspension {bot.suspension_count}: failed a match on probation, or "
+               f"{settings.BOT_SUSPEND_AFTER_FAILED_MATCHES} in a row")
+    bot.suspended_reason = f"{why} (last: {failed})"[:300]
 
 
 def match_end_notify(*, match_id: int) -> int:

@@ -224,6 +224,7 @@ def test_probation_after_a_lifted_suspension_re_suspends_after_one_failed_match(
     server.behaviour = "status:500"
     _fail_matches(bot, house_bots, 1, seed=10)
     assert bot.suspended_reason and bot.suspension_count == 2 and not bot.can_play
+    assert bot.suspended_reason.startswith("suspension 2: failed a match on probation, or 3 in a row (last: match ")
 
 
 @pytest.mark.django_db
