@@ -10,9 +10,14 @@ Sends what the service sends, signed as the service signs it, and reports PASS /
 * tricky ``turn`` positions built with the real engine (``Deal.from_position``, the real view and legal actions):
   a declared suit after an eight, a starter eight the dealer must declare, an empty stock with nothing to draw,
   the draw limit reached (web-table), only an eight playable (the reply must name a suit), a pending two under
-  ``twos="stack"``, and an ordinary opening turn. Each reply must match the turn reply schema, be legal, and come
-  within the deadline;
+  ``twos="stack"``, and an ordinary opening turn; and matches dealt from random seeds, played from their first
+  ply for a few turns of the bot's seat. Each reply must match the turn reply schema, be legal, and come within
+  the deadline;
 * a ``match_end``: should answer 2xx (the service ignores failures, so this is only a warning).
+
+The turn checks are sent in a random order, each with its own match id drawn at random (``match_ids``; the service draws
+them from just above its newest match, so they look like matches just begun) and the real turn's shape: a check
+cannot be told from a real turn by design, and a bot must play every request properly.
 
 The exit status is 0 only when every check passes. No database and no Django settings are needed.
 """
@@ -22,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import sys
 import time
 from contextlib import nullcontext
@@ -39,7 +45,9 @@ from bots_api.protocol import (
 
 PING_TIMEOUT_MS = 3000  # as the service's verify
 GRACE_MS = 1000  # a late answer is still awaited this long, to say how late it was
-MATCH_ID = 999_000  # the match id of every checker request
+DEALT_MATCHES = 2  # matches dealt from random seeds, played from their first turn, besides the tricky positions
+DEALT_TURNS = 3  # the bot's turns asked in each (the other seats play random legal actions)
+DEALT_PRESETS = ("pagat", "web-table", "eights-classic")  # the standalone checker's rules for dealt matches
 
 
 @dataclass
@@ -107,15 +115,28 @@ POSITIONS = [
 ]
 
 
-def position_body(rules: Ruleset, deal: Deal, deadline_ms: int) -> dict:
-    """The ``turn`` request the service would send for the seat to play in ``deal`` (deal 1 of a fresh match)."""
+def _built(position: Position) -> tuple[Ruleset, Deal, int, list[int], dict | None]:
+    """(rules, deal, deal number, totals, the view of the seat to play or None to build it) of a position."""
+    built = position.build()
+    if isinstance(built, MatchState):
+        return built.ruleset, built.deal, built.deal_number, list(built.totals), built.view(built.to_play)
+    rules, deal = built
+    return rules, deal, 1, [0] * deal.seats, None
+
+TURN_CHECKS = len(POSITIONS) + DEALT_MATCHES  # turn checks of one check (a dealt match is one, of DEALT_TURNS turns)
+
+
+def position_body(rules: Ruleset, deal: Deal, deadline_ms: int, match_id: int, time_bank_ms: int = 0,
+                  last_latency_ms: int | None = None) -> dict:
+    """The ``turn`` request the service would send for the seat to play in ``deal`` (deal 1 of a fresh match
+    ``match_id``)."""
     seat = deal.to_play
     totals = [0] * deal.seats
     view = deal.view(seat)
     view.update(deal_number=1, totals=list(totals), target=rules.target_for(deal.seats))
-    return turn_body(match_id=MATCH_ID, deal_number=1, ply=deal.ply, seat=seat, view=view,
+    return turn_body(match_id=match_id, deal_number=1, ply=deal.ply, seat=seat, view=view,
                      legal_actions=deal.legal_actions(), ruleset=rules.to_dict(), totals=totals,
-                     deadline_ms=deadline_ms, last_latency_ms=None, time_bank_ms=0)
+                     deadline_ms=deadline_ms, last_latency_ms=last_latency_ms, time_bank_ms=time_bank_ms)
 
 
 def _snippet(data: bytes, limit: int = 120) -> str:
@@ -178,22 +199,66 @@ def check_rejected(client, url: str, name: str, headers: dict[str, str], raw: by
                  "(401 or 403)")
 
 
-def check_turn(client, url: str, secret: str, position: Position, deadline_ms: int) -> Check:
+def check_turn(client, url: str, secret: str, position: Position, deadline_ms: int, match_id: int,
+               time_bank_ms: int = 0, last_latency_ms: int | None = None) -> Check:
     rules, deal = position.build()
-    body = position_body(rules, deal, deadline_ms)
+    body = position_body(rules, deal, deadline_ms, match_id, time_bank_ms=time_bank_ms,
+                         last_latency_ms=last_latency_ms)
+    action, problem, elapsed = _ask_turn(client, url, secret, body, deal, deadline_ms, position.about)
+    if problem:
+        return Check(position.name, "FAIL", problem)
+    return Check(position.name, "PASS", f"{json.dumps(action)} in {elapsed} ms", elapsed_ms=elapsed)
+
+
+def check_dealt_match(client, url: str, secret: str, rules: Ruleset, seats: int, match_id: int, deadline_ms: int,
+                      time_bank_ms: int, rng: random.Random) -> Check:
+    """A match dealt from a random seed, played from its first ply as the service plays one: the bot holds a
+    random seat and is asked for ``DEALT_TURNS`` turns in a row of match ``match_id`` (the other seats play
+    random legal actions); every reply must be schema-valid, legal and within the deadline."""
+    seed = rng.randrange(1, 2**31)
+    name = f"turn: dealt match (seed {seed})"
+    state = MatchState.start(rules, seats, seed)
+    seat, asked, last_latency, played = rng.randrange(seats), 0, None, []
+    for _ in range(2000):  # far more plies than DEALT_TURNS of one seat need
+        if state.is_over or asked == DEALT_TURNS:
+            break
+        legal = state.legal_actions()
+        if state.to_play != seat:
+            state.apply(rng.choice(legal))
+            continue
+        body = turn_body(match_id=match_id, deal_number=state.deal_number, ply=state.deal.ply, seat=seat,
+                         view=state.view(seat), legal_actions=legal, ruleset=rules.to_dict(),
+                         totals=list(state.totals), deadline_ms=deadline_ms, last_latency_ms=last_latency,
+                         time_bank_ms=time_bank_ms)
+        about = f"deal {state.deal_number}, ply {state.deal.ply} of a match dealt from seed {seed}"
+        action, problem, last_latency = _ask_turn(client, url, secret, body, state.deal, deadline_ms, about)
+        if problem:
+            return Check(name, "FAIL", f"{about}: {problem}")
+        time_bank_ms -= max(0, last_latency - deadline_ms)  # as in a match: the bank absorbs slow turns
+        state.apply(action)
+        played.append(json.dumps(action))
+        asked += 1
+    return Check(name, "PASS", f"{asked} turns: {', '.join(played)}", elapsed_ms=last_latency)
+
+
+def _ask_turn(client, url: str, secret: str, body: dict, deal: Deal, deadline_ms: int,
+              about: str) -> tuple[dict | None, str | None, int | None]:
+    """Send one ``turn``; returns (the legal action, None, elapsed ms) or (None, what was wrong, elapsed ms). The
+    reply is in time within the deadline plus the time bank the body states (``time_bank_ms``), as in a match."""
     legal = body["legal_actions"]
+    limit = deadline_ms + body["time_bank_ms"]
     raw = encode(body)
     try:
-        reply = send(client, url, raw, sign(secret, raw), deadline_ms + GRACE_MS)
+        reply = send(client, url, raw, sign(secret, raw), limit + GRACE_MS)
     except BotFault as fault:
         if fault.kind == "timeout":
-            return Check(position.name, "FAIL", f"timeout: no answer within {deadline_ms + GRACE_MS} ms (the "
-                         f"deadline is {deadline_ms} ms)")
-        return Check(position.name, "FAIL", f"{fault.kind}: {fault.cause}")
+            return None, (f"timeout: no answer within {limit + GRACE_MS} ms (the deadline is {deadline_ms} ms, the "
+                          f"time bank {body['time_bank_ms']} ms)"), fault.elapsed_ms
+        return None, f"{fault.kind}: {fault.cause}", fault.elapsed_ms
     problems = []
-    if reply.elapsed_ms > deadline_ms:
-        problems.append(f"answered after {reply.elapsed_ms} ms, past the {deadline_ms} ms deadline (the service "
-                        "counts a timeout once the time bank is spent)")
+    if reply.elapsed_ms > limit:
+        problems.append(f"answered after {reply.elapsed_ms} ms, past the {deadline_ms} ms deadline and the "
+                        f"{body['time_bank_ms']} ms time bank (the service counts a timeout then)")
     problem = _status_problem(reply)
     data = None
     if problem is None:
@@ -207,17 +272,17 @@ def check_turn(client, url: str, secret: str, position: Position, deadline_ms: i
         try:
             deal.action_id(action)
         except IllegalAction as exc:
-            problem = (f"illegal action {json.dumps(action)}: {exc}. Situation: {position.about}. Legal here: "
+            problem = (f"illegal action {json.dumps(action)}: {exc}. Situation: {about}. Legal here: "
                        + ", ".join(json.dumps(a) for a in legal))
     if problem:
         problems.append(problem)
     if problems:
-        return Check(position.name, "FAIL", "; ".join(problems))
-    return Check(position.name, "PASS", f"{json.dumps(data['action'])} in {reply.elapsed_ms} ms")
+        return None, "; ".join(problems), reply.elapsed_ms
+    return data["action"], None, reply.elapsed_ms
 
 
-def check_match_end(client, url: str, secret: str, deadline_ms: int) -> Check:
-    raw = encode(match_end_body(match_id=MATCH_ID, seat=0, totals=[42, 107], standings=[1, 2], forfeited=[]))
+def check_match_end(client, url: str, secret: str, deadline_ms: int, match_id: int) -> Check:
+    raw = encode(match_end_body(match_id=match_id, seat=0, totals=[42, 107], standings=[1, 2], forfeited=[]))
     try:
         reply = send(client, url, raw, sign(secret, raw), deadline_ms)
     except BotFault as fault:
@@ -229,11 +294,25 @@ def check_match_end(client, url: str, secret: str, deadline_ms: int) -> Check:
 
 
 def run_checks(url: str, secret: str, deadline_ms: int = 1000, client=None,
-               stop_on_failed_ping: bool = False) -> list[Check]:
-    """Every check against ``url``, in order. ``client`` is the ``httpx.Client`` to send with (default: a new
-    tool client, closed at the end; the service passes its guarded one, which stays open). With
-    ``stop_on_failed_ping`` nothing more is sent to a bot whose ping failed (the list then holds only the ping).
+               stop_on_failed_ping: bool = False, match_ids: Callable[[], int] | None = None,
+               rulesets: list[tuple[Ruleset, int]] | None = None, time_bank_ms: int = 0,
+               rng: random.Random | None = None) -> list[Check]:
+    """Every check against ``url``: the ping, the three refusals, then the turn checks in a random order (the
+    tricky positions, and ``DEALT_MATCHES`` matches dealt from random seeds under ``rulesets``, ``[(rules,
+    seats)]``, default ``DEALT_PRESETS`` with two seats, each asking ``DEALT_TURNS`` turns from its first ply on),
+    then a ``match_end``. ``client`` is the ``httpx.Client`` to send with (default: a new tool client, closed at
+    the end; the service passes its guarded one, which stays open). With ``stop_on_failed_ping`` nothing more is
+    sent to a bot whose ping failed (the list then holds only the ping).
+
+    Every turn looks like a real one: ``match_ids()`` gives each its match id (default: a random id from 1 to
+    999,999; never a constant), ``time_bank_ms`` is the bank it states, ``last_latency_ms`` the round trip of the
+    previous turn. ``rng`` (default: ``random.SystemRandom``) draws the order and the dealt positions.
     """
+    rng = rng or random.SystemRandom()
+    match_ids = match_ids or (lambda: rng.randint(1, 999_999))
+    rulesets = rulesets or [(Ruleset.preset(name), 2) for name in DEALT_PRESETS]
+    turns = list(POSITIONS) + [rng.choice(rulesets) for _ in range(DEALT_MATCHES)]
+    rng.shuffle(turns)  # TURN_CHECKS of them
     ping_raw = encode(ping_body())
     with (nullcontext(client) if client is not None else make_client()) as client:
         checks = [check_ping(client, url, secret)]
@@ -245,9 +324,16 @@ def run_checks(url: str, secret: str, deadline_ms: int = 1000, client=None,
         checks.append(check_rejected(client, url, "stale timestamp", sign(secret, ping_raw, stale), ping_raw,
                                      f"a correctly signed ping with a timestamp {2 * SIGNATURE_MAX_AGE_S} s old"))
         checks.append(check_rejected(client, url, "no signature", {}, ping_raw, "a ping without signature headers"))
-        for position in POSITIONS:
-            checks.append(check_turn(client, url, secret, position, deadline_ms))
-        checks.append(check_match_end(client, url, secret, deadline_ms))
+        last_latency = None
+        for turn in turns:
+            if isinstance(turn, Position):
+                checks.append(check_turn(client, url, secret, turn, deadline_ms, match_ids(), time_bank_ms,
+                                         last_latency))
+            else:
+                checks.append(check_dealt_match(client, url, secret, *turn, match_ids(), deadline_ms, time_bank_ms,
+                                                rng))
+            last_latency = checks[-1].elapsed_ms
+        checks.append(check_match_end(client, url, secret, deadline_ms, match_ids()))
     return checks
 
 

@@ -33,6 +33,20 @@ _BLOCKED_PREFIX = "blocked address"
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 #: IPv4-compatible IPv6 (RFC 4291, deprecated but still parsed): ::a.b.c.d, except :: and ::1 themselves
 _IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+#: Ranges refused by name whatever Python's ``is_global`` says (it calls some of them public), with their words
+_REFUSED_NETWORKS = [(ipaddress.ip_network(net), words) for net, words in (
+    ("fec0::/10", "a site-local address (deprecated, RFC 3879)"),
+    ("192.0.0.0/24", "an IETF protocol assignment address (RFC 6890), not a public address"),
+    ("192.88.99.0/24", "a 6to4 relay anycast address (deprecated, RFC 7526), not a public address"),
+    ("3fff::/20", "a documentation address (RFC 9637)"),
+    ("2001:db8::/32", "a documentation address (RFC 3849)"),
+    ("100::/64", "a discard-only address (RFC 6666)"),
+    ("192.0.2.0/24", "a documentation address (RFC 5737)"),
+    ("198.51.100.0/24", "a documentation address (RFC 5737)"),
+    ("203.0.113.0/24", "a documentation address (RFC 5737)"),
+    ("198.18.0.0/15", "a benchmarking address (RFC 2544), not a public address"),
+    ("2001:2::/48", "a benchmarking address (RFC 5180), not a public address"),
+)]
 
 
 def _embedded_ipv4(addr: ipaddress.IPv6Address) -> list[tuple[str, ipaddress.IPv4Address]]:
@@ -56,7 +70,9 @@ def address_problem(ip: str) -> str | None:
     """Why ``ip`` may not be called, as words that follow "which is" (None when it may be called): "a private
     address", "a loopback address" (unless ``BOTS_ALLOW_LOOPBACK``), "not a public address", ... An IPv6
     transition address (6to4, Teredo, NAT64, IPv4-mapped or -compatible) is judged by the IPv4 address it
-    leads to: "a 6to4 address of 10.0.0.1, a private address"."""
+    leads to: "a 6to4 address of 10.0.0.1, a private address". Some ranges are refused by name
+    (``_REFUSED_NETWORKS``: site-local fec0::/10, 192.0.0.0/24, 192.88.99.0/24, documentation, discard,
+    benchmarking), since ``is_global`` calls some of them public."""
     addr = ipaddress.ip_address(ip.split("%", 1)[0])
     if isinstance(addr, ipaddress.IPv6Address):
         for form, inner in _embedded_ipv4(addr):
@@ -67,6 +83,9 @@ def address_problem(ip: str) -> str | None:
             return None  # wholly judged by the IPv4 address it carries
     if addr.is_loopback:
         return None if settings.BOTS_ALLOW_LOOPBACK else "a loopback address"
+    for net, words in _REFUSED_NETWORKS:
+        if addr.version == net.version and addr in net:
+            return words
     for word, article in (("unspecified", "an"), ("link_local", "a"), ("multicast", "a"), ("reserved", "a"),
                           ("private", "a")):  # most specific first: Python counts 0.0.0.0 and 240/4 as private too
         if getattr(addr, f"is_{word}"):

@@ -16,6 +16,11 @@ class Bot(models.Model):
     verified (``verified_at``: its last check passed, see ``BotCheck``) and not suspended
     (``suspended_reason``: ``BOT_SUSPEND_AFTER_FAILED_MATCHES`` failed matches in a row, counted in
     ``consecutive_failed_matches``; docs/BOT_PROTOCOL.md, "Faults and the fault policy").
+
+    Escalation: ``suspension_count`` counts the bot's suspensions (never reset). The first is lifted by a passing
+    check; a later one only by a passing check that finishes at or after ``suspended_until`` (the cool-off:
+    ``BOT_SUSPENSION_COOLOFF_MINUTES``, doubled for each suspension after the second). A lifted bot is on
+    probation: its count starts one short of the limit, so one failed match suspends it again.
     """
 
     player = models.OneToOneField(Player, related_name="bot", on_delete=models.CASCADE)
@@ -26,7 +31,11 @@ class Bot(models.Model):
     verified_at = models.DateTimeField(null=True, blank=True)
     suspended_reason = models.CharField(max_length=300, blank=True)
     consecutive_failed_matches = models.PositiveIntegerField(
-        default=0, help_text="matches in a row the bot forfeited or faulted on more than half of its turns")
+        default=0, help_text="failed matches in a row: forfeited, or faults on at least BOT_FAILED_MATCH_FAULT_SHARE "
+                             "of its turns")
+    suspension_count = models.PositiveIntegerField(default=0, help_text="how many times the bot was suspended")
+    suspended_until = models.DateTimeField(
+        null=True, blank=True, help_text="a repeated suspension's cool-off: no check lifts it before this time")
     reported_name = models.CharField(max_length=100, blank=True, help_text="name the bot gave in its last check")
     reported_version = models.CharField(max_length=100, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -45,6 +54,19 @@ class Bot(models.Model):
     @property
     def can_play(self) -> bool:
         return self.is_enabled and self.verified_at is not None and not self.suspended_reason
+
+    @property
+    def suspension_lift(self) -> str:
+        """What lifts the bot's suspension and when, in a sentence ("" when it is not suspended)."""
+        if not self.suspended_reason:
+            return ""
+        nth = f"suspension {self.suspension_count}" if self.suspension_count > 1 else "a first suspension"
+        if self.suspended_until is None:
+            return (f"This is {nth}: a check that passes lifts it. The bot is then on probation: one failed match "
+                    "suspends it again.")
+        when = self.suspended_until.strftime("%Y-%m-%d %H:%M UTC")
+        return (f"This is {nth}: only a check that passes at or after {when} (the cool-off, which doubles with each "
+                "further suspension) lifts it. The bot is then on probation: one failed match suspends it again.")
 
 
 class BotCheck(models.Model):

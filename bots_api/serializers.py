@@ -33,6 +33,13 @@ class BotOutput(serializers.Serializer):
     is_enabled = serializers.BooleanField()
     verified_at = serializers.DateTimeField(allow_null=True, help_text="when a signed ping was last answered")
     suspended_reason = serializers.CharField(help_text="empty unless suspended")
+    suspension_count = serializers.IntegerField(help_text="how many times the bot was suspended (never reset)")
+    suspended_until = serializers.DateTimeField(
+        allow_null=True, help_text="a repeated suspension's cool-off: no check lifts it before this time")
+    suspension_lift = serializers.CharField(help_text="what lifts the suspension and when (empty unless suspended)")
+    failed_matches_in_a_row = serializers.IntegerField(
+        source="consecutive_failed_matches", help_text="BOT_SUSPEND_AFTER_FAILED_MATCHES of them suspend the bot; "
+        "a bot whose suspension was lifted starts one short (probation)")
     can_play = serializers.BooleanField(help_text="enabled, verified and not suspended")
     reported_name = serializers.CharField(help_text="the name the bot gave in its last ping")
     reported_version = serializers.CharField()

@@ -8,6 +8,7 @@ and a change and a delete of one bot take their locks in the same order (bot, th
 from __future__ import annotations
 
 import logging
+import random
 import secrets
 import unicodedata
 from datetime import timedelta
@@ -22,6 +23,7 @@ from bots_api import check as conformance
 from bots_api.client import BotFault, check_endpoint_url, guarded_client, post_json
 from bots_api.models import Bot, BotCheck
 from bots_api.protocol import match_end_body
+from games.engine import MatchState, Ruleset
 from games.models import Match, Move, Player
 from games.names import NameRefused, player_name_check
 from tournaments.models import Ladder, LadderEntry
@@ -30,8 +32,13 @@ from tournaments.services import ladder_entry_create
 log = logging.getLogger(__name__)
 #: A check still queued or running this long after it was asked for (or started) was lost (a worker killed, a
 #: broker down at commit): a new Verify replaces it, and a redelivered message may take it over. A check takes at
-#: most about 30 s (a 3 s ping, three 3 s refusals, seven turns at the deadline plus 1 s, a match_end).
+#: most about 45 s (a 3 s ping, three 3 s refusals, thirteen turns at the deadline plus 1 s, a match_end).
 CHECK_LOST_SECONDS = 120
+#: A check's turns carry match ids drawn from just above the newest match (up to this many above), so they look
+#: like matches just begun: a check cannot be told from real play by its ids.
+CHECK_MATCH_ID_SPREAD = 50
+#: The cool-off doubles with each suspension, up to this many doublings.
+COOLOFF_MAX_DOUBLINGS = 10
 
 
 class BotError(Exception):
@@ -191,12 +198,18 @@ def bot_check_run(*, check_id: int) -> BotCheck | None:
     the bot's endpoint and secret, sent through the service's guarded client, with the ladders' turn deadline
     (``BOT_TURN_TIMEOUT_MS``). Nothing more is sent to a bot whose ping fails.
 
+    The check looks like real play (docs/BOT_PROTOCOL.md, the fault policy's "Checks look like real turns"): each
+    turn check carries a match id drawn from just above the newest match (``check_match_ids``), the dealt matches
+    use the active ladders' rules and seats, and the time bank is ``BOT_TIME_BANK_MS``; it is sent with the same
+    client and headers as turns.
+
     Passed (every check PASS or WARN): the bot is verified, its reported name and version are kept, and a
-    suspension is lifted (the failed-match count starts again at 0). Failed: the bot is unverified, so it is not
-    scheduled until a check passes. A check whose bot changed its endpoint or secret meanwhile fails without
-    touching the bot. Slow (up to about 30 s of bot calls): call it outside any transaction. Returns the
-    finished check, or None when it is not this caller's to run (taken by another runner, finished, or gone with
-    its bot).
+    suspension is lifted unless its cool-off (``Bot.suspended_until``) has not ended; a lifted bot is on probation
+    (its failed-match count starts one short of ``BOT_SUSPEND_AFTER_FAILED_MATCHES``, so one failed match suspends
+    it again). Failed: the bot is unverified, so it is not scheduled until a check passes. A check whose bot
+    changed its endpoint or secret meanwhile fails without touching the bot. Slow (up to about 45 s of bot calls):
+    call it outside any transaction. Returns the finished check, or None when it is not this caller's to run
+    (taken by another runner, finished, or gone with its bot).
     """
     now = timezone.now()
     claimable = Q(state=BotCheck.State.QUEUED) | Q(state=BotCheck.State.RUNNING,
@@ -207,9 +220,26 @@ def bot_check_run(*, check_id: int) -> BotCheck | None:
     if check is None:
         return None
     url, secret = check.bot.endpoint_url, check.bot.secret
+    rulesets = []  # the active ladders' rules, for the dealt positions: what the bot would meet there
+    for data, seats in Ladder.objects.filter(is_active=True).values_list("ruleset", "seats_per_match")[:20]:
+        try:
+            rules = Ruleset.from_dict(data)
+            MatchState.start(rules, seats, 1)
+        except (TypeError, ValueError, KeyError):
+            continue
+        rulesets.append((rules, seats))
     results = conformance.run_checks(url, secret, settings.BOT_TURN_TIMEOUT_MS, client=guarded_client(),
-                                     stop_on_failed_ping=True)
+                                     stop_on_failed_ping=True, match_ids=check_match_ids(),
+                                     rulesets=rulesets or None, time_bank_ms=settings.BOT_TIME_BANK_MS)
     return _check_record(check, url, secret, results)
+
+
+def check_match_ids(*, rng: random.Random | None = None):
+    """A function giving a check's match ids: each drawn at random from the ``CHECK_MATCH_ID_SPREAD`` ids just
+    above the newest match (as if from matches just begun), never a constant. Returns ``() -> int``."""
+    rng = rng or random.SystemRandom()
+    newest = Match.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+    return lambda: newest + rng.randint(1, CHECK_MATCH_ID_SPREAD)
 
 
 def _check_record(check: BotCheck, url: str, secret: str, results: list[conformance.Check]) -> BotCheck:
@@ -232,15 +262,22 @@ def _check_record(check: BotCheck, url: str, secret: str, results: list[conforma
             bot.save(update_fields=["verified_at", "updated_at"])
         else:
             check.state = BotCheck.State.PASSED
-            lifted = " The suspension is lifted." if bot.suspended_reason else ""
-            check.detail = f"all {len(results)} checks passed.{lifted}"
+            check.detail = f"all {len(results)} checks passed."
             bot.verified_at = now
             bot.reported_name = _printable(ping.reply["name"])
             bot.reported_version = _printable(ping.reply.get("version", ""))
-            bot.suspended_reason = ""
-            bot.consecutive_failed_matches = 0
+            if bot.suspended_reason and bot.suspended_until is not None and now < bot.suspended_until:
+                check.detail += (f" The suspension stays: it is the bot's suspension {bot.suspension_count}, which "
+                                 f"only a check passing at or after "
+                                 f"{bot.suspended_until.strftime('%Y-%m-%d %H:%M UTC')} lifts (the cool-off).")
+            elif bot.suspended_reason:
+                check.detail += (" The suspension is lifted. The bot is on probation: one failed match suspends it "
+                                 "again.")
+                bot.suspended_reason = ""
+                bot.suspended_until = None
+                bot.consecutive_failed_matches = settings.BOT_SUSPEND_AFTER_FAILED_MATCHES - 1
             bot.save(update_fields=["verified_at", "reported_name", "reported_version", "suspended_reason",
-                                    "consecutive_failed_matches", "updated_at"])
+                                    "suspended_until", "consecutive_failed_matches", "updated_at"])
         if bot is not None:
             _sync_player(bot)
         check.finished_at = now
@@ -286,12 +323,14 @@ def bot_leave_ladder(*, bot: Bot, ladder: Ladder) -> None:
 
 def match_failed_by(*, match: Match, seat: int) -> str | None:
     """Why ``match`` counts as failed for the bot in ``seat`` (None when it does not): it forfeited, or it faulted
-    on more than half of its turns (docs/BOT_PROTOCOL.md, "Faults and the fault policy"). A bot is judged by its
-    own faults: an opponent forfeiting first does not make a faulting bot's match a good one."""
+    on at least ``BOT_FAILED_MATCH_FAULT_SHARE`` of its turns
+    (docs/BOT_PROTOCOL.md, "Faults and the fault policy"). A bot is judged by its own faults: an opponent
+    forfeiting first does not make a faulting bot's match a good one."""
     turns = Move.objects.filter(deal__match=match, seat=seat)
     counts = turns.aggregate(total=Count("id"), faults=Count("id", filter=~Q(fault_kind="")))
     forfeited = match.seats.filter(index=seat, forfeited=True).exists()
-    if not forfeited and counts["faults"] * 2 <= counts["total"]:
+    share = settings.BOT_FAILED_MATCH_FAULT_SHARE
+    if not forfeited and not (counts["faults"] and counts["faults"] >= share * counts["total"]):
         return None
     last = turns.exclude(fault="").order_by("-deal__number", "-ply").values_list("fault", flat=True).first() or ""
     how = "forfeited" if forfeited else f"faults on {counts['faults']} of its {counts['total']} turns"
@@ -302,7 +341,11 @@ def on_match_finished(sender, match: Match, **kwargs) -> None:
     """Signal receiver (inside the finishing transaction): the fault policy, then ``match_end`` to every bot seat
     after commit. A failed match (``match_failed_by``) adds one to the bot's count of failed matches in a row,
     and ``BOT_SUSPEND_AFTER_FAILED_MATCHES`` of them suspend it; any other match sets the count to 0, except one
-    in which the bot had no turn (nothing to judge). Aborted matches (our failures) never get here."""
+    in which the bot had no turn (nothing to judge). Aborted matches (our failures) never get here.
+
+    Escalation: each suspension adds one to ``Bot.suspension_count``; the second and later ones also set a
+    cool-off (``suspended_until``): ``BOT_SUSPENSION_COOLOFF_MINUTES`` for the second, doubled for each one
+    after it, before which no check lifts the suspension."""
     bot_seats = list(match.seats.filter(player__kind=Player.Kind.BOT))
     if not bot_seats:
         return
@@ -318,13 +361,29 @@ def on_match_finished(sender, match: Match, **kwargs) -> None:
         else:
             bot.consecutive_failed_matches += 1
             if bot.consecutive_failed_matches >= settings.BOT_SUSPEND_AFTER_FAILED_MATCHES and not bot.suspended_reason:
-                bot.suspended_reason = (f"failed {bot.consecutive_failed_matches} matches in a row (last: "
-                                        f"{failed})")[:300]
-        bot.save(update_fields=["consecutive_failed_matches", "suspended_reason", "updated_at"])
+                _suspend(bot, failed)
+        bot.save(update_fields=["consecutive_failed_matches", "suspended_reason", "suspension_count",
+                                "suspended_until", "updated_at"])
         _sync_player(bot)
     from bots_api.tasks import notify_match_end, run_soon
 
     run_soon(notify_match_end, match.pk)
+
+
+def _suspend(bot: Bot, failed: str) -> None:
+    """Suspend ``bot`` (not saved) for its failed matches; the last is ``failed``. Sets the reason, the count of
+    suspensions and, from the second on, the cool-off."""
+    bot.suspension_count += 1
+    bot.suspended_until = None
+    if bot.suspension_count > 1:
+        doublings = min(bot.suspension_count - 2, COOLOFF_MAX_DOUBLINGS)
+        bot.suspended_until = timezone.now() + timedelta(minutes=settings.BOT_SUSPENSION_COOLOFF_MINUTES * 2**doublings)
+    if bot.suspension_count == 1:
+        why = f"failed {bot.consecutive_failed_matches} matches in a row"
+    else:  # the count may have started one short of the limit: probation after the last suspension
+        why = (f"suspension {bot.suspension_count}: failed a match on probation, or "
+               f"{settings.BOT_SUSPEND_AFTER_FAILED_MATCHES} in a row")
+    bot.suspended_reason = f"{why} (last: {failed})"[:300]
 
 
 def match_end_notify(*, match_id: int) -> int:

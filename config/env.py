@@ -49,6 +49,20 @@ def env_int(name: str, default: int, minimum: int = 0, maximum: int = 10**9) -> 
     return value
 
 
+def env_float(name: str, default: float, minimum: float, maximum: float) -> float:
+    """A finite number from ``minimum`` to ``maximum``; anything else raises ``ImproperlyConfigured``."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a number") from None
+    if not minimum <= value <= maximum:  # also refuses nan
+        raise ImproperlyConfigured(f"{name}={value} is out of range: use {minimum} to {maximum}")
+    return value
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     """A comma-separated list."""
     raw = os.environ.get(name)

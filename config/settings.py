@@ -13,7 +13,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_int, env_list, env_str
+from config.env import env_bool, env_float, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("EIGHTS_VAR_DIR", str(BASE_DIR / "var")))
@@ -195,8 +195,13 @@ HUMAN_MOVE_SECONDS = env_int("HUMAN_MOVE_SECONDS", 60, 5, 86400)
 BOT_TURN_TIMEOUT_MS = env_int("BOT_TURN_TIMEOUT_MS", 1000, 50, 60000)  # per turn, default of every ladder
 BOT_TIME_BANK_MS = env_int("BOT_TIME_BANK_MS", 5000, 0, 600000)  # per bot seat and match: absorbs slow turns
 BOT_MAX_CONSECUTIVE_FAULTS = env_int("BOT_MAX_CONSECUTIVE_FAULTS", 3, 1, 100)  # then the match is forfeited
-#: Failed matches in a row that suspend a bot: a match it forfeited or faulted on more than half of its turns in.
+#: Failed matches in a row that suspend a bot: a match it forfeited, or faulted on at least
+#: BOT_FAILED_MATCH_FAULT_SHARE of its turns in.
 BOT_SUSPEND_AFTER_FAILED_MATCHES = env_int("BOT_SUSPEND_AFTER_FAILED_MATCHES", 3, 1, 100)
+#: The share of its turns (0 < share <= 1) a bot must fault on for a match to count as failed.
+BOT_FAILED_MATCH_FAULT_SHARE = env_float("BOT_FAILED_MATCH_FAULT_SHARE", 0.25, 0.01, 1.0)
+#: The cool-off (minutes) of a bot's second suspension; it doubles with each later one. The first has none.
+BOT_SUSPENSION_COOLOFF_MINUTES = env_int("BOT_SUSPENSION_COOLOFF_MINUTES", 60, 0, 525600)
 if "BOT_SUSPEND_AFTER_FORFEITS" in os.environ:
     raise ImproperlyConfigured("BOT_SUSPEND_AFTER_FORFEITS is now BOT_SUSPEND_AFTER_FAILED_MATCHES (a failed match is "
                                "a forfeit or a match with faults on most of the bot's turns): rename it")

@@ -96,3 +96,46 @@ def test_a_name_resolving_to_a_6to4_address_of_loopback_is_never_connected_to(mo
     with pytest.raises(BotFault) as fault:
         post_json("http://inside.example.net/bot", "s3cret", {"protocol": 1, "type": "ping"}, 500)
     assert fault.value.kind == "address" and "6to4 address of 127.0.0.1, a loopback address" in fault.value.cause
+
+
+#: ranges Python's ``is_global`` calls public (or does not know) that the guard refuses by name
+NAMED_RANGES = [
+    ("fec0::1", "site-local"), ("fec0:1234::5", "site-local"), ("feff::1", "site-local"),
+    ("192.0.0.8", "192.0.0.0/24"), ("192.0.0.9", "192.0.0.0/24"), ("192.0.0.170", "192.0.0.0/24"),
+    ("192.88.99.1", "6to4 relay"), ("3fff::1", "documentation"), ("3fff:fff::1", "documentation"),
+    ("2001:db8::1", "documentation"), ("100::1", "discard"), ("192.0.2.1", "documentation"),
+    ("2002:c058:6301::1", "6to4 relay"),  # 6to4 of 192.88.99.1
+]
+
+
+@pytest.mark.parametrize("ip, words", NAMED_RANGES)
+def test_the_guard_refuses_ranges_python_calls_public(ip, words, settings):
+    settings.BOTS_ALLOW_LOOPBACK = False
+    problem = address_problem(ip)
+    assert problem is not None, ip
+    if words.endswith("/24"):
+        assert "RFC 6890" in problem
+    else:
+        assert words in problem, (ip, problem)
+
+
+@pytest.mark.parametrize("ip", ["4000::1", "192.0.1.1", "192.88.100.1", "3fff:1000::1", "fe00::1"])
+def test_the_named_ranges_stop_at_their_edges(ip, settings):
+    settings.BOTS_ALLOW_LOOPBACK = False
+    assert address_problem(ip) is None or "reserved" in address_problem(ip)  # fe00:: is reserved, not site-local
+    assert "site-local" not in (address_problem(ip) or "")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("url", ["http://[fec0::1]/", "http://192.0.0.8/", "http://192.88.99.1/",
+                                 "http://[3fff::1]/", "http://[2001:db8::1]/", "http://[100::1]/"])
+def test_registering_a_bot_on_a_named_range_is_refused_by_the_api(url, settings):
+    settings.BOTS_ALLOW_LOOPBACK = False
+    user = get_user_model().objects.create_user("ada7", password="pw-ada-123")
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    response = api.post("/api/bots/", {"name": "Inside", "endpoint_url": url}, format="json")
+    assert response.status_code == 400, response.content
+    assert response.json()["error"] == "invalid_endpoint"
+    assert "bots must be reachable on a public address" in response.json()["detail"]
+    assert not Bot.objects.exists()

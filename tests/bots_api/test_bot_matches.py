@@ -176,7 +176,8 @@ def test_a_bot_that_keeps_forfeiting_is_suspended_and_leaves_the_ladders(owner, 
     server.behaviour = "good"  # the owner fixes the bot: a check passing every position lifts the suspension
     bot_verify(bot=bot)
     bot.refresh_from_db()
-    assert bot.suspended_reason == "" and bot.consecutive_failed_matches == 0
+    assert bot.suspended_reason == ""
+    assert bot.consecutive_failed_matches == settings.BOT_SUSPEND_AFTER_FAILED_MATCHES - 1  # on probation
     assert bot.player.__class__.objects.get(pk=bot.player_id).is_active
     assert LadderEntry.objects.get(ladder=ladder, player=bot.player).is_active
 

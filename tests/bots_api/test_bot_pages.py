@@ -14,6 +14,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from bots_api.check import TURN_CHECKS
 from bots_api.models import Bot, BotCheck
 from bots_api.services import bot_check_run, bot_register
 from examples.bot_server import make_handler
@@ -149,7 +150,7 @@ def test_the_verify_button_queues_a_check_and_the_page_shows_it_until_it_is_done
     assert '<script src="/static/bots_api/bot_check.js" defer></script>' in body
     bot_check_run(check_id=check.pk)  # what the worker does
     body = as_owner.get(url).content.decode()
-    assert "Passed: all 12 checks passed." in body and "bot_check.js" not in body
+    assert f"Passed: all {TURN_CHECKS + 5} checks passed." in body and "bot_check.js" not in body
     assert "answers as <strong>LoopbackBot</strong>" in body
     assert Bot.objects.get(pk=bot.pk).verified_at is not None
 

@@ -25,7 +25,7 @@ def test_positions_are_what_they_claim():
     legal = {}
     for position in check.POSITIONS:
         rules, deal = position.build()
-        body = check.position_body(rules, deal, 1000)
+        body = check.position_body(rules, deal, 1000, 1)
         assert schema_errors("turn", body) == [], position.name
         legal[position.name] = body["legal_actions"]
     assert all(a["type"] == "play" and (a["card"][1] == "H" or a["card"][0] == "8")
@@ -43,7 +43,7 @@ def test_the_reference_bot_passes_every_check():
         assert check.main([url, "--secret", "s"], out=out) == 0
     text = out.getvalue()
     assert "FAIL" not in text and "WARN" not in text
-    assert f"{len(check.POSITIONS) + 5} of {len(check.POSITIONS) + 5} checks passed: ready to register" in text
+    assert f"{check.TURN_CHECKS + 5} of {check.TURN_CHECKS + 5} checks passed: ready to register" in text
 
 
 def test_a_bot_that_ignores_signatures_and_plays_illegal_cards_fails_specifically():

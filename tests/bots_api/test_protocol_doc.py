@@ -66,16 +66,31 @@ def test_the_fault_kinds_and_defaults_are_documented():
 
 
 def test_the_fault_policy_in_the_doc_is_the_one_the_code_applies(settings):
-    """What makes a match failed, how many suspend, and what lifts a suspension: the doc's words, the settings'
-    defaults and the code's docstrings (bots_api.services) say the same."""
+    """What makes a match failed, how many suspend, what lifts a suspension (probation, the cool-off) and that
+    checks look like real turns: the doc's words, the settings' defaults and the code's docstrings
+    (bots_api.services, bots_api.check) say the same."""
+    from bots_api import check as conformance
     from bots_api import services
     from config import settings as defaults
 
     policy = DOC[DOC.index("## Faults and the fault policy"):DOC.index("## Addresses")]
     assert f"**{defaults.BOT_SUSPEND_AFTER_FAILED_MATCHES} failed matches in a row**" in policy
     assert f"**{defaults.BOT_MAX_CONSECUTIVE_FAULTS} consecutive faults**" in policy
-    assert "`BOT_SUSPEND_AFTER_FAILED_MATCHES`" in policy and "**faulted on more than half of its turns**" in policy
+    share = defaults.BOT_FAILED_MATCH_FAULT_SHARE
+    assert "`BOT_SUSPEND_AFTER_FAILED_MATCHES`" in policy
+    assert (f"**faulted on at least {share:.0%} of its turns** in it (`BOT_FAILED_MATCH_FAULT_SHARE` = {share})"
+            in policy)
     assert "only a **check that passes** lifts a suspension" in policy
-    assert "more than half of its turns" in services.match_failed_by.__doc__
+    assert "at least ``BOT_FAILED_MATCH_FAULT_SHARE`` of its turns" in services.match_failed_by.__doc__
+    assert "**one failed match suspends it again**" in " ".join(policy.split())
+    assert "one short of ``BOT_SUSPEND_AFTER_FAILED_MATCHES``" in services.bot_check_run.__doc__
+    minutes = defaults.BOT_SUSPENSION_COOLOFF_MINUTES
+    assert f"**{minutes} minutes** for the second (`BOT_SUSPENSION_COOLOFF_MINUTES`)" in policy
+    assert f"({2 * minutes}, {4 * minutes}, ... minutes)" in policy
+    assert "**doubling with each further suspension**" in policy
+    assert "doubled for each one\n    after it" in services.on_match_finished.__doc__
+    assert "**cannot be told from real turns by design**" in policy
+    assert "**Your bot must play every request properly**" in policy
+    assert "cannot be told from a real turn by design" in " ".join(conformance.__doc__.split())
     assert "suspension is lifted" in services.bot_check_run.__doc__
     assert "Faults and the fault policy" in services.match_failed_by.__doc__

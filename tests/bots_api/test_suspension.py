@@ -1,18 +1,25 @@
 """The fault policy (docs/BOT_PROTOCOL.md, "Faults and the fault policy"): a bot is judged by its own faults.
 
-A match is failed for a bot when it forfeited it or faulted on more than half of its turns in it;
-``BOT_SUSPEND_AFTER_FAILED_MATCHES`` failed matches in a row suspend it. A suspension is lifted only by a check
-the owner asks for that passes every conformance check (a ping and several turn positions), not by one good ping;
-the ladder entries stay while the bot is suspended (it is not scheduled) and it plays on from them afterwards.
+A match is failed for a bot when it forfeited it or faulted on at least ``BOT_FAILED_MATCH_FAULT_SHARE`` of its
+turns in it; ``BOT_SUSPEND_AFTER_FAILED_MATCHES`` failed matches in a row suspend it. A suspension is lifted only by
+a check the owner asks for that passes every conformance check (a ping and several turn positions), not by one good
+ping; the ladder entries stay while the bot is suspended (it is not scheduled) and it plays on from them afterwards.
+A lifted bot is on probation (one failed match suspends it again), and the second and later suspensions have a
+cool-off, doubling each time, before which no check lifts them.
 
 Real bots over HTTP on loopback (tests/support/bot_servers.py), matches played by the real match loop in-process.
 """
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone
+from django.test import Client
+from django.urls import reverse
+from rest_framework.test import APIClient
 
 from bot_servers import BotServer
 from bots_api.models import Bot, BotCheck
@@ -156,8 +163,112 @@ def test_one_good_ping_does_not_lift_a_suspension_but_a_check_passing_every_posi
     check = bot_check_run(check_id=bot_check_request(bot=bot).pk)
     assert check.state == BotCheck.State.PASSED, check.detail
     bot.refresh_from_db()
-    assert bot.suspended_reason == "" and bot.consecutive_failed_matches == 0 and bot.can_play
+    assert bot.suspended_reason == "" and bot.can_play
+    assert bot.consecutive_failed_matches == settings.BOT_SUSPEND_AFTER_FAILED_MATCHES - 1  # on probation
     assert Player.objects.get(pk=bot.player_id).is_active
     assert LadderEntry.objects.get(ladder=ladder, player=bot.player).is_active  # it plays on from its entries
     scheduled = {s.player_id for m in ladder_schedule_matches(ladder=ladder) for s in m.seats.all()}
     assert bot.player_id in scheduled
+
+
+def _fail_matches(bot, house_bots, count, seed=1):
+    for n in range(count):
+        match_advance(match_id=match_create(players=[bot.player, house_bots[0]], ruleset=Ruleset.preset("pagat"),
+                                            seed=seed + n).pk)
+    bot.refresh_from_db()
+
+
+@pytest.mark.django_db
+def test_a_bot_faulting_on_every_second_turn_is_suspended_after_n_matches(owner, servers, house_bots, settings):
+    settings.BOT_SUSPEND_AFTER_FAILED_MATCHES = 3
+    settings.BOT_FAILED_MATCH_FAULT_SHARE = 0.25
+    server = servers("alternate500")
+    bot = _bot(owner, server, "Halfway")
+    short = Ruleset.preset("pagat", target=40)
+    for seed in (1, 2, 3):
+        match = match_create(players=[bot.player, house_bots[0]], ruleset=short, seed=seed)
+        assert match_advance(match_id=match.pk) == "finished"
+        seat = match.seats.get(player=bot.player)
+        assert not seat.forfeited  # never two faults in a row
+        turns = Move.objects.filter(deal__match=match, seat=seat.index)
+        assert turns.filter(fault_kind="").count() >= turns.exclude(fault_kind="").count()  # at most half faulted
+        bot.refresh_from_db()
+        assert bool(bot.suspended_reason) == (seed == 3)
+    assert "failed 3 matches in a row" in bot.suspended_reason and "of its" in bot.suspended_reason
+    assert not Player.objects.get(pk=bot.player_id).is_active
+
+
+@pytest.mark.django_db
+def test_a_bot_faulting_on_fewer_than_the_share_of_its_turns_is_not_counted(owner, servers, house_bots, settings):
+    settings.BOT_FAILED_MATCH_FAULT_SHARE = 0.75  # every second turn is then below the share
+    bot = _bot(owner, servers("alternate500"), "Tolerated")
+    match_advance(match_id=match_create(players=[bot.player, house_bots[0]],
+                                        ruleset=Ruleset.preset("pagat", target=40), seed=1).pk)
+    bot.refresh_from_db()
+    assert bot.consecutive_failed_matches == 0
+
+
+@pytest.mark.django_db
+def test_probation_after_a_lifted_suspension_re_suspends_after_one_failed_match(owner, servers, house_bots, settings):
+    settings.BOT_TIME_BANK_MS = 0
+    settings.BOT_SUSPEND_AFTER_FAILED_MATCHES = 3
+    server = servers("status:500")
+    bot = _bot(owner, server, "Probation")
+    _fail_matches(bot, house_bots, 3)
+    assert bot.suspended_reason and bot.suspension_count == 1 and bot.suspended_until is None
+    server.behaviour = "good"
+    check = bot_check_run(check_id=bot_check_request(bot=bot).pk)
+    assert check.state == BotCheck.State.PASSED and "probation" in check.detail, check.detail
+    bot.refresh_from_db()
+    assert bot.can_play and bot.consecutive_failed_matches == 2
+    server.behaviour = "status:500"
+    _fail_matches(bot, house_bots, 1, seed=10)
+    assert bot.suspended_reason and bot.suspension_count == 2 and not bot.can_play
+    assert bot.suspended_reason.startswith("suspension 2: failed a match on probation, or 3 in a row (last: match ")
+
+
+@pytest.mark.django_db
+def test_a_second_suspension_cannot_be_lifted_before_its_cool_off_which_doubles(
+        owner, servers, house_bots, settings):
+    settings.BOT_TIME_BANK_MS = 0
+    settings.BOT_SUSPEND_AFTER_FAILED_MATCHES = 1
+    settings.BOT_SUSPENSION_COOLOFF_MINUTES = 60
+    server = servers("status:500")
+    bot = _bot(owner, server, "Repeat")
+    _fail_matches(bot, house_bots, 1)
+    assert bot.suspension_count == 1 and bot.suspended_until is None
+    server.behaviour = "good"
+    assert bot_check_run(check_id=bot_check_request(bot=bot).pk).state == BotCheck.State.PASSED
+    server.behaviour = "status:500"
+    before = timezone.now()
+    _fail_matches(bot, house_bots, 1, seed=5)
+    assert bot.suspension_count == 2 and bot.suspended_reason
+    assert timedelta(minutes=59) < bot.suspended_until - before < timedelta(minutes=61)
+
+    server.behaviour = "good"  # fixed at once: the check passes, but the suspension stays until the cool-off ends
+    check = bot_check_run(check_id=bot_check_request(bot=bot).pk)
+    assert check.state == BotCheck.State.PASSED and "suspension stays" in check.detail, check.detail
+    bot.refresh_from_db()
+    assert bot.suspended_reason and not bot.can_play and not Player.objects.get(pk=bot.player_id).is_active
+    assert "at or after" in bot.suspension_lift
+
+    api = APIClient()
+    api.force_authenticate(owner)
+    shown = api.get(f"/api/bots/{bot.pk}/").json()
+    assert shown["suspension_count"] == 2 and shown["suspended_until"] and "at or after" in shown["suspension_lift"]
+    page = Client()
+    page.force_login(owner)
+    html = page.get(reverse("bot-detail", args=[bot.pk])).content.decode()
+    assert "This is suspension 2: only a check that passes at or after" in html
+
+    Bot.objects.filter(pk=bot.pk).update(suspended_until=timezone.now() - timedelta(seconds=1))  # the hour passed
+    check = bot_check_run(check_id=bot_check_request(bot=bot).pk)
+    assert "suspension is lifted" in check.detail, check.detail
+    bot.refresh_from_db()
+    assert bot.can_play and bot.suspended_until is None
+
+    server.behaviour = "status:500"  # a third suspension: twice the cool-off
+    before = timezone.now()
+    _fail_matches(bot, house_bots, 1, seed=9)
+    assert bot.suspension_count == 3
+    assert timedelta(minutes=119) < bot.suspended_until - before < timedelta(minutes=121)

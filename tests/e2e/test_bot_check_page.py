@@ -8,6 +8,8 @@ import shutil
 
 import pytest
 
+from bots_api.check import TURN_CHECKS
+
 playwright_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM),
@@ -44,8 +46,8 @@ def test_verify_shows_checking_and_then_the_answer_as_text(live_server, browser,
         page.wait_for_url(re.compile(rf".*/bots/{bot.pk}/$"))
         assert page.inner_text("#bot-check-status").startswith("Checking your bot…")
         page.wait_for_function("() => document.querySelector('#bot-check').dataset.state === 'passed'", timeout=20000)
-        assert page.inner_text("#bot-check-status") == "Passed: all 12 checks passed."
-        assert page.locator("#bot-check-results li").count() == 12
+        assert page.inner_text("#bot-check-status") == f"Passed: all {TURN_CHECKS + 5} checks passed."
+        assert page.locator("#bot-check-results li").count() == TURN_CHECKS + 5
         assert "<img src=x onerror=alert(1)>" in page.inner_text("#bot-check-results li >> nth=0")  # as text
         assert page.inner_text("#bot-badge") == "ready"
         assert page.locator("#bot-check img").count() == 0 and dialogs == []

@@ -7,7 +7,9 @@ request (headers and raw body). Behaviours: ``good`` (examples/bot_server.py's h
 30,000 deep), ``notheld`` (plays a card it does not hold), ``nosuit`` (an eight with
 no suit), ``redirect`` (302 to 127.0.0.1:1), ``card:TEXT`` (plays a "card" spelled TEXT: a schema fault whose
 cause echoes the bot's words), ``mostly500`` (two of every three turns HTTP 500, the third
-good: it faults on most turns but never three in a row, so it never forfeits).
+good: it faults on most turns but never three in a row, so it never forfeits), ``alternate500`` (every second
+turn HTTP 500: half its turns fault, never two in a row), ``checkonly:ID,ID`` (plays well only for those match
+ids, cards it does not hold otherwise: a bot that tries to spot the conformance check).
 """
 
 from __future__ import annotations
@@ -47,6 +49,15 @@ class BotServer:
                     if server_self.turns % 3:
                         return self._reply(500, {"error": "boom"})
                     return good.do_POST(self)
+                if b == "alternate500":
+                    server_self.turns += 1
+                    if server_self.turns % 2 == 0:
+                        return self._reply(500, {"error": "boom"})
+                    return good.do_POST(self)
+                if b.startswith("checkonly:"):
+                    if json.loads(body)["match_id"] in {int(i) for i in b[len("checkonly:"):].split(",")}:
+                        return good.do_POST(self)
+                    b = "notheld"
                 if b.startswith("status:"):
                     return self._reply(int(b.split(":")[1]), {"error": "boom"})
                 if b == "close":
