@@ -4,8 +4,14 @@ the zero-setup loop plays each bots-only match for a short step and serves the p
 
 Each test runs ``SLOW_MATCHES`` matches of a real HTTP bot that sleeps 0.9 s on every turn (its timeout is 2 s, so it
 never faults) against a house bot, then has a person play ``MOVES`` moves against a house bot and times how long
-each of their turns takes to come back after their move."""
+each of their turns takes to come back after their move.
 
+For a measurement (not a test), ``SLICE_SLOW_MATCHES``, ``SLICE_MOVES`` and ``SLICE_CONCURRENCY`` (worker threads)
+change those numbers, and ``pytest -s`` prints the waits' p50 and max.
+"""
+
+import os
+import statistics
 import threading
 import time
 
@@ -24,8 +30,9 @@ from games.models import Match
 from games.services import match_create, player_for_user
 from games.tasks import match_queue
 
-SLOW_MATCHES = 4
-MOVES = 5
+SLOW_MATCHES = int(os.environ.get("SLICE_SLOW_MATCHES", 4))
+MOVES = int(os.environ.get("SLICE_MOVES", 5))
+CONCURRENCY = int(os.environ.get("SLICE_CONCURRENCY", 1))
 WAIT_BOUND = 3.0  # seconds from a person's move to their next turn
 SLOW_MS = 900
 
@@ -75,7 +82,10 @@ def _person_waits(match, client, moves: int, limit: float = 30.0) -> list[float]
             break
         moved = client.post(f"{url}actions/", {"ply": view["ply"], "action": view["legal_actions"][0]}, format="json")
         assert moved.status_code == 200, moved.content
-    return waits[1:]  # the first wait is the match's start
+    waits = waits[1:]  # the first wait is the match's start
+    print(f"\nperson's wait with {SLOW_MATCHES} slow-bot matches: p50 {statistics.median(waits):.2f} s, "
+          f"max {max(waits):.2f} s over {len(waits)} moves")
+    return waits
 
 
 @pytest.mark.worker
@@ -85,7 +95,8 @@ def test_with_a_real_worker_a_persons_turn_comes_back_while_slow_bots_play(setti
     settings.MATCH_WORKER = "celery"
     app.control.purge()
     match, client = person_match
-    with start_worker(app, pool="solo", concurrency=1, perform_ping_check=False, shutdown_timeout=30):
+    pool = "solo" if CONCURRENCY == 1 else "threads"
+    with start_worker(app, pool=pool, concurrency=CONCURRENCY, perform_ping_check=False, shutdown_timeout=30):
         for slow in slow_matches:
             match_queue(match_id=slow.pk)
         time.sleep(1.5)  # the worker is in a slow match; the others are queued

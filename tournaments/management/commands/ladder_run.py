@@ -150,6 +150,11 @@ class _Worker:
         self.finished = 0
 
     def run(self) -> int:
+        # First finish what an interrupted run left behind (there is no watchdog here), a step at a time with the
+        # people's matches served between, before any new ladder match starts.
+        while self.left & set(self._guarded("find runnable matches", matches_runnable) or []):
+            if not self.serve():
+                break  # only failing matches left: the main loop tries them again later
         began = time.monotonic()
         next_tick = began
         while self.forever or self.finished < self.matches:
