@@ -27,7 +27,7 @@ from bots_api.services import bot_register
 from config.celery import app
 from games.engine import Ruleset
 from games.models import Match
-from games.services import match_create, player_for_user
+from games.services import match_advance, match_create, player_for_user
 from games.tasks import match_queue
 
 SLOW_MATCHES = int(os.environ.get("SLICE_SLOW_MATCHES", 4))
@@ -86,6 +86,15 @@ def _person_waits(match, client, moves: int, limit: float = 30.0) -> list[float]
     print(f"\nperson's wait with {SLOW_MATCHES} slow-bot matches: p50 {statistics.median(waits):.2f} s, "
           f"max {max(waits):.2f} s over {len(waits)} moves")
     return waits
+
+
+@pytest.mark.django_db
+def test_a_used_up_time_budget_stops_a_match_after_at_least_one_ply(house_bots):
+    match = match_create(players=house_bots[:2], ruleset=Ruleset.preset("pagat"))
+    assert match_advance(match_id=match.pk, time_budget_ms=0) == "budget"  # a slice always moves the match on
+    match.refresh_from_db()
+    assert match.ply_count == 1 and match.lease_owner == "" and match.lease_until is None  # the lease is released
+    assert match_advance(match_id=match.pk, time_budget_ms=60_000) == "finished"
 
 
 @pytest.mark.worker

@@ -132,8 +132,9 @@ class Command(BaseCommand):
 class _Worker:
     """The in-process match worker (no broker): every ``interval`` s it starts ladder matches; every ``poll`` s it
     plays each runnable match on by a step (``PLIES_PER_TURN`` plies, ``STEP_MS``), in turn, serving the matches
-    with a person seated (and the fallback of people whose move clock ran out) again after each bots-only step. It counts the ladder matches it started as they finish (``--matches``); matches left running
-    by an earlier run and people's matches are played too (this process is the only worker).
+    with a person seated (and the fallback of people whose move clock ran out) again after each bots-only step. It
+    counts the ladder matches it started as they finish (``--matches``); matches left running by an earlier run and
+    people's matches are played too (this process is the only worker).
 
     With ``--forever`` a failing step (a database error, a bug in one match) is logged with its traceback and the
     loop carries on: a dead loop would stop every match, and honcho would stop the web server with it.
