@@ -185,6 +185,9 @@ CELERY_BEAT_SCHEDULE = {
 MATCH_STALL_SECONDS = env_int("MATCH_STALL_SECONDS", 60, 5, 86400)
 #: How long (seconds) a worker's claim on a match lasts before another worker may take it over.
 MATCH_LEASE_SECONDS = env_int("MATCH_LEASE_SECONDS", 120, 10, 86400)
+#: How long (ms) a Celery worker plays one match before queueing it again behind the others (``games.tasks``), so
+#: matches whose bots answer slowly never hold every worker. Checked before each ply: a slice can overrun it by a turn.
+MATCH_SLICE_MS = env_int("MATCH_SLICE_MS", 1000, 50, 600000)
 #: A match the watchdog had to restart more often than this is aborted (unrated): our failure, not a player's.
 MATCH_MAX_RESUMES = env_int("MATCH_MAX_RESUMES", 5, 1, 1000)
 

@@ -109,6 +109,11 @@ def match_state(*, match: Match) -> MatchState:
     return match_snapshot(match=match).state
 
 
+def match_seats_person(*, match_id: int) -> bool:
+    """Whether a person (a player of kind human) sits in match ``match_id``: someone may be waiting for its bots."""
+    return Seat.objects.filter(match_id=match_id, player__kind=Player.Kind.HUMAN).exists()
+
+
 def person_seat(*, match: Match, user) -> Seat | None:
     """The seat ``user`` sits in as a person (kind human), or None. A bot's owner does not sit in the bot's seat:
     its user is the owner, but only the bot plays it (``Player.is_played_by``)."""

@@ -87,9 +87,9 @@ def match_wake(*, match_id: int) -> None:
     the web request that created the match or stored a person's move never plays bots' turns itself."""
     if settings.MATCH_WORKER == "ladder_loop":
         return
-    from games.tasks import advance_match  # the task module imports this one
+    from games.tasks import match_queue  # the task module imports this one
 
-    advance_match.delay_on_commit(match_id)
+    transaction.on_commit(lambda: match_queue(match_id=match_id))
 
 
 def _deal_row_create(match: Match, state: MatchState) -> Deal:
@@ -112,9 +112,12 @@ def _release(match_id: int, token: str) -> None:
     Match.objects.filter(pk=match_id, lease_owner=token).update(lease_owner="", lease_until=None)
 
 
-def match_advance(*, match_id: int, ply_budget: int | None = None) -> str:
-    """Play the match on from its stored log until it ends, a seat's agent has no answer yet, or
-    ``ply_budget`` plies have been stored by this call.
+def match_advance(*, match_id: int, ply_budget: int | None = None, time_budget_ms: int | None = None) -> str:
+    """Play the match on from its stored log until it ends, a seat's agent has no answer yet, ``ply_budget``
+    plies have been stored by this call, or ``time_budget_ms`` milliseconds (wall clock) have passed since the call
+    began and at least one ply was stored (a slice: the budget is checked before each ply, so one slow bot's turn
+    can overrun it by up to that turn's timeout; ``None``: no limit). The worker task and the zero-setup loop play
+    matches in such slices so that a few matches with slow bots never hold every worker while people wait.
 
     Returns ``"finished"``, ``"waiting"`` (an agent such as a human has not acted), ``"budget"``, ``"busy"``
     (another worker holds the lease), ``"not_running"``, or ``"conflict"`` (a store failed with nothing new to
@@ -126,13 +129,14 @@ def match_advance(*, match_id: int, ply_budget: int | None = None) -> str:
     if not _claim(match_id, token):
         exists = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING).exists()
         return "busy" if exists else "not_running"
+    deadline = None if time_budget_ms is None else time.monotonic() + time_budget_ms / 1000
     try:
-        return _advance_claimed(match_id, token, ply_budget)
+        return _advance_claimed(match_id, token, ply_budget, deadline)
     finally:
         _release(match_id, token)
 
 
-def _advance_claimed(match_id: int, token: str, ply_budget: int | None) -> str:
+def _advance_claimed(match_id: int, token: str, ply_budget: int | None, deadline: float | None) -> str:
     """The match loop, while ``token`` holds the lease. Every ply is stored by a compare-and-set on the ply count
     read with the log (``_store_ply``); when it fails, someone else stored that ply: re-read and go on (or stop,
     when the lease went to another worker or the match ended). It stops to wait for a person only through a
@@ -165,6 +169,8 @@ def _advance_claimed(match_id: int, token: str, ply_budget: int | None) -> str:
         deal_row = Deal.objects.get(match=match, number=state.deal_number)
         while True:
             if ply_budget is not None and stored >= ply_budget:
+                return "budget"
+            if deadline is not None and stored and time.monotonic() >= deadline:
                 return "budget"
             seat = state.to_play
             seat_row = seats[seat]
@@ -322,18 +328,19 @@ def matches_stalled(*, now=None) -> list[int]:
     )
 
 
-def matches_runnable(*, now=None) -> list[int]:
+def matches_runnable(*, now=None, people_only: bool = False) -> list[int]:
     """Ids of running matches a worker can play on now: not waiting for a person's move, with no live lease (none,
     or an expired one: a worker that died). Matches with a person seated come first (someone is watching the bots
-    answer), then the longest without progress. The zero-setup ladder loop (``MATCH_WORKER = "ladder_loop"``) polls
-    this instead of a task queue; people whose clock ran out are in ``matches_clock_expired``."""
+    answer), then the longest without progress; ``people_only``: only those with a person seated. The zero-setup
+    ladder loop (``MATCH_WORKER = "ladder_loop"``) polls this instead of a task queue; people whose clock ran out
+    are in ``matches_clock_expired``."""
     now = now or timezone.now()
     with_person = Exists(Seat.objects.filter(match=OuterRef("pk"), player__kind=Player.Kind.HUMAN))
-    return list(
-        Match.objects.filter(status=Match.Status.RUNNING, awaiting_human=False)
-        .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
-        .order_by(with_person.desc(), "last_progress_at", "pk").values_list("pk", flat=True)
-    )
+    runnable = (Match.objects.filter(status=Match.Status.RUNNING, awaiting_human=False)
+                .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now)))
+    if people_only:
+        runnable = runnable.filter(with_person)
+    return list(runnable.order_by(with_person.desc(), "last_progress_at", "pk").values_list("pk", flat=True))
 
 
 def matches_clock_expired(*, now=None) -> list[int]:

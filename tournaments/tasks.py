@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 
 from celery import shared_task
+from django.db import transaction
 
-from games.tasks import advance_match
+from games.tasks import match_queue
 from tournaments import services
 from tournaments.models import Ladder
 
@@ -24,6 +26,6 @@ def schedule_ladder_matches() -> list[int]:
             log.error("ladder %s cannot schedule matches: %s", ladder.slug, exc)
             continue
         for match in matches:
-            advance_match.delay_on_commit(match.pk)
+            transaction.on_commit(functools.partial(match_queue, match_id=match.pk))
             started.append(match.pk)
     return started

@@ -12,15 +12,19 @@ from kombu.exceptions import OperationalError
 
 from games.models import Match
 from games.services import match_advance, match_note_resume, matches_clock_expired, matches_runnable
-from games.tasks import advance_match
+from games.tasks import match_queue
 from tournaments.models import Ladder
 from tournaments.services import ladder_schedule_matches
 
 log = logging.getLogger(__name__)
 
-#: Plies one match may store before the loop turns to the next runnable one (round robin): a person waiting for
-#: the bots' answer in one match never waits for a whole bot-only match to be played out in another.
+#: One step of a match: it stores at most this many plies, and none more once this many milliseconds have passed
+#: (checked before each ply, so a slow bot's turn can overrun it by up to that turn's timeout). The loop plays each
+#: runnable match a step in turn and serves the people's matches again after every step of a bots-only one: a person
+#: waiting for the bots' answer waits for at most one step of another match, never for a whole bot-only match or a
+#: round of them (bots that answer slowly but legally used to hold a person's match up for 10-20 s).
 PLIES_PER_TURN = 12
+STEP_MS = 250
 #: Seconds a match whose advance raised waits before the loop tries it again. A failure other than a database error
 #: counts as a restart (``MATCH_MAX_RESUMES`` of them abort the match, as the watchdog does with a broker).
 RETRY_AFTER_SECONDS = 5.0
@@ -95,7 +99,7 @@ class Command(BaseCommand):
             for lad in ladders:
                 started += ladder_schedule_matches(ladder=lad, limit=None if forever else max(1, matches - finished))
             for match in started:
-                advance_match.delay(match.pk)
+                match_queue(match_id=match.pk)
             running = [m.pk for m in started]
             while running and time.monotonic() - started_at < timeout:
                 time.sleep(0.5)
@@ -127,9 +131,10 @@ class Command(BaseCommand):
 
 class _Worker:
     """The in-process match worker (no broker): every ``interval`` s it starts ladder matches; every ``poll`` s it
-    plays each runnable match on by up to ``PLIES_PER_TURN`` plies, in turn, and the fallback of people whose move
-    clock ran out. It counts the ladder matches it started as they finish (``--matches``); matches left running
-    by an earlier run and people's matches are played too (this process is the only worker).
+    plays each runnable match on by a step (``PLIES_PER_TURN`` plies, ``STEP_MS``), in turn, serving the matches
+    with a person seated (and the fallback of people whose move clock ran out) again after each bots-only step. It
+    counts the ladder matches it started as they finish (``--matches``); matches left running by an earlier run and
+    people's matches are played too (this process is the only worker).
 
     With ``--forever`` a failing step (a database error, a bug in one match) is logged with its traceback and the
     loop carries on: a dead loop would stop every match, and honcho would stop the web server with it.
@@ -142,12 +147,15 @@ class _Worker:
         self.started: set[int] = set()
         self.left = set(Match.objects.filter(status=Match.Status.RUNNING).values_list("pk", flat=True))
         self.retry_at: dict[int, float] = {}
+        self.people: set[int] = set()  # matches seen with a person seated (a seat never changes hands)
         self.finished = 0
 
     def run(self) -> int:
-        for match_id in self._guarded("find runnable matches", matches_runnable) or []:
-            if match_id in self.left:  # first finish what an interrupted run left behind (no watchdog here)
-                self._play(match_id, ply_budget=None)
+        # First finish what an interrupted run left behind (there is no watchdog here), a step at a time with the
+        # people's matches served between, before any new ladder match starts.
+        while self.left & set(self._guarded("find runnable matches", matches_runnable) or []):
+            if not self.serve():
+                break  # only failing matches left: the main loop tries them again later
         began = time.monotonic()
         next_tick = began
         while self.forever or self.finished < self.matches:
@@ -155,17 +163,34 @@ class _Worker:
             if now >= next_tick:
                 self._guarded("schedule ladder matches", self._schedule)
                 next_tick = now + (self.interval if self.forever else 0.5)
-            progressed = False
-            for match_id in self._guarded("find runnable matches", matches_runnable) or []:
-                progressed |= self._play(match_id)
-            for match_id in self._guarded("find expired move clocks", matches_clock_expired) or []:
-                progressed |= self._play(match_id)
+            progressed = self.serve()
             if not self.forever and time.monotonic() - began > self.timeout:
                 raise CommandError(f"gave up after {self.timeout:.0f} s with {self.finished} of {self.matches} "
                                    "matches finished")
             if not progressed:
                 time.sleep(self.poll)
         return self.finished
+
+    def serve(self) -> bool:
+        """One round: a step of every runnable match with no person seated, and before the first and after each of
+        them a step of every runnable match with a person seated (and of those whose person's clock ran out).
+        Returns whether any match moved on."""
+        progressed = self._serve_people()
+        for match_id in self._guarded("find runnable matches", matches_runnable) or []:
+            if match_id in self.people:
+                continue  # served by _serve_people
+            progressed |= self._play(match_id)
+            progressed |= self._serve_people()
+        return progressed
+
+    def _serve_people(self) -> bool:
+        """A step of every runnable match with a person seated and of those whose person's clock ran out."""
+        progressed = False
+        people = self._guarded("find people's runnable matches", matches_runnable, people_only=True) or []
+        self.people.update(people)
+        for match_id in people + (self._guarded("find expired move clocks", matches_clock_expired) or []):
+            progressed |= self._play(match_id)
+        return progressed
 
     def _schedule(self) -> None:
         for lad in self.ladders:
@@ -178,12 +203,13 @@ class _Worker:
         """Matches this run started that are still running."""
         return Match.objects.filter(pk__in=self.started, status=Match.Status.RUNNING).count()
 
-    def _play(self, match_id: int, ply_budget: int | None = PLIES_PER_TURN) -> bool:
-        """Play the match on by up to ``ply_budget`` plies; whether it moved on (stored plies or finished)."""
+    def _play(self, match_id: int) -> bool:
+        """Play the match on by one step (``PLIES_PER_TURN``, ``STEP_MS``); whether it moved on (stored plies or
+        finished)."""
         if self.retry_at.get(match_id, 0) > time.monotonic():
             return False
         try:
-            outcome = match_advance(match_id=match_id, ply_budget=ply_budget)
+            outcome = match_advance(match_id=match_id, ply_budget=PLIES_PER_TURN, time_budget_ms=STEP_MS)
         except (_Stop, KeyboardInterrupt):
             raise
         except DatabaseError as exc:  # e.g. locked beyond the busy timeout: the database's trouble, not the match's
