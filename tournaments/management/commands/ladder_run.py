@@ -30,8 +30,12 @@ STEP_MS = 250
 RETRY_AFTER_SECONDS = 5.0
 
 
-class _Stop(Exception):
-    """SIGTERM (honcho's Ctrl-C): unwind, so the lease of the match being played is released on the way out."""
+class _Stop(BaseException):
+    """SIGTERM (honcho's Ctrl-C): unwind, so the lease of the match being played is released on the way out.
+
+    A BaseException, like KeyboardInterrupt: the signal can arrive anywhere, e.g. inside a bot's HTTP call, where
+    ``except Exception`` turns a transport error into the bot's fault; an Exception would be swallowed there and the
+    loop would play on after it was told to stop."""
 
 
 def _stop(signum, frame):
