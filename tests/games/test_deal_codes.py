@@ -25,6 +25,8 @@ def test_a_finished_deal_can_be_played_again_with_the_same_cards_and_compared(ho
     assert f"/deals/{deal.code}/" in page.get(f"/matches/{original.pk}/").content.decode()
     listing = page.get(f"/deals/{deal.code}/").content.decode()
     assert f"#{original.pk}" in listing and "Play this deal" in listing
+    anonymous = Client().get(f"/deals/{deal.code}/").content.decode()
+    assert "log in</a>" in anonymous and 'name="seat"' not in anonymous  # no live button for a visitor
 
     response = page.post(f"/deals/{deal.code}/play/", {"seat": "1"})
     assert response.status_code == 302

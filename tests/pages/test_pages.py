@@ -122,3 +122,9 @@ def test_failed_sign_up_posts_do_not_use_the_account_budget_but_have_their_own_l
     assert "Too many sign-up attempts from your address (limit 60/hour form posts)" in hammered.content.decode()
 
 
+
+
+@pytest.mark.django_db
+def test_an_empty_filter_says_what_it_filtered(client):
+    assert "No aborted matches." in client.get("/matches/?status=aborted").content.decode()
+    assert "No matches yet." in client.get("/matches/").content.decode()
