@@ -169,6 +169,7 @@
   function drawTurn() {  // also every second, so the move clock counts down
     if (!state) return;
     const v = state.view, names = state.seats.map(s => s.name);
+    $("my-hand").hidden = state.status !== "running";  // nothing left to play once the match is over
     if (state.status !== "running") {
       const me = state.seats[seat], totals = state.seats.map(s => `${s.name} ${v.totals[s.index]}`).join(" · ");
       const place = me.place === 1 ? "You won!" : `You came ${ordinal(me.place ?? 0)} of ${state.seats.length}.`;
