@@ -142,7 +142,7 @@ def test_every_deal_start_returns_over_presets_and_option_mixes():
         ruleset = Ruleset.preset(name, **overrides)
         deal = Deal.start(ruleset, seats, mix.randrange(2**64), dealer=mix.randrange(seats))
         assert deal.legal_actions()
-        assert sum(deal.sizes) + len(deal.stock) + len(deal.discard) == len(deck_cards(ruleset.ranks, ruleset.deck_count(seats)))
+        assert sum(deal.sizes) + len(deal.stock) + len(deal.discard) == ruleset.deck_size(seats)
         starts += 1
     assert starts == 3000
 
