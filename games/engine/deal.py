@@ -44,6 +44,7 @@ ENGINE_VERSION = "1"
 
 DRAW, PASS, DECLARE, ANNOUNCE = 68, 69, 70, 74
 TWO = 1
+_MAX_STARTER_TURNS = 10_000  # bound on turning a starter eight again (``Deal._turn_starter``); never reached in play
 QUEEN_OF_SPADES = 3 * 13 + QUEEN
 
 #: ACTIONS[id] is the dict form of action id (treat as read-only; ``legal_actions`` returns copies).
@@ -284,11 +285,36 @@ class Deal:
 
     def _turn_starter(self, rng: SplitMix64) -> None:
         """Turn the starter; an eight is handled by ``starter_eight`` (D: dealer declares, A: reshuffle and
-        turn again, C: bury in the middle of the stock, B: it stands for its own suit)."""
+        turn again, C: bury in the middle of the stock, B: it stands for its own suit).
+
+        When turning again can never bring up anything but an eight, the first eight turned stays as the starter
+        and stands for its own suit, as under B: nobody declares, the seat left of the dealer (or ``leader``)
+        plays first, and the stock keeps its dealt order. That happens under A when the stock holds only eights
+        (a reshuffle only reorders them; e.g. ``eights-classic`` with ``hand_size=17`` and 3 seats leaves one
+        card), and under C when the top half of the stock (from index ``(len - 1) // 2`` up, where a buried eight
+        goes back) holds only eights, since burying then only rotates that half. RULES.md reads A's rule as "turn
+        the next card onto it" and says the suit to follow is the top card's suit unless an eight was *played*
+        (a starter eight declares nothing), so once there is no other card to turn the eight on top stands for
+        its own suit. Both tests are exact: every deal that found a non-eight before is dealt exactly as before
+        (same cards, same random draws). As a bound on the random reshuffles of A, after ``_MAX_STARTER_TURNS``
+        turns the eight on top stands the same way; with a non-eight among at most nine stock cards (eight
+        eights at most, double deck) the chance of getting there is below (8/9)**10000, so it never happens in
+        practice and changes no deal.
+        """
         policy = self.ruleset.starter_eight
+        stock = self.stock
+        if policy == "reshuffle" or policy == "bury":
+            start = 0 if policy == "reshuffle" else (len(stock) - 1) // 2
+            for i in range(start, len(stock)):
+                if rank_of(stock[i]) != EIGHT:
+                    break
+            else:  # only eights could ever come up: the first one stays (see the docstring)
+                self.discard.append(stock.pop())
+                return
+        turns = 0
         while True:
-            card = self.stock.pop()
-            if rank_of(card) != EIGHT or policy == "own_suit":
+            card = stock.pop()
+            if rank_of(card) != EIGHT or policy == "own_suit" or turns >= _MAX_STARTER_TURNS:
                 self.discard.append(card)
                 return
             if policy == "dealer_declares":
@@ -297,10 +323,11 @@ class Deal:
                 self.to_play = self.dealer
                 return
             if policy == "reshuffle":
-                self.stock.append(card)
-                rng.shuffle(self.stock)
+                stock.append(card)
+                rng.shuffle(stock)
             else:  # bury
-                self.stock.insert(len(self.stock) // 2, card)
+                stock.insert(len(stock) // 2, card)
+            turns += 1
 
     # ---- hands as bitmasks ---------------------------------------------------------------------------
     def _add(self, seat: int, card: int) -> None:
@@ -349,8 +376,15 @@ class Deal:
         return None if self.seed is None else deal_code(self.seed)
 
     def hand(self, seat: int) -> list[str]:
-        """The seat's cards as codes, in code order."""
+        """The seat's cards as codes, in code order. ``ValueError`` for a seat that is not 0..seats-1 (as
+        ``view``)."""
+        self._check_seat(seat)
         return [card_code(c) for c in sorted(_bits(self.masks[seat]) + _bits(self.dups[seat]))]
+
+    def _check_seat(self, seat: object) -> None:
+        """``ValueError`` unless ``seat`` is a seat of this deal (an int from 0 to seats-1)."""
+        if not (isinstance(seat, int) and 0 <= seat < self.seats):
+            raise ValueError(f"seat must be from 0 to {self.seats - 1}")
 
     def hand_value(self, seat: int) -> int:
         """Points of the seat's hand in the ruleset's card values."""
@@ -367,9 +401,9 @@ class Deal:
         return None
 
     def view(self, seat: int) -> dict:
-        """What ``seat`` may see, JSON-ready: the same dict a bot receives (DESIGN.md, hidden information)."""
-        if not (isinstance(seat, int) and 0 <= seat < self.seats):
-            raise ValueError(f"seat must be from 0 to {self.seats - 1}")
+        """What ``seat`` may see, JSON-ready: the same dict a bot receives (DESIGN.md, hidden information).
+        ``ValueError`` for a seat that is not 0..seats-1."""
+        self._check_seat(seat)
         mine = seat == self.to_play and self.result is None
         return {
             "seat": seat,

@@ -82,7 +82,8 @@ class Ruleset:
         return dataclasses.asdict(self)
 
     def validate(self) -> None:
-        """Raise ``ValueError`` naming the first field whose value is not one of its choices."""
+        """Raise ``ValueError`` naming the first field whose value is not one of its choices, or a combination that
+        can never deal (a ``hand_size`` that leaves no card for a starter at every seat count allowed)."""
         for name, check in _CHOICES.items():
             value = getattr(self, name)
             if not check(value):
@@ -95,11 +96,23 @@ class Ruleset:
             raise ValueError("ruleset field 'partnership' needs 4 seats within seats_min..seats_max")
         if self.ranks == "36" and self.twos != "off":
             raise ValueError("ruleset field 'twos' must be 'off' with ranks '36': a 36-card deck has no twos")
+        if isinstance(self.hand_size, int):  # a deal needs a card left for the starter (Deal.start)
+            seat_counts = range(self.seats_min, self.seats_max + 1)
+            if all(self.hand_size * s + 1 > self.deck_size(s) for s in seat_counts):
+                raise ValueError(
+                    f"ruleset field 'hand_size' cannot be {self.hand_size} with {self.seats_min} to {self.seats_max} "
+                    f"seats: hand_size {self.hand_size} leaves no card for a starter at any of these seat counts "
+                    f"({self.seats_min} seats need {self.hand_size * self.seats_min + 1} cards, the deck has "
+                    f"{self.deck_size(self.seats_min)}); lower hand_size, use fewer seats or two decks")
 
     # ---- derived facts ------------------------------------------------------------------------------
     def deck_count(self, seats: int) -> int:
         """Number of 52- (or 36-) card decks for ``seats`` players (system A: two at 6..8)."""
         return (2 if seats >= 6 else 1) if self.decks == _AUTO else int(self.decks)
+
+    def deck_size(self, seats: int) -> int:
+        """Cards in the whole deck for ``seats`` players (``deck_count`` decks of 52 or 36)."""
+        return self.deck_count(seats) * (36 if self.ranks == "36" else 52)
 
     def cards_per_hand(self, seats: int) -> int | None:
         """Cards dealt to each seat, or ``None`` when the whole deck is dealt (system A4)."""
