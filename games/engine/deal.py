@@ -527,7 +527,8 @@ class Deal:
         return drawn
 
     def _advance(self, steps: int = 1) -> None:
-        """Pass the turn ``steps`` seats on in the current direction, skipping seats that are out."""
+        """Pass the turn ``steps`` (1 or 2) seats on in the current direction, counting only seats in play: every
+        step lands on a seat that is not out, so the seat to play never has an empty hand (partnership)."""
         seat = self.to_play
         n = self.seats
         for _ in range(steps):
@@ -652,6 +653,12 @@ class Deal:
         spades: the next seat draws five and misses its turn; it cannot be answered (and it does not also skip).
         Skip rank: the next seat is skipped (two seats: the player goes again). Reverse: direction flips (two
         seats: ``reverse_two_seats`` = ``skip`` plays again, ``noop`` nothing).
+
+        Seats are counted in play (partnership, A C: the deal goes on until both partners of a side are out, and a
+        seat that is out never acts again). The reverse acting as a skip is a step of two seats in play, like the
+        skip rank: with two seats in play that is the player again; when the player has just gone out on it (its
+        partner still in), the next seat in play misses its turn and the seat after it plays: the turn never
+        comes back to the player's empty hand (issue 9). The count of seats in play excludes the player going out.
         """
         o = self._o
         self._step = 1
@@ -674,7 +681,7 @@ class Deal:
         elif rank == o.reverse_rank:
             if self._active_seats() == 2:
                 if o.reverse_two_seats == "skip":
-                    self._step = 0
+                    self._step = 2  # same seat again, or past the next seat in play when the player is out
             else:
                 self.direction = -self.direction
 
