@@ -11,7 +11,8 @@ Invariants (checked by the property tests in ``tests/engine``):
 * ``view(seat)`` shows that seat's hand and public facts only: never another hand or the stock order.
 
 Action vocabulary (dicts, DESIGN.md): ``{"type": "play", "card": "8H", "suit": "S"}`` (``suit`` only with an
-eight that declares), ``{"type": "draw"}`` (one card; or, for a seat facing a draw penalty, the whole penalty,
+eight that declares; it may be left out when the eight is the seat's last card and its going out ends the deal,
+since nobody follows that suit: the play is then taken as declaring the eight's own suit), ``{"type": "draw"}`` (one card; or, for a seat facing a draw penalty, the whole penalty,
 which ends its turn), ``{"type": "pass"}``, ``{"type": "declare", "suit": "S"}`` (the dealer under a starter
 eight, system D), ``{"type": "announce"}`` (last card, with ``last_card_penalty``).
 
@@ -651,6 +652,9 @@ class Deal:
         Twos ``stack``: the next seat answers with a two or draws the whole sum (an eight is no answer). Twos
         ``winding``: the next seat draws 2, 4, 6 or 8 (by the unbroken run of twos) and misses its turn. Queen of
         spades: the next seat draws five and misses its turn; it cannot be answered (and it does not also skip).
+        With ``skip_rank="Q"`` too, the Q♠ is the draw-five card only: its victim draws five and misses that one
+        turn (the skip is not added on top, so the seat after the victim plays next), while the other three
+        queens skip.
         Skip rank: the next seat is skipped (two seats: the player goes again). Reverse: direction flips (two
         seats: ``reverse_two_seats`` = ``skip`` plays again, ``noop`` nothing).
 
@@ -755,6 +759,11 @@ class Deal:
             card = parse_card(action["card"])
             declares = card % 13 == EIGHT and self._o.declares
             if declares and "suit" not in action:
+                seat = self.to_play
+                if self.sizes[seat] == 1 and self.result is None and self._deal_ends_with(seat):
+                    # going out on an eight ends the deal: nobody follows the suit, so none need be named. The play
+                    # is taken (and recorded) as declaring the eight's own suit; a play naming a suit stays valid.
+                    return _EIGHT_IDS[card // 13][card // 13]
                 raise IllegalAction(f'playing the {card_code(card)} needs a declared suit: add "suit": one of C, D, H, S')
             if not declares and "suit" in action:
                 why = ("eights declare no suit under this ruleset" if card % 13 == EIGHT

@@ -478,3 +478,30 @@ def test_partnership_random_deals_the_seat_to_play_is_never_out(seed):
             seat = deal.to_play
             assert not deal.out[seat] and deal.hand(seat), (preset, deal.history)
             deal.apply_id(rng.choice(deal.legal_ids()))
+
+
+# ---- going out on an eight needs no suit (issue 9, fault 7) --------------------------------------------------------
+
+def test_going_out_on_an_eight_needs_no_suit_and_a_named_suit_is_still_accepted():
+    deal = pos(rules(), [["8C"], ["3H", "4C"]], list(STOCK), ["KH"])
+    deal.apply(play("8C"))  # nobody follows the suit of a deal-ending eight: taken as its own suit
+    assert deal.is_over and deal.result.winner == 0
+    assert deal.history[-1] == {"seat": 0, "type": "play", "card": "8C", "suit": "C"}
+    deal = pos(rules(), [["8C"], ["3H", "4C"]], list(STOCK), ["KH"])
+    deal.apply(play("8C", "S"))  # old records name a suit: still accepted
+    assert deal.is_over and deal.result.winner == 0
+
+
+def test_an_eight_that_does_not_end_the_deal_still_needs_a_suit():
+    assert_illegal(pos(rules(), [["8C", "3C"], ["3H", "4C"]], list(STOCK), ["KH"]), play("8C"),
+                   "needs a declared suit")
+    # partnership: the partner is still in, so the next seat follows the suit
+    partners = pos(rules(partnership=True), [["8C"], ["3H"], ["4C"], ["5C"]], list(STOCK), ["KH"])
+    assert_illegal(partners, play("8C"), "needs a declared suit")
+    partners = pos(rules(partnership=True), [["8C"], ["3H"], [], ["5C"]], list(STOCK), ["KH"],
+                   out=[False, False, True, False])
+    partners.apply(play("8C"))
+    assert partners.is_over and partners.result.winner == 0
+    # go_out_on_eight=False: the last eight cannot be played at all
+    assert_illegal(pos(rules(go_out_on_eight=False), [["8C"], ["3H"]], list(STOCK), ["KH"]), play("8C"),
+                   "going out on an eight is not allowed")
