@@ -11,7 +11,8 @@ Invariants (checked by the property tests in ``tests/engine``):
 * ``view(seat)`` shows that seat's hand and public facts only: never another hand or the stock order.
 
 Action vocabulary (dicts, DESIGN.md): ``{"type": "play", "card": "8H", "suit": "S"}`` (``suit`` only with an
-eight that declares), ``{"type": "draw"}`` (one card; or, for a seat facing a draw penalty, the whole penalty,
+eight that declares; it may be left out when the eight is the seat's last card and its going out ends the deal,
+since nobody follows that suit: the play is then taken as declaring the eight's own suit), ``{"type": "draw"}`` (one card; or, for a seat facing a draw penalty, the whole penalty,
 which ends its turn), ``{"type": "pass"}``, ``{"type": "declare", "suit": "S"}`` (the dealer under a starter
 eight, system D), ``{"type": "announce"}`` (last card, with ``last_card_penalty``).
 
@@ -561,7 +562,8 @@ class Deal:
         return drawn
 
     def _advance(self, steps: int = 1) -> None:
-        """Pass the turn ``steps`` seats on in the current direction, skipping seats that are out."""
+        """Pass the turn ``steps`` (1 or 2) seats on in the current direction, counting only seats in play: every
+        step lands on a seat that is not out, so the seat to play never has an empty hand (partnership)."""
         seat = self.to_play
         n = self.seats
         for _ in range(steps):
@@ -684,8 +686,17 @@ class Deal:
         Twos ``stack``: the next seat answers with a two or draws the whole sum (an eight is no answer). Twos
         ``winding``: the next seat draws 2, 4, 6 or 8 (by the unbroken run of twos) and misses its turn. Queen of
         spades: the next seat draws five and misses its turn; it cannot be answered (and it does not also skip).
+        With ``skip_rank="Q"`` too, the Q♠ is the draw-five card only: its victim draws five and misses that one
+        turn (the skip is not added on top, so the seat after the victim plays next), while the other three
+        queens skip.
         Skip rank: the next seat is skipped (two seats: the player goes again). Reverse: direction flips (two
         seats: ``reverse_two_seats`` = ``skip`` plays again, ``noop`` nothing).
+
+        Seats are counted in play (partnership, A C: the deal goes on until both partners of a side are out, and a
+        seat that is out never acts again). The reverse acting as a skip is a step of two seats in play, like the
+        skip rank: with two seats in play that is the player again; when the player has just gone out on it (its
+        partner still in), the next seat in play misses its turn and the seat after it plays: the turn never
+        comes back to the player's empty hand (issue 9). The count of seats in play excludes the player going out.
         """
         o = self._o
         self._step = 1
@@ -708,7 +719,7 @@ class Deal:
         elif rank == o.reverse_rank:
             if self._active_seats() == 2:
                 if o.reverse_two_seats == "skip":
-                    self._step = 0
+                    self._step = 2  # same seat again, or past the next seat in play when the player is out
             else:
                 self.direction = -self.direction
 
@@ -782,6 +793,11 @@ class Deal:
             card = parse_card(action["card"])
             declares = card % 13 == EIGHT and self._o.declares
             if declares and "suit" not in action:
+                seat = self.to_play
+                if self.sizes[seat] == 1 and self.result is None and self._deal_ends_with(seat):
+                    # going out on an eight ends the deal: nobody follows the suit, so none need be named. The play
+                    # is taken (and recorded) as declaring the eight's own suit; a play naming a suit stays valid.
+                    return _EIGHT_IDS[card // 13][card // 13]
                 raise IllegalAction(f'playing the {card_code(card)} needs a declared suit: add "suit": one of C, D, H, S')
             if not declares and "suit" in action:
                 why = ("eights declare no suit under this ruleset" if card % 13 == EIGHT

@@ -210,6 +210,12 @@ _HELP = {
 }
 
 #: The presets of RULES.md ("Presets the engine must ship"); names are stable API.
+#:
+#: ``points-game`` (system E, seed 004) and its draw rule: the document lists "draw until playable" only among the
+#: optional settings of the standard game and names no default. Our reading, as the preset plays today: E starts from
+#: A's rules (seed 000, which it shares scoring and the blocked-deal rule with): ``draw="until_playable"`` with
+#: ``play_after_draw="drawn_only"`` and forced play (``voluntary_draw=False``), the starter eight reshuffled. A ladder
+#: wanting Pagat's one-card draw instead sets ``draw="one"``.
 PRESETS: dict[str, dict[str, Any]] = {
     "pagat": {},
     "web-table": {

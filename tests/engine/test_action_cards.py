@@ -2,7 +2,11 @@
 ``skip_rank``, ``reverse_rank`` with ``reverse_two_seats``, ``last_card_penalty``, ``action_on_going_out`` and
 ``partnership`` (RULES.md A A2 A3 C D E and "Our readings"), with their IllegalAction messages."""
 
+import random
+
 import pytest
+
+from games.engine import Deal
 
 from engine_test_helpers import ANNOUNCE, DRAW, PASS, assert_illegal, play, pos, rules, run
 
@@ -412,3 +416,92 @@ def test_partnership_blocked_lowest_side_collects_difference():
     # sides 20 vs 9: side 1 collects 11 on seat 1
     assert deal.result.points == [0, 11, 0, 0]
 
+
+
+# ---- partnership: a seat that is out never acts (issue 9, fault 3) -------------------------------------------------
+
+REVERSE_PARTNERS = rules(partnership=True, reverse_rank="A")
+
+
+def test_partnership_going_out_on_a_reverse_with_two_seats_left_skips_the_next_seat_in_play():
+    # seat 1 (opponent) is already out; seat 0 goes out on a reverse, leaving seats 2 and 3 in play. With two
+    # seats in play the reverse acts as a skip (reverse_two_seats="skip"): seat 0 cannot play again, so the next
+    # seat in play (2) misses its turn and seat 3 plays. Before the fix seat 0 got the turn with an empty hand.
+    deal = pos(REVERSE_PARTNERS, [["AH"], [], ["KH"], ["5H", "6C"]], list(STOCK), ["9H"],
+               out=[False, True, False, False])
+    deal.apply(play("AH"))
+    assert not deal.is_over and deal.out == [True, True, False, False]
+    assert deal.to_play == 3 and deal.direction == 1
+    assert deal.view(3)["to_play"] == 3 and deal.legal_actions() == [play("5H"), DRAW]
+    run(deal, [(3, play("5H")), (2, play("KH"))])
+    assert deal.is_over and deal.result.winner == 2  # seats 0 and 2 are out: their side won; 0 never acted again
+
+
+def test_partnership_going_out_on_a_reverse_noop_with_two_seats_left_passes_to_the_next_seat_in_play():
+    deal = pos(rules(partnership=True, reverse_rank="A", reverse_two_seats="noop"),
+               [["AH"], [], ["KH", "4C"], ["5H", "6C"]], list(STOCK), ["9H"], out=[False, True, False, False])
+    deal.apply(play("AH"))
+    assert deal.to_play == 2 and deal.direction == 1
+
+
+@pytest.mark.parametrize("options, card, to_play, direction, pending", [
+    ({"reverse_rank": "A"}, "AH", 3, -1, 0),  # three seats in play: the direction flips, 3 plays
+    ({"skip_rank": "J"}, "JH", 2, 1, 0),  # 1 is skipped
+    ({"skip_rank": "Q", "queen_of_spades_draw": 5}, "QS", 1, 1, 5),  # Q♠ draws five and does not also skip
+    ({"twos": "stack"}, "2H", 1, 1, 2),
+    ({"twos": "winding"}, "2H", 1, 1, 2),
+])
+def test_partnership_going_out_on_an_action_card_hands_the_turn_to_a_seat_in_play(options, card, to_play, direction,
+                                                                                  pending):
+    deal = pos(rules(partnership=True, **options), [[card], ["3H", "4C"], ["KH", "4D"], ["5H", "6C"]],
+               list(STOCK), ["9H" if card != "QS" else "9S"])
+    deal.apply(play(card))
+    assert (deal.to_play, deal.direction, deal.pending_draw) == (to_play, direction, pending)
+    assert not deal.out[deal.to_play] and deal.hand(deal.to_play)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_partnership_random_deals_the_seat_to_play_is_never_out(seed):
+    """Random partnership deals with reverse, skip and penalty cards: while the deal runs, the seat to play is in
+    play and holds cards (RULES.md A: the deal goes on until both partners of a side are out; a seat that is out
+    never acts again)."""
+    mixes = [{"reverse_rank": "A"}, {"reverse_rank": "A", "skip_rank": "J"},
+             {"reverse_rank": "A", "twos": "stack", "queen_of_spades_draw": 5, "skip_rank": "Q"},
+             {"reverse_rank": "A", "reverse_two_seats": "noop", "twos": "winding"},
+             {"reverse_rank": "A", "skip_rank": "J", "action_on_going_out": "apply"}]
+    rng = random.Random(seed)
+    for number in range(60):
+        preset = rng.choice(["pagat", "crazy-eights", "points-game", "eights-classic", "no-draw"])
+        deal = Deal.start(rules(preset, partnership=True, **rng.choice(mixes)), 4, rng.getrandbits(63),
+                          dealer=number % 4)
+        while not deal.is_over:
+            seat = deal.to_play
+            assert not deal.out[seat] and deal.hand(seat), (preset, deal.history)
+            deal.apply_id(rng.choice(deal.legal_ids()))
+
+
+# ---- going out on an eight needs no suit (issue 9, fault 7) --------------------------------------------------------
+
+def test_going_out_on_an_eight_needs_no_suit_and_a_named_suit_is_still_accepted():
+    deal = pos(rules(), [["8C"], ["3H", "4C"]], list(STOCK), ["KH"])
+    deal.apply(play("8C"))  # nobody follows the suit of a deal-ending eight: taken as its own suit
+    assert deal.is_over and deal.result.winner == 0
+    assert deal.history[-1] == {"seat": 0, "type": "play", "card": "8C", "suit": "C"}
+    deal = pos(rules(), [["8C"], ["3H", "4C"]], list(STOCK), ["KH"])
+    deal.apply(play("8C", "S"))  # old records name a suit: still accepted
+    assert deal.is_over and deal.result.winner == 0
+
+
+def test_an_eight_that_does_not_end_the_deal_still_needs_a_suit():
+    assert_illegal(pos(rules(), [["8C", "3C"], ["3H", "4C"]], list(STOCK), ["KH"]), play("8C"),
+                   "needs a declared suit")
+    # partnership: the partner is still in, so the next seat follows the suit
+    partners = pos(rules(partnership=True), [["8C"], ["3H"], ["4C"], ["5C"]], list(STOCK), ["KH"])
+    assert_illegal(partners, play("8C"), "needs a declared suit")
+    partners = pos(rules(partnership=True), [["8C"], ["3H"], [], ["5C"]], list(STOCK), ["KH"],
+                   out=[False, False, True, False])
+    partners.apply(play("8C"))
+    assert partners.is_over and partners.result.winner == 0
+    # go_out_on_eight=False: the last eight cannot be played at all
+    assert_illegal(pos(rules(go_out_on_eight=False), [["8C"], ["3H"]], list(STOCK), ["KH"]), play("8C"),
+                   "going out on an eight is not allowed")
