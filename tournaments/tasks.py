@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import functools
 import logging
 
 from celery import shared_task
-from django.db import transaction
 
-from games.tasks import match_queue
+from games.services import match_wake
 from tournaments import services
 from tournaments.models import Ladder
 
@@ -26,6 +24,6 @@ def schedule_ladder_matches() -> list[int]:
             log.error("ladder %s cannot schedule matches: %s", ladder.slug, exc)
             continue
         for match in matches:
-            transaction.on_commit(functools.partial(match_queue, match_id=match.pk))
+            match_wake(match_id=match.pk)
             started.append(match.pk)
     return started
