@@ -31,7 +31,7 @@ class BotOutput(serializers.Serializer):
     name = serializers.CharField()
     endpoint_url = serializers.CharField()
     is_enabled = serializers.BooleanField()
-    verified_at = serializers.DateTimeField(allow_null=True, help_text="when a signed ping was last answered")
+    verified_at = serializers.DateTimeField(allow_null=True, help_text="when the bot last passed a full check")
     suspended_reason = serializers.CharField(help_text="empty unless suspended")
     suspension_count = serializers.IntegerField(help_text="how many times the bot was suspended (never reset)")
     suspended_until = serializers.DateTimeField(

@@ -310,7 +310,7 @@ def bot_enter_ladder(*, bot: Bot, ladder: Ladder) -> LadderEntry:
     if not bot.is_enabled:
         raise BotError("disabled", "enable the bot first")
     if bot.verified_at is None:
-        raise BotError("not_verified", "verify the bot first: POST .../verify/ sends it a signed ping")
+        raise BotError("not_verified", "verify the bot first: POST .../verify/ runs the conformance checks, which it must pass")
     if not ladder.is_active:
         raise BotError("ladder_closed", f"the ladder {ladder.slug!r} is not active")
     return ladder_entry_create(ladder=ladder, player=bot.player)

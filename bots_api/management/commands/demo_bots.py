@@ -1,4 +1,4 @@
-"""Register the two example HTTP bots of the demo, verify them with a signed ping and put them on the ladder."""
+"""Register the two example HTTP bots of the demo, verify them with the full check and put them on the ladder."""
 
 import os
 import time
