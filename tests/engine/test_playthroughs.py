@@ -53,7 +53,8 @@ def test_scenarios_are_valid_and_the_files_reviewable():
 def test_the_option_mixes_are_covered():
     """The mixes the issue names each have a scenario: partnership with a reverse, twos stacking with the queen
     of spades and a skip, winding twos, 36 cards, a double deck at 6 seats, the last-card penalty, both other eight
-    rules, no going out on an eight, action cards acting on going out."""
+    rules, no going out on an eight, action cards acting on going out, a Hollywood match where a fourth game
+    opens."""
     rulesets = [(sc.ruleset(), sc.seats) for sc in SCENARIOS]
     wanted = {
         "partnership + reverse": lambda r, n: r.partnership and r.reverse_rank == "A" and n == 4,
@@ -67,6 +68,7 @@ def test_the_option_mixes_are_covered():
         "eights no_declare": lambda r, n: r.eights == "no_declare",
         "no going out on an eight": lambda r, n: not r.go_out_on_eight,
         "action on going out": lambda r, n: r.action_on_going_out == "apply",
+        "a fourth hollywood game": lambda r, n: r.scoring == "hollywood" and r.hollywood_total_games > r.hollywood_games,
     }
     for label, test in wanted.items():
         assert any(test(r, n) for r, n in rulesets), label
