@@ -36,15 +36,15 @@ def all_cards(deal):
 
 
 def snapshot(deal, every_view=False):
-    """The whole state of a deal: hands, stock order, pile, the turn's counters and the view of the seat to play
-    (which holds the pending draw, the direction, who is out, its drawn card and draws left, and the public history);
-    ``every_view``: every seat's view (slower: for the end of a deal)."""
-    seats = range(deal.seats) if every_view else [deal.to_play]
+    """The whole state of a deal: hands, stock order, pile, the turn's counters, the public history (its length and
+    last entry: a ply only appends) and who is out; ``every_view`` adds every seat's whole view (slower, as each
+    view lists the history: for the end of a deal and for comparing two deals)."""
     return (
         [list(h) for h in deal.hands], list(deal.stock), list(deal.discard), deal.to_play, deal.declared_suit,
         deal.drawn_this_turn, deal.last_drawn, deal.awaiting_declaration, deal.passes_in_row, deal.ply,
-        deal.reshuffles, deal.result, deal.pending_draw, deal.direction,
-        [json.dumps(deal.view(s), sort_keys=True) for s in seats],
+        deal.reshuffles, deal.result, deal.pending_draw, deal.direction, len(deal.history), deal.history[-1:],
+        list(getattr(deal, "out", [])), getattr(deal, "announced", None),
+        [json.dumps(deal.view(s), sort_keys=True) for s in range(deal.seats)] if every_view else None,
     )
 
 

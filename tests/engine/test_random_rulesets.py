@@ -125,7 +125,7 @@ NAMED_MIXES = {
 @given(seed=st.integers(0, 2**40 - 1), choices=st.integers(0, 2**32 - 1))
 def test_named_mixes_keep_the_invariants(name, seed, choices):
     seats, options = NAMED_MIXES[name]
-    rules = dealable({"ply_limit": 400, "target": 60, **options}, seats)
+    rules = dealable({"ply_limit": 250, "target": 60, **options}, seats)
     assert rules.deck_count(seats) == (2 if seats >= 6 or options.get("decks") == 2 else 1)
     check_deal(rules, seats, seed, choices)
     check_match(rules, seats, seed, choices)
