@@ -10,17 +10,23 @@ The document's advice, one tactic each, in the order the strategy weighs them:
    plus the unseen cards of its rank and the unseen eights. Among the plays within one card of the safest, the most
    expensive goes. No voluntary draws while an opponent holds two cards or fewer: a longer hand only costs.
 3. **Eights**: "the only card that always fits, but it costs 50 points: hold it while the hand is long and spend it
-   when three or four cards are left and the end is in sight" (``SPEND_EIGHTS_AT``). With a long hand an eight is
-   played only when nothing else fits and one voluntary draw did not help ("drawing is allowed even when a legal
-   play exists: the lever by which one holds an eight"). An eight names the suit the hand holds most of ("then the
-   next move finds itself"); a tie goes to the suit with fewer unseen cards, which the others are less likely to
+   when three or four cards are left and the end is in sight" (``SPEND_EIGHTS_AT``). A plain card that fits always
+   goes before an eight. With a long hand an eight that is the only play is held by drawing one card first ("drawing
+   is allowed even when a legal play exists: the lever by which one holds an eight"); with four cards or fewer it
+   is spent. "Spend" is read as "use when needed", not "play first": playing the eight ahead of plain cards at four
+   cards lost clearly to the house heuristic (BENCHMARKS.md). An eight names the suit the hand holds most of ("then
+   the next move finds itself"); a tie goes to the suit with fewer unseen cards, which the others are less likely to
    follow.
 4. **Once a suit is gone** from the hand, "pull the play into your longest suit: the others will have to draw": the
    plain play that leaves the most cards of its suit in hand wins, then the higher value. While every suit is still
    in hand the highest value is shed first, the longer suit breaking ties.
 5. **"Drawing by choice is often cheaper than laying down a king"**: with a long hand and nobody close to going out,
    a high card (10 points or more) that would leave nothing in hand to follow it (no card of its suit or rank, no
-   eight) is kept and one card is drawn instead, once a turn, where the rules allow a voluntary draw.
+   eight) is kept and one card is drawn instead, once a turn.
+
+Voluntary draws (tactics 3 and 5) are taken only where the turn goes on after a draw (two or more draws left, as at
+the web table); under pagat's single draw a drawn card that does not fit ends the turn, which costs more than the
+card.
 
 What it reads: only the seat's view (DESIGN.md, hidden information) and the legal actions, never another hand.
 The deck is told from the card count (``stock_count + discard_count + hand_counts``: 36, 52 or 104 cards); the
@@ -37,7 +43,9 @@ from collections import Counter
 from .cards import SUITS
 from .rng import SplitMix64
 
-#: "spend them when three or four cards are left": an eight is played first once the hand is this short.
+#: "hold it while there are many cards, spend it when three or four are left": with more cards than this the hand is
+#: long (an eight that is the only play is held by drawing, a king kept); with this many or fewer an eight is played
+#: whenever no plain card fits.
 SPEND_EIGHTS_AT = 4
 #: "someone has one card left": the end-game guard watches opponents holding this many cards or fewer.
 LAST_CARD_ALERT = 1
@@ -45,8 +53,6 @@ LAST_CARD_ALERT = 1
 CLOSE_TO_OUT = 2
 #: a "king": a card worth this much or more, kept rather than played into a suit the hand cannot follow.
 KING_VALUE = 10
-#: the hand is "long" (eights held, kings kept) while it holds more than this many cards.
-LONG_HAND = SPEND_EIGHTS_AT
 
 #: The house strategies a beginner's guest table seats (issue 10, part 1; the guest tables are built elsewhere).
 #: Chosen from the benchmark in BENCHMARKS.md ("House strategies against each other"), with ``eager`` standing in
@@ -78,13 +84,12 @@ def tactician_strategy(view: dict, legal: list[dict], rng: SplitMix64 | None = N
         return _guard(view, plays, _nearest(view, alert))
     eights = [a for a in plays if a["card"][0] == "8"]
     plain = [a for a in plays if a["card"][0] != "8"]
-    may_draw = _may_draw_voluntarily(view, legal)
-    if eights and (len(hand) <= SPEND_EIGHTS_AT or not plain):
-        if plain or not may_draw or len(hand) <= LONG_HAND:
-            return _play_eight(view, eights)
-        return {"type": "draw"}  # hold the eight: one card drawn is cheaper than 50 points spent early
+    may_draw = _may_draw_voluntarily(view, legal) and len(hand) > SPEND_EIGHTS_AT
+    if not plain:
+        # hold the eight while the hand is long: one card drawn is cheaper than 50 points spent early
+        return {"type": "draw"} if may_draw else _play_eight(view, eights)
     best = _lead(hand, plain)
-    if may_draw and len(hand) > LONG_HAND and _gives_up_a_king(best["card"], hand):
+    if may_draw and _gives_up_a_king(best["card"], hand):
         return {"type": "draw"}
     return best
 
@@ -242,8 +247,12 @@ def _nearest(view: dict, seats: list[int]) -> int:
 
 
 def _may_draw_voluntarily(view: dict, legal: list[dict]) -> bool:
-    """A draw by choice: legal, the first of this turn, no penalty pending, cards to draw, and nobody close to out."""
+    """A draw by choice: legal, the first of this turn, the turn goes on after it (two or more draws allowed, as at
+    the web table: under pagat's single draw it would cost the turn), no penalty pending, cards to draw, and nobody
+    close to going out."""
     if {"type": "draw"} not in legal or view.get("pending_draw") or view.get("drawn_card"):
+        return False
+    if view.get("draws_left") is None or view["draws_left"] < 2:
         return False
     if view["stock_count"] == 0 and view["discard_count"] <= 1:
         return False

@@ -62,10 +62,22 @@ def test_it_spends_the_eight_when_the_limit_forces_a_play():
     assert decide(deal) == play("8S", "D")  # its longest suit: three diamonds
 
 
-@pytest.mark.parametrize("hand", [["8S", "3C", "9H", "4H"], ["8S", "3C", "9H"]], ids=["four", "three"])
-def test_it_spends_the_eight_when_three_or_four_cards_are_left(hand):
+@pytest.mark.parametrize("hand,suit", [(["8S", "3D", "9H", "4H"], "H"), (["8S", "3D", "9H"], "D")],
+                         ids=["four", "three"])
+def test_with_four_cards_or_fewer_it_spends_the_eight_rather_than_draw(hand, suit):
     deal = Deal.from_position(WEB, [hand, OPPONENT], STOCK, ["5C"], 0)
-    assert decide(deal) == play("8S", "H" if len(hand) == 4 else "C")
+    assert decide(deal) == play("8S", suit)  # three cards: one diamond, one heart, as many unseen: code order
+
+
+def test_a_plain_card_that_fits_goes_before_the_eight_even_with_four_cards():
+    deal = Deal.from_position(WEB, [["8S", "3C", "9H", "4H"], OPPONENT], STOCK, ["5C"], 0)
+    assert decide(deal) == play("3C")
+
+
+def test_under_a_single_draw_it_spends_the_eight_rather_than_lose_the_turn():
+    """Pagat: a drawn card that does not fit ends the turn, so holding the eight would cost a whole turn."""
+    deal = Deal.from_position(PAGAT, [["8S", "2D", "9D", "KD", "4H", "6H"], OPPONENT], STOCK, ["5C"], 0)
+    assert decide(deal) == play("8S", "D")
 
 
 # ---- once a suit is gone, lead into the longest suit -----------------------------------------------------------
@@ -128,6 +140,11 @@ def test_it_draws_rather_than_give_up_a_king_it_could_not_follow():
     # the king of clubs is the only play, and after it nothing in hand follows clubs or a king
     deal = Deal.from_position(WEB, [["KC", "2D", "3D", "4H", "6H", "9S"], OPPONENT], STOCK, ["5C"], 0)
     assert decide(deal) == DRAW
+
+
+def test_under_a_single_draw_it_plays_the_king():
+    deal = Deal.from_position(PAGAT, [["KC", "2D", "3D", "4H", "6H", "9S"], OPPONENT], STOCK, ["5C"], 0)
+    assert decide(deal) == play("KC")
 
 
 def test_it_plays_the_king_when_it_can_follow_it():
