@@ -227,7 +227,7 @@ def fit_chance(action: dict, unseen: Counter, void: dict) -> float:
     return fits
 
 
-# ---- small reads ------------------------------------------------------------------------------------------------------
+# ---- small reads ---------------------------------------------------------------------------------------------------
 
 def _suit_lengths(cards: list[str]) -> Counter:
     lengths = Counter({s: 0 for s in SUITS})

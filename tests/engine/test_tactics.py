@@ -207,3 +207,14 @@ def test_it_only_returns_legal_actions_under_every_preset(case, seats, seed, oth
         assert action in legal, f"{names[seat]} chose {action} (legal: {legal}) under {preset} {overrides}"
         match.apply(action)
     assert match.is_over
+
+
+def _share(preset, opponent, matches, seed):
+    from benchmarks.strategies_bench import play_table
+    return play_table("tactician", opponent, preset, 2, matches, seed)["wins"] / matches
+
+
+def test_it_beats_greedy_and_holds_its_own_against_the_heuristic_at_the_web_table():
+    """Seeded, so the figures are fixed: BENCHMARKS.md has them over 400 matches with intervals."""
+    assert _share("web-table", "greedy", 150, 9100) > 0.55
+    assert _share("web-table", "heuristic", 150, 9300) > 0.45
