@@ -11,7 +11,8 @@ strategy's seat and of an opponent seat (under the penalty scoring of ``pagat`` 
 lower is better). A progress line goes to stderr.
 
 Usage: ``python benchmarks/strategies_bench.py [--strategy tactician] [--against heuristic,greedy,eager,random]
-[--tables pagat:2,web-table:2,web-table:3] [--matches 400] [--seed 1]``. With ``--strategy eager`` (a stand-in for a
+[--tables pagat:2,web-table:2,web-table:3] [--matches 400] [--seed 1]`` (an opponent ``a+b`` seats a and b in turn
+at the other seats). With ``--strategy eager`` (a stand-in for a
 beginner, who plays the first card that fits) it shows which house strategies a beginner's guest table may seat
 (``games.engine.tactics.GUEST_OPPONENTS``).
 """
@@ -43,15 +44,17 @@ def wilson(successes: float, n: int, z: float = 1.959964) -> tuple[float, float]
 def play_table(strategy: str, opponent: str, preset: str, seats: int, matches: int, seed: int,
                tick=lambda: None) -> dict:
     """Play ``matches`` matches of ``preset`` with ``seats`` seats: ``strategy`` at seat ``i % seats`` of match i,
-    ``opponent`` elsewhere. Returns wins (fractional), deals, and the points summed over deals of the strategy's
-    seat and of all opponent seats."""
+    ``opponent`` elsewhere (``"a+b"``: strategies a and b take the other seats in turn, starting left of the
+    strategy). Returns wins (fractional), deals, and the points summed over deals of the strategy's seat and of all
+    opponent seats."""
     rules = Ruleset.preset(preset)
+    others = opponent.split("+")
     wins = 0.0
     deals = 0
     mine = theirs = 0
     for i in range(matches):
         me = i % seats
-        names = [opponent] * seats
+        names = [others[(s - me - 1) % seats % len(others)] for s in range(seats)]
         names[me] = strategy
         match = MatchState.start(rules, seats, seed + i)
         while not match.is_over:
@@ -71,7 +74,8 @@ def play_table(strategy: str, opponent: str, preset: str, seats: int, matches: i
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--strategy", default="tactician", help="the strategy under test (default tactician)")
-    parser.add_argument("--against", default="", help="comma-separated opponents (default: every other strategy)")
+    parser.add_argument("--against", default="", help="comma-separated opponents (default: every other strategy); "
+                        "a+b seats strategies a and b in turn at the other seats")
     parser.add_argument("--tables", default="pagat:2,web-table:2,web-table:3",
                         help="comma-separated preset:seats (default pagat:2,web-table:2,web-table:3)")
     parser.add_argument("--matches", type=int, default=400, help="matches per table and opponent (default 400)")
@@ -85,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.strategy not in STRATEGIES:
         parser.error(f"unknown strategy {args.strategy!r}: choose one of {', '.join(STRATEGIES)}")
     against = [n.strip() for n in args.against.split(",") if n.strip()] or [n for n in STRATEGIES if n != args.strategy]
-    for name in against:
+    for name in (n for spec in against for n in spec.split("+")):
         if name not in STRATEGIES:
             parser.error(f"unknown strategy {name!r} in --against: choose from {', '.join(STRATEGIES)}")
     tables = []
@@ -119,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.strategy} against house strategies: {args.matches} matches per row, seeds {args.seed}.."
           f"{args.seed + args.matches - 1}, its seat rotated match by match; wins: share of first places, 95 % "
           f"Wilson interval; points: mean per deal (penalty scoring: lower is better)")
-    print(f"{'table':<18} {'opponent':<11} {'wins':>7}  {'95 % interval':<15} {'fair':>5}  "
+    print(f"{'table':<18} {'opponent':<16} {'wins':>7}  {'95 % interval':<15} {'fair':>5}  "
           f"{'points/deal: ' + args.strategy:>24} {'opponent':>9}  deals/match")
     for preset, seats in tables:
         for opponent in against:
@@ -127,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
             low, high = wilson(row["wins"], args.matches)
             deals = max(row["deals"], 1)
             sys.stderr.write("\r" + " " * 40 + "\r")
-            print(f"{preset + ' ' + str(seats) + ' seats':<18} {opponent:<11} {row['wins'] / args.matches:7.1%}  "
+            print(f"{preset + ' ' + str(seats) + ' seats':<18} {opponent:<16} {row['wins'] / args.matches:7.1%}  "
                   f"{low:6.1%} - {high:6.1%}  {1 / seats:5.0%}  {row['mine'] / deals:24.1f} "
                   f"{row['theirs'] / deals / (seats - 1):9.1f}  {row['deals'] / args.matches:11.1f}", flush=True)
     print(f"{total} matches in {time.perf_counter() - started:.0f} s")

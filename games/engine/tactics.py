@@ -54,11 +54,13 @@ CLOSE_TO_OUT = 2
 #: a "king": a card worth this much or more, kept rather than played into a suit the hand cannot follow.
 KING_VALUE = 10
 
-#: The house strategies a beginner's guest table seats (issue 10, part 1; the guest tables are built elsewhere).
-#: Chosen from the benchmark in BENCHMARKS.md ("House strategies against each other"), with ``eager`` standing in
-#: for a beginner (it plays the first card that fits, as someone who has just read the rules does): against
-#: ``greedy`` and ``eager`` such a player wins a fair share of matches, against ``heuristic`` and ``tactician``
-#: it rarely does; ``random`` is left out because it draws at random and loses without a fight.
+#: The house strategies a beginner's guest table seats (issue 10, part 1; the guest tables are built elsewhere): one
+#: on one the first, three seats both. Chosen from BENCHMARKS.md ("House strategies against each other"), with
+#: ``eager`` standing in for a beginner (it plays the first card that fits and draws only when stuck, as someone who
+#: has just read the rules does). At the web table such a player wins 32 % (27-37 %) one on one against ``greedy``
+#: and 26 % (22-30 %, fair share 33 %) of three-seat matches against ``greedy`` and ``eager``: it loses more often
+#: than not but wins sometimes. Against ``heuristic`` (18 %) or ``tactician`` (14 %) it rarely wins; ``random``
+#: loses nearly every match (it draws at random) and would teach nothing.
 GUEST_OPPONENTS = ("greedy", "eager")
 
 _RANKS = "A23456789TJQK"

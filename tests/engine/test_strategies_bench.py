@@ -24,6 +24,19 @@ def test_a_strategy_against_itself_wins_about_its_fair_share_with_seats_rotated(
 def test_the_tactician_beats_random_and_the_command_prints_a_row_per_opponent(capsys):
     assert main(["--matches", "6", "--against", "random", "--tables", "pagat:2,web-table:3"]) == 0
     out = capsys.readouterr().out
-    assert "pagat 2 seats      random       100.0%" in out and "web-table 3 seats" in out
+    assert "pagat 2 seats      random            100.0%" in out and "web-table 3 seats" in out
     with pytest.raises(SystemExit):
         main(["--against", "psychic"])
+
+
+def test_two_opponent_strategies_share_the_other_seats():
+    seen = []
+    import games.engine.strategies as strategies
+    original = strategies.STRATEGIES["eager"]
+    strategies.STRATEGIES["eager"] = lambda view, legal, rng: seen.append(view["seat"]) or original(view, legal, rng)
+    try:
+        play_table("greedy", "eager+random", "web-table", 3, 3, 1)
+    finally:
+        strategies.STRATEGIES["eager"] = original
+    # match i: greedy at seat i % 3, eager on its left, random on its right
+    assert {0, 1, 2} == set(seen)
