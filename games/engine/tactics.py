@@ -32,7 +32,9 @@ What it reads: only the seat's view (DESIGN.md, hidden information) and the lega
 The deck is told from the card count (``stock_count + discard_count + hand_counts``: 36, 52 or 104 cards); the
 cards on the discard pile are the last ``discard_count`` plays of the public history (a starter covered by a play is
 no longer in any view, and a reshuffle puts the played cards back among the unseen). It keeps no state between
-turns and uses no randomness, so a replay makes the same choices. It knows nothing of partnerships (the view does
+turns and uses no randomness, so a replay makes the same choices. It prices cards at the standard values (eight 50,
+ten to king 10, ace 1): the view does not carry the ruleset, so under hollywood values it still sheds as if at the
+web table. It knows nothing of partnerships (the view does
 not say who is a partner): a partner with one card is watched like an opponent.
 """
 
