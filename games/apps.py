@@ -15,8 +15,11 @@ class GamesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from games import agents
+        from django.contrib.auth.signals import user_logged_in
+
+        from games import agents, guests
 
         agents.register("house", agents.house_agent)
         agents.register("human", agents.human_agent)
         post_migrate.connect(_create_cache_table, sender=self)
+        user_logged_in.connect(guests.on_user_logged_in, dispatch_uid="games.guests.on_user_logged_in")
