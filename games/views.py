@@ -62,7 +62,7 @@ def match_table(request, match_id: int):
     seat = selectors.person_seat(match=match, user=request.user, guest=guest)
     if seat is None:  # also a bot's owner: the bot plays its seat, not they
         raise PermissionDenied("you have no seat in this match")
-    return render(request, "games/table.html", {"match": match, "seat": seat.index})
+    return render(request, "games/table.html", {"match": match, "seat": seat.index, "guest": guest})
 
 
 def deal_code_page(request, code: str):

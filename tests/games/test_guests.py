@@ -331,3 +331,9 @@ def test_a_person_pressing_deal_plays_as_themselves(house_bots, client):
     match = Match.objects.get(pk=_table(_deal(client)))
     assert match.seats.get(index=0).player == player_for_user(user=user)
     assert not Player.objects.filter(is_guest=True).exists()
+
+
+def test_the_guest_table_offers_sign_up_to_keep_the_matches(house_bots, client):
+    match_id = _table(_deal(client))
+    page = client.get(f"/matches/{match_id}/play/").content.decode()
+    assert "You play as a guest" in page and f"/accounts/signup/?next=/matches/{match_id}/play/" in page
