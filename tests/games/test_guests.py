@@ -337,3 +337,13 @@ def test_the_guest_table_offers_sign_up_to_keep_the_matches(house_bots, client):
     match_id = _table(_deal(client))
     page = client.get(f"/matches/{match_id}/play/").content.decode()
     assert "You play as a guest" in page and f"/accounts/signup/?next=/matches/{match_id}/play/" in page
+
+
+def test_each_guest_behind_one_address_has_its_own_seat_view_budget(house_bots, monkeypatch):
+    from games.limits import ScopedRateThrottle
+
+    monkeypatch.setitem(ScopedRateThrottle.THROTTLE_RATES, "seat_view", "3/min")  # DRF read the rates at import
+    one, two = Client(REMOTE_ADDR="192.0.2.50"), Client(REMOTE_ADDR="192.0.2.50")
+    first, second = _table(_deal(one)), _table(_deal(two))
+    assert [one.get(f"/api/matches/{first}/seats/0/").status_code for _ in range(4)] == [200, 200, 200, 429]
+    assert two.get(f"/api/matches/{second}/seats/0/").status_code == 200  # the other guest's budget is untouched
