@@ -12,6 +12,7 @@ from tournaments import views as ladder_views
 
 urlpatterns = [
     path("", ladder_views.home, name="home"),
+    path("play/guest/", ladder_views.guest_deal_page, name="guest-deal"),
     path("ladders/<slug:slug>/", ladder_views.ladder_detail, name="ladder-detail"),
     path("matches/", game_views.match_list, name="match-list"),
     path("matches/<int:match_id>/", game_views.match_detail, name="match-detail"),

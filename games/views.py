@@ -10,9 +10,11 @@ from django.core.paginator import Paginator
 from django.contrib import messages
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_POST
 
 from games import selectors, services
+from games.guests import session_guest
 from games.models import Match
 
 #: Other apps add context to the match page here (tournaments: rating changes) without games importing them.
@@ -34,7 +36,7 @@ def match_detail(request, match_id: int):
     if context is None:
         raise Http404(f"no match {match_id}")
     match, seats = context["match"], context["seats"]
-    context["my_seat"] = (selectors.person_seat(match=match, user=request.user)
+    context["my_seat"] = (selectors.person_seat(match=match, user=request.user, guest=session_guest(request))
                           if match.status == Match.Status.RUNNING else None)  # a person's own seat, never their bot's
     for extra in MATCH_PAGE_EXTRAS:
         context.update(extra(match))
@@ -47,14 +49,20 @@ def healthz(request):
     return JsonResponse({"status": "ok"})
 
 
-@login_required
+@ensure_csrf_cookie
 def match_table(request, match_id: int):
-    """The play table for the logged-in person's seat (the page polls the seat API; state lives on the server)."""
+    """The play table for the logged-in person's seat, or the guest seat of this browser's session (the page polls the
+    seat API; state lives on the server, so a closed tab reopens where it stopped). 403 with the reason otherwise."""
     match = get_object_or_404(Match, pk=match_id)
-    seat = selectors.person_seat(match=match, user=request.user)
+    guest = None if request.user.is_authenticated else session_guest(request)
+    if not request.user.is_authenticated and guest is None:
+        raise PermissionDenied("This table is not open to you: you are not logged in, and this browser has no guest "
+                               "session (a guest's table opens only in the browser that dealt it, while its session "
+                               "lasts). Log in, or deal a new guest table on the home page.")
+    seat = selectors.person_seat(match=match, user=request.user, guest=guest)
     if seat is None:  # also a bot's owner: the bot plays its seat, not they
         raise PermissionDenied("you have no seat in this match")
-    return render(request, "games/table.html", {"match": match, "seat": seat.index})
+    return render(request, "games/table.html", {"match": match, "seat": seat.index, "guest": guest})
 
 
 def deal_code_page(request, code: str):
@@ -68,7 +76,7 @@ def deal_code_page(request, code: str):
         show = (f"python -m games.engine show --code {deal.code} --preset {deal.match.preset} --seats "
                 f"{len(seats)} --dealer {deal.dealer}") if deal.match.preset else ""
         rows.append({"deal": deal, "match": deal.match, "show": show, "seats": [
-            {"name": s.player.name, "kind": s.player.kind, "points": deal.points[s.index],
+            {"name": s.player.name, "kind": s.player.badge, "points": deal.points[s.index],
              "value": (deal.hand_values or [0] * len(seats))[s.index],
              "went_out": deal.outcome == "out" and deal.winner == s.index} for s in seats]})
     return render(request, "games/deal_code.html", {"code": plays[0].code, "rows": rows,

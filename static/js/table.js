@@ -120,9 +120,10 @@
     root.dataset.ply = state.ply;  // for tests and assistive tools: the position shown
     root.dataset.yourTurn = mine ? "yes" : "no";
     $("seats").replaceChildren(...state.seats.map(s => {
-      const label = s.index === seat ? "you" : (s.kind === "human" ? "person" : s.kind === "bot" ? "bot" : "house bot");
+      const label = (s.index === seat ? "you" : "") + (s.guest ? (s.index === seat ? ", guest" : "guest")
+        : s.index === seat ? "" : s.kind === "human" ? "person" : s.kind === "bot" ? "bot" : "house bot");
       return h("div", {className: "seat" + (v.to_play === s.index ? " to-play" : "")},
-        h("strong", {}, s.name), " ", h("span", {className: `badge ${s.kind}`}, label),
+        h("strong", {}, s.name), " ", h("span", {className: `badge ${s.guest ? "guest" : s.kind}`}, label),
         s.kind === "bot" && s.owner ? " " : null,
         s.kind === "bot" && s.owner ? h("span", {className: "muted small"}, `by ${s.owner}`) : null,
         h("br"), h("span", {className: "small"}, `${v.hand_counts[s.index]} cards · total ${v.totals[s.index]}`),
@@ -170,7 +171,10 @@
     if (!state) return;
     const v = state.view, names = state.seats.map(s => s.name);
     $("my-hand").hidden = state.status !== "running";  // nothing left to play once the match is over
-    if (state.status !== "running") {
+    if (state.status === "aborted") {
+      $("turn").replaceChildren(h("strong", {}, "This match was ended early, unrated."), ` ${state.abort_reason || ""} `,
+        h("a", {href: "/"}, "Deal a new table"), ".");
+    } else if (state.status !== "running") {
       const me = state.seats[seat], totals = state.seats.map(s => `${s.name} ${v.totals[s.index]}`).join(" · ");
       const place = me.place === 1 ? "You won!" : `You came ${ordinal(me.place ?? 0)} of ${state.seats.length}.`;
       $("turn").replaceChildren(h("strong", {}, `The match is over. ${place}`), ` Final totals: ${totals}. `,
