@@ -56,14 +56,15 @@ CLOSE_TO_OUT = 2
 #: a "king": a card worth this much or more, kept rather than played into a suit the hand cannot follow.
 KING_VALUE = 10
 
-#: The house strategies a beginner's guest table seats (issue 10, part 1; the guest tables are built elsewhere): one
-#: on one the first, three seats both. Chosen from BENCHMARKS.md ("House strategies against each other"), with
-#: ``eager`` standing in for a beginner (it plays the first card that fits and draws only when stuck, as someone who
-#: has just read the rules does). At the web table such a player wins 32 % (27-37 %) one on one against ``greedy``
-#: and 26 % (22-30 %, fair share 33 %) of three-seat matches against ``greedy`` and ``eager``: it loses more often
-#: than not but wins sometimes. Against ``heuristic`` (18 %) or ``tactician`` (14 %) it rarely wins; ``random``
-#: loses nearly every match (it draws at random) and would teach nothing.
-GUEST_OPPONENTS = ("greedy", "eager")
+#: The house strategies a beginner's guest table seats, in seat order (issue 10; ``settings.GUEST_OPPONENTS`` takes
+#: its default from here): one on one the first, three seats both. Chosen from BENCHMARKS.md ("House strategies against
+#: each other"), with ``eager`` standing in for a beginner (it plays the first card that fits and draws only when stuck,
+#: as someone who has just read the rules does). One on one against ``eager`` such a player wins about half (by
+#: symmetry): the first minute should be winnable. At three seats against ``eager`` and ``greedy`` it wins 26 %
+#: (22-30 %, fair share 33 %): it loses more often than not but wins sometimes. Against ``greedy`` one on one it wins
+#: 32 % (27-37 %), against ``heuristic`` 18 %, against ``tactician`` 14 %; ``random`` loses nearly every match (it draws
+#: at random) and would teach nothing.
+GUEST_OPPONENTS = ("eager", "greedy")
 
 _RANKS = "A23456789TJQK"
 _VALUES = {r: (50 if r == "8" else 10 if r in "TJQK" else 1 if r == "A" else int(r)) for r in _RANKS}
