@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Callable
 
 from django.contrib.auth.decorators import login_required
@@ -105,7 +106,7 @@ def rules_context(*, ruleset: Ruleset, seats: int | None, title: str, intro: str
     except ValueError as exc:
         raise RulesNotFound(str(exc)) from None
     return {"title": title, "intro": intro, "sections": sections, "back": back, "preset": preset, "seats": seats,
-            "options": sorted(ruleset.to_dict().items()),
+            "options": [(name, json.dumps(value)) for name, value in sorted(ruleset.to_dict().items())],
             "seat_choices": range(ruleset.seats_min, ruleset.seats_max + 1)}
 
 

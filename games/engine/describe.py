@@ -99,7 +99,7 @@ def _cards_section(r: Ruleset, seats: int | None) -> list[str]:
         if r.hand_size == "auto":
             if seats is not None or r.seats_max == 2 or r.seats_min > 2:
                 hand = f"Each player is dealt {_cards(r.cards_per_hand(seats or r.seats_min))}"
-                hand += " (seven with two players, five with more)."
+                hand += " (seven with two players, five with more)." if r.seats_min == 2 < r.seats_max else "."
             else:
                 hand = "Each player is dealt seven cards with two players, five cards with more."
         else:
@@ -179,10 +179,15 @@ def _drawing_section(r: Ruleset) -> list[str]:
             out.append("Forced play: while you hold a card that fits you must play it; you may draw only when "
                        "nothing fits.")
         out.append({
-            "drawn_only": "If the card you drew fits, you may play it at once; otherwise your turn ends.",
+            "drawn_only": {"one": "If the card you drew fits, you may play it at once; otherwise your turn ends.",
+                           "until_playable": "When a card that fits comes, play it: after drawing, only the card "
+                                             "you drew may be played.",
+                           "up_to": "After drawing, only the card you just drew may be played, if it fits; or keep "
+                                    "drawing within the limit."}[r.draw],
             "any": "After drawing you may play any card that fits, the one you drew or another"
                    + (", or keep drawing within the limit." if r.draw == "up_to" else "."),
-            "none": "Drawing ends your turn: a drawn card can be played on your next turn at the earliest.",
+            "none": "Drawing ends your turn: one draw a turn, and a drawn card can be played on your next turn at "
+                    "the earliest.",
         }[r.play_after_draw])
         if r.draw == "up_to":
             out.append(f"Passing is allowed only when no card fits and no more may be drawn; if a card fits after "
@@ -308,8 +313,8 @@ def _end_section(r: Ruleset, seats: int | None) -> list[str]:
     else:
         target = f"{r.target} points"
     if r.scoring == "hollywood":
-        reach = ("whoever's score in it reaches {t} first wins that game" if r.target_reached_wins else
-                 "whoever's score in it reaches {t} first loses that game").format(t=target)
+        reach = (f"a player's score in it reaches {target}: that player wins that game" if r.target_reached_wins
+                 else f"a player's score in it reaches {target}: that player loses that game")
         games = (f"{_n(r.hollywood_games).capitalize()} game{'s are' if r.hollywood_games > 1 else ' is'} kept at "
                  "once. ")
         if r.hollywood_total_games > r.hollywood_games:

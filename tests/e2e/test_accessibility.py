@@ -34,16 +34,18 @@ def _logged_in_page(browser, live_server, user, **context_options):
     return context.new_page()
 
 
-def _person_match(house_bots, username, ruleset, seats=2):
-    """A running match with a person in seat 0 whose turn it is, and house bots in the other seats."""
+def _person_match(house_bots, username, ruleset, seats=2, with_eight=False):
+    """A running match with a person in seat 0 whose turn it is (holding an eight if ``with_eight``), and house bots
+    in the other seats."""
     from django.contrib.auth import get_user_model
 
     from games.engine import MatchState
     from games.services import match_create, player_for_user
 
     user = get_user_model().objects.create_user(username, password="a-long-pass-9876")
-    seed = next(s for s in range(1, 500) if MatchState.start(ruleset, seats, s).to_play == 0
-                and not MatchState.start(ruleset, seats, s).deal.awaiting_declaration)
+    seed = next(s for s in range(1, 5000) if MatchState.start(ruleset, seats, s).to_play == 0
+                and not MatchState.start(ruleset, seats, s).deal.awaiting_declaration
+                and (not with_eight or any(c[0] == "8" for c in MatchState.start(ruleset, seats, s).deal.hand(0))))
     match = match_create(players=[player_for_user(user=user), *house_bots[:seats - 1]], ruleset=ruleset, seed=seed)
     return user, match
 
@@ -67,7 +69,7 @@ def test_axe_finds_no_serious_violation_on_the_pages_of_a_match(live_server, bro
         ladder_entry_create(ladder=ladder, player=bot)
     finished = ladder_schedule_matches(ladder=ladder, limit=1)[0]
     match_advance(match_id=finished.pk)
-    user, match = _person_match(house_bots, "scanner", Ruleset.preset("pagat"))
+    user, match = _person_match(house_bots, "scanner", Ruleset.preset("pagat"), with_eight=True)
     LadderMatch.objects.create(ladder=ladder, match=match)
 
     page = _logged_in_page(browser, live_server, user)
@@ -79,6 +81,10 @@ def test_axe_finds_no_serious_violation_on_the_pages_of_a_match(live_server, bro
     page.locator("#hand .card:not(.playable)").first.click()  # a refused card: the message is scanned too
     page.wait_for_selector("#message.error")
     _scan(page, "the table with a message")
+    page.locator("#hand .card[data-card^='8']").first.click()  # an eight: the suit picker (a modal dialog)
+    page.wait_for_selector("#suit-picker[open]")
+    _scan(page, "the table's suit picker")
+    page.click("#suit-picker button[data-suit='']")
 
     for path, what in (("/", "the home page"), ("/ladders/scanned/", "a ladder page"),
                        (f"/matches/{finished.pk}/", "a finished match's page"),

@@ -46,8 +46,9 @@ def expected_phrases(r: Ruleset, seats: int) -> list[str]:
         out.append({"one": "one card per turn", "until_playable": "until a card that fits comes",
                     "up_to": f"at most {_w(r.draw_limit)} card"}[r.draw])
         out.append("even when you could play" if r.voluntary_draw else "Forced play")
-        out.append({"drawn_only": "If the card you drew fits", "any": "After drawing you may play any card",
-                    "none": "Drawing ends your turn"}[r.play_after_draw])
+        out.append({"drawn_only": {"one": "If the card you drew fits", "until_playable": "only the card you drew",
+                                   "up_to": "only the card you just drew"}[r.draw],
+                    "any": "After drawing you may play any card", "none": "Drawing ends your turn"}[r.play_after_draw])
         out.append("you press Pass" if r.explicit_pass else "your turn ends by itself")
         if r.empty_stock == "reshuffle":
             out.append("you stop drawing" if r.stock_out_ends_turn else "you go on drawing")
@@ -130,6 +131,8 @@ def test_every_preset_has_a_rules_page_naming_its_options(client, preset):
         assert section.title in text
         for paragraph in section.paragraphs:
             assert paragraph in text
+    assert 'first_player "previous_winner"' in text or r.first_player != "previous_winner"
+    assert "<code>true</code>" in page.content.decode() and "None" not in text and "True" not in text
     for seats in (r.seats_min, r.seats_max):  # a seat count of the preset's range: ?seats=
         text = _text(client.get(reverse("rules-preset", args=[preset]) + f"?seats={seats}"))
         for phrase in expected_phrases(r, seats):
