@@ -140,10 +140,14 @@ def rules_preset(request, preset: str):
 def match_rules(request, match_id: int):
     """How to play the ruleset this match is played under, at its seat count."""
     match = get_object_or_404(Match, pk=match_id)
+    ruleset = Ruleset.from_dict(match.ruleset)
+    if match.preset not in PRESETS:
+        origin = ", its own options"
+    elif ruleset != Ruleset.preset(match.preset):
+        origin = f" (preset {match.preset}, with its own options)"
+    else:
+        origin = f" (preset {match.preset})"
     return render(request, "games/rules.html", rules_context(
-        ruleset=Ruleset.from_dict(match.ruleset), seats=match.seat_count, preset=match.preset,
-        title=f"How to play match #{match.pk}",
-        intro=f"The rules of match #{match.pk}" + (f" (preset {match.preset}" + (", with its own options)"
-                                                   if Ruleset.from_dict(match.ruleset) != Ruleset.preset(match.preset)
-                                                   else ")") if match.preset in PRESETS else ", its own options")
-              + ".", back=(reverse("match-detail", args=[match.pk]), f"match #{match.pk}")))
+        ruleset=ruleset, seats=match.seat_count, preset=match.preset, title=f"How to play match #{match.pk}",
+        intro=f"The rules of match #{match.pk}{origin}, {match.seat_count} seats.",
+        back=(reverse("match-detail", args=[match.pk]), f"match #{match.pk}")))

@@ -190,8 +190,8 @@ def _drawing_section(r: Ruleset) -> list[str]:
                     "the earliest.",
         }[r.play_after_draw])
         if r.draw == "up_to":
-            out.append(f"Passing is allowed only when no card fits and no more may be drawn; if a card fits after "
-                       f"your last draw, you must play it.")
+            out.append("Passing is allowed only when no card fits and no more may be drawn; if a card fits after "
+                       "your last draw, you must play it.")
         out.append("When you have drawn and have nothing to play and no draw left, you press Pass: the pass is a "
                    "move of its own." if r.explicit_pass else
                    "When a draw leaves you nothing to play and no draw left, your turn ends by itself.")

@@ -68,8 +68,9 @@ def test_every_choice_of_a_field_is_tried(name):
         choices |= {True, False}
     if "null" in help_text:
         choices.add(None)
-    choices = {c for c in choices if _CHOICES[name](c)} | {int(c) for c in re.findall(r"\b(\d+) or (\d+)\b", help_text)
-                                                           for c in c if _CHOICES[name](int(c))}
+    for pair in re.findall(r"\b(\d+) or (\d+)\b", help_text):  # "0 or 5", "0 or 2": both numbers are choices
+        choices |= {int(n) for n in pair}
+    choices = {c for c in choices if _CHOICES[name](c)}
     missing = {c for c in choices if c != default} - set(FIELD_VALUES[name][1])
     assert not missing, f"{name}: try {missing} too"
 
