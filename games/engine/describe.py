@@ -124,8 +124,9 @@ def _cards_section(r: Ruleset, seats: int | None) -> list[str]:
     rotate = (" The deal passes one seat to the left after every deal." if r.dealer_rotates
               else " The same seat deals every deal.")
     out.append(lead + rotate)
-    out.append("The goal: be the first to get rid of all your cards (to go out). Going out ends the deal at once"
-               + (" for a side once both partners are out." if r.partnership else "."))
+    out.append("The goal: be the first to get rid of all your cards (to go out). "
+               + ("The deal ends at once when both partners of one side are out." if r.partnership else
+                  "Going out ends the deal at once."))
     return out
 
 
