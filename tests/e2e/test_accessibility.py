@@ -50,6 +50,10 @@ def _person_match(house_bots, username, ruleset, seats=2, with_eight=False):
     return user, match
 
 
+def word_in(text, words):
+    return any(w in text for w in words)
+
+
 def _scan(page, what):
     found = axe_violations(page)
     assert not found, f"{what}:\n{describe(found)}"
@@ -154,6 +158,14 @@ def test_the_table_reads_as_the_document_describes(live_server, browser, setting
         assert name.startswith(f"{RANK_WORDS.get(code[0], code[0])} of {NAMES[code[1]]}")
     top = page.locator("#top .card")
     assert top.locator(".rank").inner_text() and top.locator(".suit").inner_text() in SHAPES.values()
+    # what a screen reader gets (Chromium's accessibility tree): each card of the hand by name, the top card and
+    # the suit to follow in words
+    code = cards.first.get_attribute("data-card")
+    word = f"{RANK_WORDS.get(code[0], code[0])} of {NAMES[code[1]]}"
+    assert page.get_by_role("button", name=word).count() >= 1
+    top_code = top.get_attribute("data-card")
+    assert f"{RANK_WORDS.get(top_code[0], top_code[0])} of {NAMES[top_code[1]]}" in page.locator("#top").aria_snapshot()
+    assert word_in(page.locator(".spot-suit").aria_snapshot(), NAMES.values())
     assert len(set(SHAPES.values())) == 4
 
     # greyscale: every card and the suit to follow carry the suit's own shape (checked above), and the colours
