@@ -30,10 +30,15 @@
     return el;
   }
 
+  // A card: its rank as real text (it scales with the page's text size), its suit as a shape (the four shapes
+  // differ, so the table reads in greyscale), and its name in words for a screen reader: a button's accessible
+  // name, or a visually hidden text on the cards that are only shown.
   function cardEl(code, big) {
-    const el = h(big ? "div" : "button", {className: `card ${SUITS[code[1]][2]}` + (big ? " big-card" : ""),
-                                          "aria-label": cardWords(code)},
-      h("span", {}, rankText(code)), h("span", {className: "suit", "aria-hidden": "true"}, SUITS[code[1]][0]));
+    const cls = `card suit-${code[1]} ${SUITS[code[1]][2]}` + (big ? " big-card" : "");
+    const faces = [h("span", {className: "rank", "aria-hidden": "true"}, rankText(code)),
+                   h("span", {className: "suit", "aria-hidden": "true"}, SUITS[code[1]][0])];
+    const el = big ? h("div", {className: cls}, ...faces, h("span", {className: "sr-only"}, cardWords(code)))
+                   : h("button", {className: cls, type: "button", "aria-label": cardWords(code)}, ...faces);
     el.dataset.card = code;
     return el;
   }
@@ -131,11 +136,17 @@
         v.to_play === s.index ? " " : null, v.to_play === s.index ? h("span", {className: "small"}, "▶ to play") : null);
     }));
     $("top").replaceChildren(...(v.top_card ? [cardEl(v.top_card, true)] : []));
-    if (v.active_suit) {
+    if (v.active_suit) {  // the suit to follow: its shape and its name in words
       const [sym, word] = SUITS[v.active_suit];
-      $("suit").replaceChildren(h("span", {"aria-hidden": "true"}, sym), ` ${word}`,
+      $("suit").replaceChildren(h("span", {className: `suit-shape ${SUITS[v.active_suit][2]}`, "aria-hidden": "true"}, sym),
+        " ", h("span", {className: "suit-name"}, word),
         ...(v.declared ? [" ", h("span", {className: "badge"}, "declared")] : []));
     } else $("suit").textContent = "any card leads";
+    if ($("direction")) {  // only under reverse rules: play never reverses otherwise, and no arrow is shown
+      const clockwise = (v.direction ?? 1) === 1;
+      $("direction").replaceChildren(h("span", {className: "arrow", "aria-hidden": "true"}, clockwise ? "↻" : "↺"),
+        ` Play goes ${clockwise ? "clockwise" : "anticlockwise"} (an ace reverses it).`);
+    }
     $("stock").textContent = v.stock_count; $("discard").textContent = v.discard_count;
     $("totals").textContent = `deal ${v.deal_number} · to ${v.target}`;
     const playable = new Set(legal("play").map(a => a.card));
