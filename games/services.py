@@ -1,12 +1,14 @@
 """Writes for matches: create, advance (the match loop the Celery task runs), finish, abort.
 
-The match loop rebuilds the engine state from one consistent read of the stored log, asks each seat's agent for
-an action, and stores each ply in its own transaction. Who stores a ply is decided by a compare-and-set on
-``Match.ply_count`` (the UPDATE that bumps it is conditional on the count the writer read, and comes first in the
-transaction that inserts the move), with the unique (deal, ply) constraint as the last guard: a person's move, a
-worker, a retried or duplicated task can never store a ply twice, and the loser changes nothing. The lease (a
-conditional UPDATE whose row count says who won, renewed with every ply) only says which worker runs the loop; a
-person's move never waits for it. Slow agent calls (HTTP bots) happen outside any transaction.
+The match loop rebuilds the engine state from one consistent read of the stored log, plays each seat's turn through
+the engine's referee (``games.engine.referee``: the seat's agent is asked with its ``Turn``, and the referee decides
+fault, fallback, fault count and forfeit; a person's move is judged by the same referee), and stores each ply in its
+own transaction. Who stores a ply is decided by a compare-and-set on ``Match.ply_count`` (the UPDATE that bumps it
+is conditional on the count the writer read, and comes first in the transaction that inserts the move), with the
+unique (deal, ply) constraint as the last guard: a person's move, a worker, a retried or duplicated task can never
+store a ply twice, and the loser changes nothing. The lease (a conditional UPDATE whose row count says who won,
+renewed with every ply) only says which worker runs the loop; a person's move never waits for it. Slow agent calls
+(HTTP bots) happen outside any transaction.
 """
 
 from __future__ import annotations
@@ -245,8 +247,8 @@ def _store_ply(match: Match, state: MatchState, deal, deal_row: Deal, seat_row: 
                action: dict, think_ms: int, lease_token: str | None = None) -> tuple[Deal, bool]:
     """Store one applied ply in its own transaction, if the match is still running at ``match.ply_count`` plies:
     the move (``action`` as stored, with the ``ruling``'s source and fault), the seat's fault count and clocks (its
-    time bank as the ruling's answer left it), the
-    deal rows at a deal's end, the match's progress, and the finish or the ruling's forfeit.
+    time bank as the ruling's answer left it), the deal rows at a deal's end, the match's progress, and the finish
+    or the ruling's forfeit.
 
     The first statement is a compare-and-set on ``Match.ply_count`` (the count the caller's state was read with,
     ``match_snapshot``): its row lock serialises every writer of this match, and a writer that read an older count
