@@ -9,9 +9,10 @@ the referee's ``Turn``), signed the same way, the same deadline per turn plus a 
 (``--time-bank-ms``), no redirects, a 64 KiB reply cap. Every turn goes through the service's referee
 (``games.engine.referee.play_turn``): a fault (timeout, connection, http_status, redirect, oversize, bad_json,
 schema, illegal) plays the fallback action (draw if legal, else pass, else the first legal action) and is printed
-with its cause; ``--max-faults`` consecutive faults forfeit the match (last place), as on the ladder. After each match every bot
-gets a ``match_end`` (failures are printed and ignored). Match k is played with seed S+k-1; with several matches
-the seats rotate (``--no-rotate`` keeps them). No database, no Django settings: only the engine and httpx.
+with its cause; ``--max-faults`` consecutive faults forfeit the match (last place), as on the ladder. After each
+match every bot gets a ``match_end`` (failures are printed and ignored). Match k is played with seed S+k-1; with
+several matches the seats rotate (``--no-rotate`` keeps them). No database, no Django settings: only the engine
+and httpx.
 """
 
 from __future__ import annotations
