@@ -6,7 +6,7 @@
 Each URL (or ``house:NAME`` for a built-in house strategy: random, eager, greedy, heuristic) takes one seat, in
 the order given. Requests are the service's own: the same ``turn`` bodies (bots_api.protocol.turn_request, from
 the referee's ``Turn``), signed the same way, the same deadline per turn plus a time bank per seat and match
-(``--time-bank-ms``), no redirects, a 64 KiB reply cap. Every turn goes through the service's referee
+(``--time-bank-ms``), no redirects, a 64 KiB reply cap. Every turn goes through the service's own referee
 (``games.engine.referee.play_turn``): a fault (timeout, connection, http_status, redirect, oversize, bad_json,
 schema, illegal) plays the fallback action (draw if legal, else pass, else the first legal action) and is printed
 with its cause; ``--max-faults`` consecutive faults forfeit the match (last place), as on the ladder. After each
