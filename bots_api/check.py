@@ -36,11 +36,12 @@ from typing import Callable, TextIO
 from urllib.parse import urlsplit
 
 from games.engine import Deal, IllegalAction, MatchState, Ruleset
+from games.engine.referee import turn_for
 
 from bots_api.protocol import BotFault
 from bots_api.localhttp import Reply, encode, make_client, send
 from bots_api.protocol import (
-    PROTOCOL_VERSION, SIGNATURE_MAX_AGE_S, match_end_body, ping_body, schema_errors, sign, turn_body,
+    PROTOCOL_VERSION, SIGNATURE_MAX_AGE_S, match_end_body, ping_body, schema_errors, sign, turn_body, turn_request,
 )
 
 PING_TIMEOUT_MS = 3000  # as the service's verify
@@ -226,10 +227,8 @@ def check_dealt_match(client, url: str, secret: str, rules: Ruleset, seats: int,
         if state.to_play != seat:
             state.apply(rng.choice(legal))
             continue
-        body = turn_body(match_id=match_id, deal_number=state.deal_number, ply=state.deal.ply, seat=seat,
-                         view=state.view(seat), legal_actions=legal, ruleset=rules.to_dict(),
-                         totals=list(state.totals), deadline_ms=deadline_ms, last_latency_ms=last_latency,
-                         time_bank_ms=time_bank_ms)
+        body = turn_request(turn_for(state, match_id=match_id, deadline_ms=deadline_ms,
+                                     last_latency_ms=last_latency, time_bank_ms=max(0, time_bank_ms)))
         about = f"deal {state.deal_number}, ply {state.deal.ply} of a match dealt from seed {seed}"
         action, problem, last_latency = _ask_turn(client, url, secret, body, state.deal, deadline_ms, about)
         if problem:

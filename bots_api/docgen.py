@@ -17,8 +17,10 @@ import sys
 from pathlib import Path
 
 from games.engine import MatchState, Ruleset, choose
+from games.engine.referee import turn_for
+from games.engine.strategies import choose_turn, strategy_rng
 
-from bots_api.protocol import SCHEMAS, sign, turn_body
+from bots_api.protocol import SCHEMAS, sign, turn_request
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "BOT_PROTOCOL.md"
 BLOCK = re.compile(r"(<!-- generated:(?P<name>[\w:]+) -->\n)(?P<body>.*?)(<!-- /generated:(?P=name) -->)", re.S)
@@ -38,14 +40,10 @@ def example_turn() -> tuple[dict, dict]:
     for _ in range(EXAMPLE_PLIES):
         seat = state.to_play
         state.apply(choose("heuristic", state.view(seat), state.legal_actions(), state.deal.seed))
-    seat = state.to_play
-    view = state.view(seat)
-    legal = state.legal_actions()
-    body = turn_body(match_id=EXAMPLE_MATCH_ID, deal_number=state.deal_number, ply=state.deal.ply, seat=seat,
-                     view=view, legal_actions=legal, ruleset=rules.to_dict(), totals=state.totals,
-                     deadline_ms=EXAMPLE_DEADLINE_MS, last_latency_ms=EXAMPLE_LAST_LATENCY_MS,
-                     time_bank_ms=EXAMPLE_BANK_MS)
-    reply = {"action": choose("heuristic", view, legal, state.deal.seed)}
+    turn = turn_for(state, match_id=EXAMPLE_MATCH_ID, deadline_ms=EXAMPLE_DEADLINE_MS,
+                    last_latency_ms=EXAMPLE_LAST_LATENCY_MS, time_bank_ms=EXAMPLE_BANK_MS)
+    body = turn_request(turn)
+    reply = {"action": choose_turn("heuristic", turn, strategy_rng(state.deal.seed, turn.ply, turn.seat))}
     return body, reply
 
 

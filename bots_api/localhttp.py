@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import httpcore
 import httpx
 
-from bots_api.protocol import MAX_BODY_BYTES, BotFault, schema_errors, sign
-from games.engine import IllegalAction
+from bots_api.protocol import MAX_BODY_BYTES, BotFault, schema_errors, sign, turn_request
+from games.engine.referee import Answer, Fault, Turn
 
 USER_AGENT = "EightsLadder-tools/1 (+bot protocol v1)"
 
@@ -156,27 +156,27 @@ def _post_signed_once(client: httpx.Client, url: str, secret: str, body: dict, t
                        reply.elapsed_ms) from None
 
 
-def ask_turn(post, body: dict, deal, turn_timeout_ms: int, bank_ms: int) -> tuple[dict | None, BotFault | None, int, int]:
-    """One bot turn as the service (``bots_api.agent``) and the local runner both play it.
+def ask_turn(post, turn: Turn) -> Answer:
+    """Ask a bot for its answer to ``turn`` (a referee ``Turn``), as the service (``bots_api.agent``) and the local
+    runner both do: one signed ``turn`` request (``protocol.turn_request``).
 
     ``post(body, timeout_ms) -> (reply, elapsed_ms)`` makes the signed call (raising ``BotFault``); the call may
-    take the turn's timeout plus the seat's time bank. The reply must match the turn reply schema and name an
-    action legal in ``deal``. Returns (action or None, fault or None, elapsed ms, time bank left in ms): a slow
+    take the turn's deadline plus the seat's time bank. The reply must match the turn reply schema; whether its
+    action is legal is the referee's to judge (``games.engine.referee.judge``). Returns the ``Answer``: the action,
+    or the fault (every ``BotFault`` kind, or ``schema``), with the elapsed ms and the time bank left (ms): a slow
     turn pays its excess from the bank, and a timeout empties it.
     """
+    bank_ms = turn.time_bank_ms or 0
     fault = None
     try:
-        reply, elapsed = post(body, turn_timeout_ms + bank_ms)
+        reply, elapsed = post(turn_request(turn), turn.deadline_ms + bank_ms)
     except BotFault as exc:
         fault, elapsed = exc, exc.elapsed_ms
     else:
         errors = schema_errors("turn_reply", reply)
         if errors:
             fault = BotFault("schema", f"reply does not match the turn reply schema: {errors[0]}", elapsed)
-        else:
-            try:
-                deal.action_id(reply["action"])
-            except IllegalAction as exc:
-                fault = BotFault("illegal", f"illegal action {json.dumps(reply['action'])}: {exc}", elapsed)
-    bank_left = 0 if fault is not None and fault.kind == "timeout" else max(0, bank_ms - max(0, elapsed - turn_timeout_ms))
-    return (None if fault else reply["action"]), fault, elapsed, bank_left
+    bank_left = 0 if fault is not None and fault.kind == "timeout" else max(0, bank_ms - max(0, elapsed - turn.deadline_ms))
+    if fault is not None:
+        return Answer(fault=Fault(fault.kind, fault.cause), think_ms=elapsed, time_bank_ms=bank_left)
+    return Answer(action=reply["action"], think_ms=elapsed, time_bank_ms=bank_left)

@@ -4,13 +4,15 @@
                                 [--secret S | --secrets S1,S2,...] [--plies] [--timeout-ms 1000]
 
 Each URL (or ``house:NAME`` for a built-in house strategy: random, eager, greedy, heuristic, tactician) takes one
-seat, in the order given. Requests are the service's own: the same ``turn`` bodies (bots_api.protocol.turn_body),
-signed the same way, the same deadline per turn plus a time bank per seat and match (``--time-bank-ms``), no
-redirects, a 64 KiB reply cap. A fault (timeout, connection, http_status, redirect, oversize, bad_json, schema, illegal)
-plays the fallback action (draw if legal, else pass, else the first legal action) and is printed with its cause;
-``--max-faults`` consecutive faults forfeit the match (last place), as on the ladder. After each match every bot
-gets a ``match_end`` (failures are printed and ignored). Match k is played with seed S+k-1; with several matches
-the seats rotate (``--no-rotate`` keeps them). No database, no Django settings: only the engine and httpx.
+seat, in the order given. Requests are the service's own: the same ``turn`` bodies (bots_api.protocol.turn_request,
+from the referee's ``Turn``), signed the same way, the same deadline per turn plus a time bank per seat and match
+(``--time-bank-ms``), no redirects, a 64 KiB reply cap. Every turn goes through the service's own referee
+(``games.engine.referee.play_turn``): a fault (timeout, connection, http_status, redirect, oversize, bad_json,
+schema, illegal) plays the fallback action (draw if legal, else pass, else the first legal action) and is printed
+with its cause; ``--max-faults`` consecutive faults forfeit the match (last place), as on the ladder. After each
+match every bot gets a ``match_end`` (failures are printed and ignored). Match k is played with seed S+k-1; with
+several matches the seats rotate (``--no-rotate`` keeps them). No database, no Django settings: only the engine
+and httpx.
 """
 
 from __future__ import annotations
@@ -25,11 +27,11 @@ from dataclasses import dataclass, field
 from typing import TextIO
 from urllib.parse import urlsplit
 
-from games.engine import STRATEGIES, MatchState, Ruleset, choose
-from games.engine.strategies import fallback_action
+from games.engine import STRATEGIES, MatchState, Ruleset, referee
+from games.engine.strategies import choose_turn, strategy_rng
 
 from bots_api.localhttp import ask_turn, make_client, post_signed
-from bots_api.protocol import BotFault, match_end_body, turn_body
+from bots_api.protocol import BotFault, match_end_body
 
 HOUSE_PREFIX = "house:"
 
@@ -186,6 +188,20 @@ def _action_text(action: dict) -> str:
     return action["type"]
 
 
+def _agent(client, player: Participant, deal_seed: int) -> referee.Agent:
+    """The seat's agent, answering the referee's ``Turn``: a bot over HTTP (``localhttp.ask_turn``, the service's
+    own request), or a house strategy drawing from its own random source (as a house seat in the service)."""
+    if player.is_bot:
+        return lambda turn: ask_turn(lambda body, timeout: post_signed(client, player.url, player.secret, body,
+                                                                       timeout), turn)
+    return lambda turn: choose_turn(player.strategy, turn, strategy_rng(deal_seed, turn.ply, turn.seat))
+
+
+def _fault_policy(args: argparse.Namespace, player: Participant) -> referee.FaultPolicy:
+    """A bot forfeits at ``--max-faults`` consecutive faults (0: never), as on the ladder; a house seat never."""
+    return referee.FaultPolicy(max_faults=(args.max_faults or None) if player.is_bot else None)
+
+
 def play_match(client, args: argparse.Namespace, number: int, out: TextIO) -> MatchOutcome:
     """Play match ``number`` (1-based) to its end (or a forfeit) and print it."""
     players: list[Participant] = args.participants
@@ -194,7 +210,6 @@ def play_match(client, args: argparse.Namespace, number: int, out: TextIO) -> Ma
     seating = [(s + shift) % n for s in range(n)]
     seed = args.seed + number - 1
     ruleset = args.ruleset
-    rules_dict = ruleset.to_dict()
     state = MatchState.start(ruleset, n, seed)
     seats = [SeatState(players[p], args.time_bank_ms) for p in seating]
     print(f"match {number}/{args.matches}  preset {args.preset}  seed {seed}  target {state.target}", file=out)
@@ -208,36 +223,26 @@ def play_match(client, args: argparse.Namespace, number: int, out: TextIO) -> Ma
         deal = state.deal
         seat = deal.to_play
         ss = seats[seat]
-        legal = state.legal_actions()
-        view = state.view(seat)
-        ply = deal.ply
-        fault = None
+        ruling = referee.play_turn(state, _agent(client, ss.player, deal.seed),
+                                   faults_before=ss.consecutive_faults, policy=_fault_policy(args, ss.player),
+                                   match_id=number, last_latency_ms=ss.last_latency_ms,
+                                   deadline_ms=args.timeout_ms if ss.player.is_bot else None,
+                                   time_bank_ms=ss.time_bank_ms if ss.player.is_bot else None)
+        action, fault, ply = ruling.action, ruling.fault, ruling.ply
         if ss.player.is_bot:
-            body = turn_body(match_id=number, deal_number=state.deal_number, ply=ply, seat=seat, view=view,
-                             legal_actions=legal, ruleset=rules_dict, totals=state.totals,
-                             deadline_ms=args.timeout_ms, last_latency_ms=ss.last_latency_ms,
-                             time_bank_ms=ss.time_bank_ms)
-            action, fault, elapsed, ss.time_bank_ms = ask_turn(
-                lambda b, timeout: post_signed(client, ss.player.url, ss.player.secret, b, timeout),
-                body, deal, args.timeout_ms, ss.time_bank_ms)
-            if fault is not None:
-                action = fallback_action(legal)
+            elapsed = ruling.answer.think_ms
+            ss.time_bank_ms = ruling.answer.time_bank_ms
             ss.player.calls += 1
             ss.player.latencies.append(elapsed)
             ss.last_latency_ms = elapsed
-        else:
-            action = choose(ss.player.strategy, view, legal, deal.seed)
+        ss.consecutive_faults = ruling.faults
         if fault is not None:
-            ss.consecutive_faults += 1
             ss.faults += 1
             ss.player.faults[fault.kind] += 1
-            line = (f"  FAULT deal {state.deal_number} ply {ply} seat {seat} ({ss.player.label}): {fault.kind}: "
+            line = (f"  FAULT deal {ruling.deal_number} ply {ply} seat {seat} ({ss.player.label}): {fault.kind}: "
                     f"{fault.cause} -> fallback {json.dumps(action)}")
             fault_lines.append(line)
             print(line, file=out)
-        else:
-            ss.consecutive_faults = 0
-        state.apply(action)
         plies += 1
         if args.plies:
             hands = " ".join(str(c) for c in deal.sizes)
@@ -249,7 +254,7 @@ def play_match(client, args: argparse.Namespace, number: int, out: TextIO) -> Ma
             print(f"  deal {deal_number}: {r.outcome}" + (f" (seat {r.winner} out)" if r.winner is not None else "")
                   + f", points {r.points}, totals {state.totals}", file=out)
             deal_number = state.deal_number
-        if args.max_faults and ss.player.is_bot and ss.consecutive_faults >= args.max_faults:
+        if ruling.forfeit:
             forfeited = seat
             print(f"  FORFEIT seat {seat} ({ss.player.label}): {ss.consecutive_faults} consecutive faults", file=out)
             break

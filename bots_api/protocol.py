@@ -140,6 +140,18 @@ def turn_body(*, match_id: int, deal_number: int, ply: int, seat: int, view: dic
             "time_bank_ms": time_bank_ms}
 
 
+def turn_request(turn) -> dict:
+    """The ``turn`` request for a referee ``Turn`` (``games.engine.referee``): everything in it is the turn's, so a
+    bot gets exactly what the seat's turn holds. The turn must carry ``match_id``, ``deadline_ms`` (1 or more) and
+    ``time_bank_ms``; ``ValueError`` otherwise."""
+    if turn.match_id is None or not turn.deadline_ms or turn.time_bank_ms is None:
+        raise ValueError("a bot's turn needs its match_id, deadline_ms (1 or more) and time_bank_ms")
+    return turn_body(match_id=turn.match_id, deal_number=turn.deal_number, ply=turn.ply, seat=turn.seat,
+                     view=turn.view, legal_actions=list(turn.legal_actions), ruleset=turn.ruleset.to_dict(),
+                     totals=list(turn.totals), deadline_ms=turn.deadline_ms, last_latency_ms=turn.last_latency_ms,
+                     time_bank_ms=turn.time_bank_ms)
+
+
 def match_end_body(*, match_id: int, seat: int, totals: list[int], standings: list[int],
                    forfeited: list[int]) -> dict:
     return {"protocol": PROTOCOL_VERSION, "type": "match_end", "match_id": match_id, "you": seat,

@@ -1,36 +1,24 @@
 """Where a seat's decisions come from: an *agent* per player kind, in a registry other apps fill.
 
 ``games`` never imports ``bots_api`` or ``tournaments``; they register their agents in ``AppConfig.ready()``.
-An agent is ``fn(*, player, match_id, seat, view, legal_actions, state, seat_row, match) -> Decision | None``
-(``state`` the engine's MatchState, ``seat_row`` and ``match`` the stored rows, read-only); ``None`` means "not
-now" (a human who has not moved yet), and the match task stops until it is woken again.
+An agent is ``fn(*, player, turn, rng, seat_row, match) -> Answer | None``: ``turn`` is the referee's ``Turn``
+(``games.engine.referee``: the seat's view, its legal actions, the ply, the deadline; never the match state with
+every hand), ``rng`` the seat's own random source for this ply (``strategy_rng``, keyed by the deal seed: house
+strategies draw from it; it is never shown to a bot or a person), ``seat_row`` and ``match`` the stored rows,
+read-only. ``None`` means "not now" (a person who has not moved yet), and the match task stops until it is woken
+again. The answer is judged by the referee (``games.engine.referee.judge``), which plays the fallback on a fault.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, Optional
 
 from django.utils import timezone
 
-from games.engine import choose
-from games.engine.strategies import fallback_action
+from games.engine.referee import Answer, Fault, Turn
+from games.engine.strategies import choose_turn
 
-
-@dataclass(frozen=True)
-class Decision:
-    """An agent's answer: the action, where it came from (``agent`` or ``fallback``), the fault (kind and words)
-    if any, the time taken (ms), and for timed seats what is left of the seat's time bank (ms)."""
-
-    action: dict
-    source: str = "agent"
-    fault: str = ""
-    fault_kind: str = ""
-    think_ms: int = 0
-    time_bank_ms: int | None = None
-
-
-Agent = Callable[..., Optional[Decision]]
+Agent = Callable[..., Optional[Answer]]
 _AGENTS: dict[str, Agent] = {}
 
 
@@ -47,20 +35,18 @@ def agent_for(kind: str) -> Agent:
         raise LookupError(f"no agent is registered for players of kind {kind!r}") from None
 
 
-def house_agent(*, player, match_id, seat, view, legal_actions, state, **context) -> Decision:
-    """House bots: the engine strategy named by ``player.strategy``, keyed by deal seed and ply (deterministic)."""
-    action = choose(player.strategy, view, legal_actions, state.deal.seed)
-    return Decision(action=action)
+def house_agent(*, player, turn: Turn, rng, **context) -> Answer:
+    """House bots: the engine strategy named by ``player.strategy``, drawing from ``rng`` (deterministic)."""
+    return Answer(action=choose_turn(player.strategy, turn, rng))
 
 
-def human_agent(*, player, match_id, seat, view, legal_actions, state, match, **context) -> Decision | None:
-    """People move through ``games.services.match_submit_action``; the worker acts for them only when their move
-    clock (``Match.move_clock_seconds`` since the last stored ply) has run out: the fallback action, as a ``clock``
-    fault (three in a row forfeit the match, as for bots). Never for a guest (``games.guests``): a guest's match
-    that waits past the clock is abandoned and ended unrated by guest housekeeping."""
+def human_agent(*, player, turn: Turn, match, **context) -> Answer | None:
+    """People move through ``games.services.match_submit_action``; the worker answers for them only when their move
+    clock (``Match.move_clock_seconds`` since the last stored ply) has run out: a ``clock`` fault, on which the
+    referee plays the fallback (three in a row forfeit the match, as for bots). Never for a guest (``games.guests``):
+    a guest's match that waits past the clock is abandoned and ended unrated by guest housekeeping."""
     waited = (timezone.now() - match.last_progress_at).total_seconds()
     clock = match.move_clock_seconds
     if waited < clock or player.is_guest:  # a guest who left gets no fallbacks: housekeeping ends the match
         return None
-    return Decision(action=fallback_action(legal_actions), source="fallback", fault_kind="clock",
-                    fault=f"clock: no move within {clock} s", think_ms=int(waited * 1000))
+    return Answer(fault=Fault("clock", f"no move within {clock} s"), think_ms=int(waited * 1000))

@@ -23,7 +23,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import services
-from games.engine import PRESETS, IllegalAction
+from games.engine import PRESETS, IllegalAction, referee
 from games.engine.cards import HOLLYWOOD_VALUES, STANDARD_VALUES, parse_card
 from games.guests import session_guest
 from games.limits import ScopedRateThrottle
@@ -139,11 +139,15 @@ class SeatViewApi(APIView):
                   "owner": s.player.user.username if s.player.kind == "bot" and s.player.user else None,
                   "forfeited": s.forfeited and not running, "guest": s.player.is_guest}
                  for s in match.seats.select_related("player__user").order_by("index")]
+        # on the person's turn the table shows the referee's Turn, exactly what a bot in this seat would be given
+        turn = referee.turn_for(state, match_id=match.pk, deadline_ms=match.move_clock_seconds * 1000) if your_turn \
+            else None
         return Response({"match_id": match.pk, "seat": seat, "status": match.status, "ply": match.ply_count,
                          "abort_reason": _abort_reason(match),
                          "your_turn": your_turn, "move_deadline": deadline, "seats": seats,
                          "deals_finished": len(state.results),
-                         "legal_actions": state.legal_actions() if your_turn else [], "view": state.view(seat)})
+                         "legal_actions": list(turn.legal_actions) if turn else [],
+                         "view": turn.view if turn else state.view(seat)})
 
 
 class SeatActionApi(APIView):

@@ -1,12 +1,14 @@
 """Writes for matches: create, advance (the match loop the Celery task runs), finish, abort.
 
-The match loop rebuilds the engine state from one consistent read of the stored log, asks each seat's agent for
-an action, and stores each ply in its own transaction. Who stores a ply is decided by a compare-and-set on
-``Match.ply_count`` (the UPDATE that bumps it is conditional on the count the writer read, and comes first in the
-transaction that inserts the move), with the unique (deal, ply) constraint as the last guard: a person's move, a
-worker, a retried or duplicated task can never store a ply twice, and the loser changes nothing. The lease (a
-conditional UPDATE whose row count says who won, renewed with every ply) only says which worker runs the loop; a
-person's move never waits for it. Slow agent calls (HTTP bots) happen outside any transaction.
+The match loop rebuilds the engine state from one consistent read of the stored log, plays each seat's turn through
+the engine's referee (``games.engine.referee``: the seat's agent is asked with its ``Turn``, and the referee decides
+fault, fallback, fault count and forfeit; a person's move is judged by the same referee), and stores each ply in its
+own transaction. Who stores a ply is decided by a compare-and-set on ``Match.ply_count`` (the UPDATE that bumps it
+is conditional on the count the writer read, and comes first in the transaction that inserts the move), with the
+unique (deal, ply) constraint as the last guard: a person's move, a worker, a retried or duplicated task can never
+store a ply twice, and the loser changes nothing. The lease (a conditional UPDATE whose row count says who won,
+renewed with every ply) only says which worker runs the loop; a person's move never waits for it. Slow agent calls
+(HTTP bots) happen outside any transaction.
 """
 
 from __future__ import annotations
@@ -23,9 +25,9 @@ from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from games import agents
-from games.engine import ENGINE_VERSION, IllegalAction, MatchState, Ruleset, deal_code
+from games.engine import ENGINE_VERSION, MatchState, Ruleset, deal_code, referee
 from games.engine.deal import ACTIONS
-from games.engine.strategies import fallback_action
+from games.engine.strategies import strategy_rng
 from games.models import Deal, Match, Move, Player, Seat
 from games.names import name_normalize, name_skeleton
 from games.selectors import match_snapshot
@@ -172,41 +174,27 @@ def _advance_claimed(match_id: int, token: str, ply_budget: int | None, deadline
                 return "budget"
             if deadline is not None and stored and time.monotonic() >= deadline:
                 return "budget"
-            seat = state.to_play
-            seat_row = seats[seat]
+            seat_row = seats[state.to_play]
             player = seat_row.player
-            legal = state.legal_actions()
-            view = state.view(seat)
-            started = time.perf_counter()
-            decision = agents.agent_for(player.kind)(player=player, match_id=match_id, seat=seat, view=view,
-                                                     legal_actions=legal, state=state, seat_row=seat_row, match=match)
-            if decision is None:
+            deal = state.deal
+            ruling, think_ms = _play_turn(match, state, seat_row)
+            if ruling is None:
                 if Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, ply_count=match.ply_count,
                                         lease_owner=token).update(awaiting_human=True, lease_owner="",
                                                                   lease_until=None) == 1:
                     return "waiting"
                 failed_at = match.ply_count
                 break  # a ply was stored since the read (the person moved): read again
-            think_ms = decision.think_ms or int((time.perf_counter() - started) * 1000)
-            deal = state.deal
-            ply = deal.ply
-            action, source, fault, kind = decision.action, decision.source, decision.fault, decision.fault_kind
             try:
-                state.apply(action)
-            except IllegalAction as exc:
-                action, source, fault, kind = fallback_action(legal), Move.Source.FALLBACK, f"illegal action: {exc}", "illegal"
-                state.apply(action)
-            try:
-                deal_row, over = _store_ply(match, state, deal, deal_row, seat_row, ply=ply, action=action,
-                                            source=source, fault=fault, fault_kind=kind, think_ms=think_ms,
-                                            time_bank_ms=decision.time_bank_ms, lease_token=token)
+                deal_row, over = _store_ply(match, state, deal, deal_row, seat_row, ruling, action=ruling.action,
+                                            think_ms=think_ms, lease_token=token)
             except StalePly:
                 failed_at = match.ply_count
-                log.info("match %s: ply %s of deal %s was stored by another writer; reading again", match_id, ply,
-                         deal_row.number)
+                log.info("match %s: ply %s of deal %s was stored by another writer; reading again", match_id,
+                         ruling.ply, deal_row.number)
                 break
-            if fault:
-                log.warning("match %s seat %s (%s): %s", match_id, seat, player, fault)
+            if ruling.fault:
+                log.warning("match %s seat %s (%s): %s", match_id, ruling.seat, player, ruling.fault)
             stored += 1
             if over:
                 return "finished"
@@ -215,12 +203,52 @@ def _advance_claimed(match_id: int, token: str, ply_budget: int | None, deadline
             return "busy" if exists else "not_running"
 
 
-def _store_ply(match: Match, state: MatchState, deal, deal_row: Deal, seat_row: Seat, *, ply: int, action: dict,
-               source: str, fault: str, fault_kind: str, think_ms: int, time_bank_ms: int | None,
-               lease_token: str | None = None) -> tuple[Deal, bool]:
+def _fault_policy(kind: str) -> referee.FaultPolicy:
+    """The referee's fault policy for a seat played by a player of ``kind``: a house strategy never forfeits;
+    a bot or a person forfeits the match at ``BOT_MAX_CONSECUTIVE_FAULTS`` consecutive faults; a person's illegal
+    move is refused (400, with the rule's reason) and is no fault, while their move clock running out is one."""
+    if kind == Player.Kind.HOUSE:
+        return referee.FaultPolicy(max_faults=None)
+    return referee.FaultPolicy(max_faults=settings.BOT_MAX_CONSECUTIVE_FAULTS, refuse_illegal=kind == Player.Kind.HUMAN)
+
+
+def _turn_clock(match: Match, seat_row: Seat) -> dict:
+    """The clock a seat's turn carries (ms): a bot's deadline (``Match.turn_timeout_ms``) and time bank, a
+    person's move clock; a house strategy has none. With the seat's last round trip and the match id."""
+    kind = seat_row.player.kind
+    deadline = {Player.Kind.BOT: match.turn_timeout_ms, Player.Kind.HUMAN: match.move_clock_seconds * 1000}.get(kind)
+    return {"match_id": match.pk, "deadline_ms": deadline, "last_latency_ms": seat_row.last_latency_ms,
+            "time_bank_ms": seat_row.time_bank_ms if kind == Player.Kind.BOT else None}
+
+
+def _play_turn(match: Match, state: MatchState, seat_row: Seat) -> tuple[referee.Ruling | None, int]:
+    """One turn of the seat to play, through the referee (``referee.play_turn``): its agent (by the player's kind)
+    is asked with the seat's ``Turn`` and its own random source, the answer is judged under the seat's fault policy
+    and applied to ``state``. Returns the ruling (None: the agent has no answer yet, ``state`` unchanged) and the
+    think time in ms (the agent's own measure, else the wall clock around the call)."""
+    player = seat_row.player
+    agent = agents.agent_for(player.kind)
+    deal_seed = state.deal.seed
+    took = {"ms": 0}
+
+    def ask(turn: referee.Turn):
+        started = time.perf_counter()
+        answer = agent(player=player, turn=turn, rng=strategy_rng(deal_seed, turn.ply, turn.seat),
+                       seat_row=seat_row, match=match)
+        took["ms"] = int((time.perf_counter() - started) * 1000)
+        return answer
+
+    ruling = referee.play_turn(state, ask, faults_before=seat_row.consecutive_faults,
+                               policy=_fault_policy(player.kind), **_turn_clock(match, seat_row))
+    return ruling, (ruling.answer.think_ms or took["ms"]) if ruling else 0
+
+
+def _store_ply(match: Match, state: MatchState, deal, deal_row: Deal, seat_row: Seat, ruling: referee.Ruling, *,
+               action: dict, think_ms: int, lease_token: str | None = None) -> tuple[Deal, bool]:
     """Store one applied ply in its own transaction, if the match is still running at ``match.ply_count`` plies:
-    the move, the seat's fault count and clocks, the deal rows at a deal's end, the match's progress, and the finish
-    or forfeit.
+    the move (``action`` as stored, with the ``ruling``'s source and fault), the seat's fault count and clocks (its
+    time bank as the ruling's answer left it), the deal rows at a deal's end, the match's progress, and the finish
+    or the ruling's forfeit.
 
     The first statement is a compare-and-set on ``Match.ply_count`` (the count the caller's state was read with,
     ``match_snapshot``): its row lock serialises every writer of this match, and a writer that read an older count
@@ -231,8 +259,7 @@ def _store_ply(match: Match, state: MatchState, deal, deal_row: Deal, seat_row: 
     count. Returns the current deal row and whether the match is over. Raises ``StalePly`` (nothing stored) when
     another writer got there first, the match is over, or the lease is gone.
     """
-    faults = seat_row.consecutive_faults + 1 if source == Move.Source.FALLBACK else 0
-    forfeit = faults >= settings.BOT_MAX_CONSECUTIVE_FAULTS and seat_row.player.kind != Player.Kind.HOUSE
+    ply, faults, forfeit = ruling.ply, ruling.faults, ruling.forfeit
     now = timezone.now()
     progress = {"ply_count": match.ply_count + 1, "deal_number": state.deal_number, "totals": list(state.totals),
                 "last_progress_at": now, "awaiting_human": False}
@@ -245,11 +272,11 @@ def _store_ply(match: Match, state: MatchState, deal, deal_row: Deal, seat_row: 
             if current.update(**progress) != 1:
                 raise StalePly(f"ply {match.ply_count} is not the current position any more: another ply was "
                                "stored, or the match ended")
-            Move.objects.create(deal=deal_row, ply=ply, seat=seat_row.index, action=action, source=source,
-                                fault=fault[:300], fault_kind=fault_kind, think_ms=think_ms)
+            Move.objects.create(deal=deal_row, ply=ply, seat=seat_row.index, action=action, source=ruling.source,
+                                fault=ruling.fault_text[:300], fault_kind=ruling.fault_kind, think_ms=think_ms)
             seat_updates = {"consecutive_faults": faults, "last_latency_ms": think_ms}
-            if time_bank_ms is not None:
-                seat_updates["time_bank_ms"] = time_bank_ms
+            if ruling.answer.time_bank_ms is not None:
+                seat_updates["time_bank_ms"] = ruling.answer.time_bank_ms
             Seat.objects.filter(pk=seat_row.pk).update(**seat_updates)
             next_deal_row = deal_row
             if deal.is_over:
@@ -394,13 +421,14 @@ def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, u
         raise StalePly(f"it is not your turn: seat {state.to_play} is to play")
     deal = state.deal
     deal_row = Deal.objects.get(match=match, number=state.deal_number)
-    deal_ply = deal.ply
-    action_id = deal.action_id(action)  # IllegalAction says why, and changes nothing
-    state.apply_id(action_id)
+    # the referee refuses an illegal move (IllegalAction says why, and changes nothing): a person tries again
+    ruling = referee.judge(state, referee.Answer(action=action), faults_before=seat_row.consecutive_faults,
+                           policy=_fault_policy(seat_row.player.kind))
+    state.apply_id(ruling.action_id)
     think_ms = max(0, int((timezone.now() - match.last_progress_at).total_seconds() * 1000))
     try:
-        _store_ply(match, state, deal, deal_row, seat_row, ply=deal_ply, action=dict(ACTIONS[action_id]),
-                   source=Move.Source.AGENT, fault="", fault_kind="", think_ms=think_ms, time_bank_ms=None)
+        _store_ply(match, state, deal, deal_row, seat_row, ruling, action=dict(ACTIONS[ruling.action_id]),
+                   think_ms=think_ms)
     except StalePly:
         raise StalePly("that ply was just stored by another request (or the match ended); fetch the view "
                        "again") from None

@@ -1,7 +1,8 @@
 """The Crazy Eights rules engine: pure Python, no Django, no I/O, no clock, no global randomness.
 
 Public API (DESIGN.md, "Engine API"): ``Ruleset``, ``Deal``, ``DealResult``, ``MatchState``, ``replay``,
-``deal_code``, ``IllegalAction``, ``ENGINE_VERSION``, and the house strategies in ``strategies``.
+``deal_code``, ``IllegalAction``, ``ENGINE_VERSION``, the house strategies in ``strategies``, and the referee in
+``referee`` (every seat's turn: the ``Turn`` an agent is given, and the one ``judge`` of its answer).
 """
 
 from .cards import CARD_CODES, parse_card

@@ -3,16 +3,21 @@
 A strategy is ``fn(view, legal_actions, rng) -> action`` where ``rng`` is a ``SplitMix64`` keyed by the
 deal seed and ply, so a house seat makes the same choice when a match is replayed or resumed. Strengths,
 weakest first (measured by ``python -m games.engine simulate``): ``random``, ``eager``, ``greedy``, ``heuristic``.
+In a match a house seat is asked like any other seat, with the referee's ``Turn`` (``choose_turn``); its
+randomness (``strategy_rng``) is its own, given by whoever seats it, and is never part of the turn.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from .cards import EIGHT, STANDARD_VALUES, parse_card, rank_of, suit_of
 from .rng import SplitMix64
 from .tactics import tactician_strategy
+
+if TYPE_CHECKING:
+    from .referee import Turn
 
 Strategy = Callable[[dict, list, SplitMix64], dict]
 
@@ -127,13 +132,23 @@ def strategy_rng(deal_seed: int | None, ply: int, seat: int) -> SplitMix64:
     return SplitMix64(((deal_seed or 0) << 16) ^ (seat << 12) ^ 0xB07, 1000 + ply)
 
 
-def choose(name: str, view: dict, legal: list[dict], deal_seed: int | None = None) -> dict:
-    """The action house strategy ``name`` takes; ``ValueError`` for an unknown strategy name."""
+def _strategy(name: str) -> Strategy:
     try:
-        fn = STRATEGIES[name]
+        return STRATEGIES[name]
     except KeyError:
         raise ValueError(f"unknown strategy {name!r}: choose one of {', '.join(STRATEGIES)}") from None
-    return fn(view, legal, strategy_rng(deal_seed, view["ply"], view["seat"]))
+
+
+def choose(name: str, view: dict, legal: list[dict], deal_seed: int | None = None) -> dict:
+    """The action house strategy ``name`` takes; ``ValueError`` for an unknown strategy name."""
+    return _strategy(name)(view, legal, strategy_rng(deal_seed, view["ply"], view["seat"]))
+
+
+def choose_turn(name: str, turn: "Turn", rng: SplitMix64) -> dict:
+    """The action house strategy ``name`` takes for a referee ``Turn`` (it reads only the turn's view and legal
+    actions), drawing from ``rng``: ``strategy_rng(deal seed, turn.ply, turn.seat)`` makes the same choice as
+    ``choose``. ``ValueError`` for an unknown strategy name."""
+    return _strategy(name)(turn.view, list(turn.legal_actions), rng)
 
 
 def fallback_action(legal: list[dict]) -> dict:

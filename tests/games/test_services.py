@@ -114,9 +114,10 @@ def test_a_retried_task_that_loses_the_race_overwrites_nothing_and_the_match_fin
         decision = real(**kw)
         if not raced:  # the duplicate task (e.g. redelivered after a broker hiccup) stores this very ply first
             raced.append(True)
-            deal = Deal.objects.get(match_id=kw["match_id"], number=kw["state"].deal_number)
-            Move.objects.create(deal=deal, ply=kw["state"].deal.ply, seat=kw["seat"], action=decision.action)
-            Match.objects.filter(pk=kw["match_id"]).update(ply_count=11)
+            turn = kw["turn"]  # agents get the seat's turn (games.engine.referee), never the match state
+            deal = Deal.objects.get(match_id=turn.match_id, number=turn.deal_number)
+            Move.objects.create(deal=deal, ply=turn.ply, seat=turn.seat, action=decision.action)
+            Match.objects.filter(pk=turn.match_id).update(ply_count=11)
         return decision
 
     monkeypatch.setitem(agents._AGENTS, "house", another_writer_first)

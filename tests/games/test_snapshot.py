@@ -107,7 +107,7 @@ def test_a_persons_move_beats_the_clock_fallback_the_worker_is_about_to_store(pe
     def clock_ran_out_but_the_move_lands_first(**kw):
         decision = real(**kw)
         if decision is not None and not answers:
-            legal = kw["legal_actions"]
+            legal = kw["turn"].legal_actions
             play = next(a for a in legal if a["type"] == "play")
             answers.append(_in_thread(lambda: _client(person).post(
                 f"/api/matches/{match.pk}/seats/0/actions/", {"ply": ply, "action": play}, format="json")))
