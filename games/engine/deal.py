@@ -521,6 +521,8 @@ class Deal:
                 can_draw = False
             elif not drawn:
                 can_draw = o.voluntary or not playable
+            elif o.stock_out_ends_turn and not self.stock:
+                can_draw = False  # C: the draws used up the stock; the pile is reshuffled for the next seat's draw
             elif o.draw == 0 or o.after_draw == 2:
                 can_draw = False
             elif o.draw == 2:
@@ -750,7 +752,9 @@ class Deal:
         self._log.append((seat, "draw"))
         self.ply += 1
         self._legal = None
-        if self.legal_ids() == [PASS]:  # no play, no further draw: the turn ends (D: "otherwise the turn ends")
+        if self.legal_ids() == [PASS] and not self._o.explicit_pass:
+            # no play, no further draw: the turn ends (D: "otherwise the turn ends"); under explicit_pass (B) the
+            # seat stays to play and passes as a ply of its own
             self._legal = None
             self._advance(1)
 
@@ -851,6 +855,9 @@ class Deal:
     def _why_no_draw(self, playable: int) -> str:
         if not self._stock_available():
             return "there is nothing to draw: the stock is empty and there is no card under the top card"
+        if self.drawn_this_turn and self._o.stock_out_ends_turn and not self.stock:
+            return ("the stock ran out during your draws: pass (the cards under the top card become the new stock "
+                    "for the next seat's draw)")
         if self.drawn_this_turn and self._o.draw == 0:
             return "you have already drawn your card this turn: play the drawn card or pass"
         if self._o.draw == 2 and self.drawn_this_turn >= self._o.limit:
@@ -880,7 +887,7 @@ class _Options:
     __slots__ = ("draw", "limit", "after_draw", "voluntary", "reshuffle", "declares", "eights_match_suit",
                  "go_out_on_eight", "twos", "twos_stack", "queen_draw", "skip_rank", "reverse_rank",
                  "reverse_two_seats", "last_card", "action_on_going_out", "partnership", "values", "ply_limit",
-                 "action_cards", "simple_turns", "special_fits")
+                 "action_cards", "simple_turns", "special_fits", "stock_out_ends_turn", "explicit_pass")
 
     def __init__(self, r: Ruleset) -> None:
         self.draw = {"one": 0, "until_playable": 1, "up_to": 2}[r.draw]
@@ -888,6 +895,8 @@ class _Options:
         self.after_draw = {"drawn_only": 0, "any": 1, "none": 2}[r.play_after_draw]
         self.voluntary = r.voluntary_draw
         self.reshuffle = r.empty_stock == "reshuffle"
+        self.stock_out_ends_turn = r.stock_out_ends_turn
+        self.explicit_pass = r.explicit_pass
         self.declares = r.eights != "no_declare"
         self.eights_match_suit = r.eights == "match_suit"
         self.go_out_on_eight = r.go_out_on_eight

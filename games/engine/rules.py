@@ -28,6 +28,8 @@ class Ruleset:
     play_after_draw: str = "drawn_only"  # drawn_only D, any B, none
     voluntary_draw: bool = True  # B D; false = forced play, C
     empty_stock: str = "reshuffle"  # reshuffle B C D, pass A
+    stock_out_ends_turn: bool = False  # C: a seat whose draws use up the stock stops drawing (the turn ends)
+    explicit_pass: bool = False  # B: after drawing with no play and no draw left, pass is a ply of its own
     eights: str = "anytime"  # anytime, match_suit, no_declare: C
     go_out_on_eight: bool = True  # B
     twos: str = "off"  # off, stack D E, winding A2
@@ -147,6 +149,8 @@ _CHOICES = {
     "play_after_draw": _one_of("drawn_only", "any", "none"),
     "voluntary_draw": _one_of(True, False),
     "empty_stock": _one_of("reshuffle", "pass"),
+    "stock_out_ends_turn": _one_of(True, False),
+    "explicit_pass": _one_of(True, False),
     "eights": _one_of("anytime", "match_suit", "no_declare"),
     "go_out_on_eight": _one_of(True, False),
     "twos": _one_of("off", "stack", "winding"),
@@ -184,6 +188,8 @@ _HELP = {
     "play_after_draw": "'drawn_only', 'any' or 'none'",
     "voluntary_draw": "true or false",
     "empty_stock": "'reshuffle' or 'pass'",
+    "stock_out_ends_turn": "true or false",
+    "explicit_pass": "true or false",
     "eights": "'anytime', 'match_suit' or 'no_declare'",
     "go_out_on_eight": "true or false",
     "twos": "'off', 'stack' or 'winding'",
@@ -220,7 +226,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "pagat": {},
     "web-table": {
         "seats_max": 8, "starter_eight": "own_suit", "draw": "up_to", "draw_limit": 3, "play_after_draw": "any",
-        "first_player": "previous_winner",
+        "first_player": "previous_winner", "explicit_pass": True,
     },
     "eights-classic": {
         "starter_eight": "reshuffle", "draw": "until_playable", "play_after_draw": "drawn_only",
@@ -229,8 +235,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
     "crazy-eights": {
         "seats_max": 4, "hand_size": 5, "starter_eight": "bury", "draw": "until_playable",
-        "play_after_draw": "drawn_only", "scoring": "winner_collects", "blocked": "lowest_collects_difference",
-        "target": 300,
+        "play_after_draw": "drawn_only", "stock_out_ends_turn": True, "scoring": "winner_collects",
+        "blocked": "lowest_collects_difference", "target": 300,
     },
     "points-game": {
         "seats_max": 7, "starter_eight": "reshuffle", "draw": "until_playable", "play_after_draw": "drawn_only",
@@ -239,7 +245,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
     "hollywood": {
         "seats_min": 2, "seats_max": 2, "starter_eight": "reshuffle", "draw": "until_playable",
-        "play_after_draw": "drawn_only", "scoring": "hollywood", "card_values": "hollywood",
+        "play_after_draw": "drawn_only", "voluntary_draw": False, "empty_stock": "pass", "scoring": "hollywood",
+        "card_values": "hollywood", "blocked": "lowest_collects_difference", "blocked_tie": "split",
     },
     "no-draw": {
         "seats_min": 4, "seats_max": 4, "hand_size": "all", "draw": "one", "empty_stock": "pass",
@@ -247,6 +254,6 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
     "russian-36": {
         "seats_max": 6, "ranks": "36", "hand_size": 5, "starter_eight": "own_suit", "draw": "up_to",
-        "draw_limit": 1, "play_after_draw": "any", "first_player": "previous_winner",
+        "draw_limit": 1, "play_after_draw": "any", "first_player": "previous_winner", "explicit_pass": True,
     },
 }

@@ -21,7 +21,7 @@ from bots_api.protocol import schema_errors
 from bots_api import services
 from bots_api.services import bot_check_request, bot_check_run, bot_register
 from games.engine import Ruleset
-from games.models import Match, Player
+from games.models import Player
 from games.services import match_advance, match_create
 
 

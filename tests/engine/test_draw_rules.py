@@ -174,7 +174,7 @@ def test_up_to_pass_only_when_nothing_playable_and_nothing_to_draw():
 
 
 def test_up_to_stock_runs_dry_within_the_limit_ends_the_turn():
-    deal = pos(rules("web-table", empty_stock="pass"), [["2C"], ["3D"]], ["9S"], ["KD", "5H"])
+    deal = pos(rules("web-table", empty_stock="pass", explicit_pass=False), [["2C"], ["3D"]], ["9S"], ["KD", "5H"])
     deal.apply(DRAW)
     assert deal.to_play == 1
 
@@ -287,3 +287,82 @@ def test_empty_stock_pass_a_seat_that_can_play_must_play():
     deal = pos(rules(empty_stock="pass"), [["2H"], ["3D"]], [], ["4C", "5H"])
     assert deal.legal_actions() == [play("2H")]
     assert cards_played(deal) == ["2H"]
+
+
+# ---- issue 9 fault 1: crazy-eights (C) stops drawing when the stock is used up ------------------------------
+
+def test_crazy_eights_turn_ends_when_the_stock_runs_out_during_the_draws():
+    """System C: "draw one card at a time until a playable card comes or the stock is used up; then pass". The
+    seat draws the last stock card (3H, no fit on 7S) and its turn ends there: no draw from the reshuffled pile."""
+    deal = pos(rules("crazy-eights"), [["KH"], ["2C", "5C"]], ["3H"], ["9C", "2D", "6S", "7S"])
+    deal.apply(DRAW)
+    assert deal.hand(0) == ["3H", "KH"]
+    assert deal.to_play == 1
+    assert deal.history[-1] == {"seat": 0, "type": "draw"}
+    # the next seat that must draw gets the reshuffled pile (all but the top card) and draws on from it
+    deal.apply(DRAW)
+    assert deal.reshuffles == 1 and deal.discard == [parse_card("7S")]
+
+
+def test_crazy_eights_stock_out_with_a_playable_last_card_is_played_as_usual():
+    deal = pos(rules("crazy-eights"), [["KH"], ["2C", "5C"]], ["3S"], ["9C", "2D", "6S", "7S"])
+    deal.apply(DRAW)  # the last stock card fits: draw-until-playable plays it
+    assert deal.to_play == 0 and deal.legal_actions() == [play("3S")]
+
+
+def test_stock_out_ends_turn_explains_why_no_draw_when_the_seat_still_has_the_turn():
+    r = rules("crazy-eights", play_after_draw="any", explicit_pass=True)
+    deal = pos(r, [["KH"], ["2C", "5C"]], ["3H"], ["9C", "2D", "6S", "7S"])
+    deal.apply(DRAW)
+    assert deal.to_play == 0 and deal.legal_actions() == [PASS]
+    assert_illegal(deal, DRAW, "stock ran out", "pass")
+
+
+def test_other_systems_draw_on_from_the_reshuffled_pile():
+    deal = pos(UNTIL, [["KH"], ["2C", "5C"]], ["3H"], ["9C", "2D", "6S", "7S"])
+    deal.apply(DRAW)
+    assert deal.to_play == 0 and deal.legal_actions() == [DRAW]  # D's add-on "draw until playable" reshuffles
+
+
+# ---- issue 9 fault 6: web-table (B): pass is a ply of its own after the draw limit ---------------------------
+
+def test_web_table_after_three_unplayable_draws_the_seat_must_pass():
+    """System B: "pass becomes legal only after the limit is used and there is still no play": the third
+    unplayable draw does not end the turn; the same seat is to play and its one legal action is pass."""
+    deal = pos(WEB, [["3C"], ["3D"]], ["9D", "KS", "4C", "6D"], ["5H"])
+    for _ in range(3):
+        deal.apply(DRAW)
+    assert deal.to_play == 0
+    assert deal.legal_actions() == [PASS]
+    assert deal.view(0)["draws_left"] == 0
+    assert_illegal(deal, DRAW, "limit of 3")
+    deal.apply(PASS)
+    assert deal.to_play == 1 and deal.history[-1] == {"seat": 0, "type": "pass"}
+    assert deal.passes_in_row == 0  # a pass after drawing is no step towards a blocked deal
+
+
+def test_web_table_stock_dry_within_the_limit_the_seat_passes():
+    deal = pos(rules("web-table", empty_stock="pass"), [["2C"], ["3D"]], ["9S"], ["KD", "5H"])
+    deal.apply(DRAW)
+    assert deal.to_play == 0 and deal.legal_actions() == [PASS]
+
+
+def test_russian_36_one_unplayable_draw_then_pass():
+    deal = pos(rules("russian-36"), [["JC"], ["7D"]], ["9S", "6D"], ["7H"])
+    deal.apply(DRAW)
+    assert deal.to_play == 0 and deal.legal_actions() == [PASS]
+
+
+@pytest.mark.parametrize("preset", ["pagat", "eights-classic", "points-game", "hollywood"])
+def test_systems_where_the_turn_ends_keep_the_automatic_end(preset):
+    deal = pos(rules(preset, empty_stock="pass"), [["2C"], ["3D"]], ["9S"], ["5H"])
+    deal.apply(DRAW)
+    assert deal.to_play == 1  # D: "otherwise the turn ends"; A: the stock is exhausted, the seat passes
+
+
+def test_explicit_pass_is_an_option_of_its_own():
+    assert rules("web-table").explicit_pass and rules("russian-36").explicit_pass
+    assert not rules("pagat").explicit_pass and not rules("crazy-eights").explicit_pass
+    deal = pos(rules("pagat", explicit_pass=True), [["2C"], ["3D"]], ["9S", "4D"], ["5H"])
+    deal.apply(DRAW)  # D's one card, no fit: with explicit_pass the seat passes as its own ply
+    assert deal.to_play == 0 and deal.legal_actions() == [PASS]

@@ -486,7 +486,10 @@ def test_message_draw_limit_and_must_play():
     assert deal.view(0)["draws_left"] == 2
     deal.apply(DRAW)  # KS
     assert deal.to_play == 0
-    deal.apply(DRAW)  # 4D: limit reached and nothing fits, the turn ends
+    deal.apply(DRAW)  # 4D: limit reached and nothing fits: B's pass is now the one legal action
+    assert deal.to_play == 0 and deal.legal_actions() == [PASS]
+    assert_illegal(deal, DRAW, "drawn the limit of 3")
+    deal.apply(PASS)
     assert deal.to_play == 1
     deal = pos([["3C"], ["3D"]], ["9H", "KS", "4D", "6D"], ["5H"], rules=rules)
     deal.apply(DRAW)  # 9H fits, but the seat may keep drawing within the limit

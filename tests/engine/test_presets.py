@@ -20,7 +20,7 @@ KEY_OPTIONS = {
     "points-game": dict(scoring="winner_collects", target_per_seat=50, dealer_rotates=True,
                         blocked="lowest_collects_difference", blocked_tie="nobody", draw="until_playable"),
     "hollywood": dict(seats_min=2, seats_max=2, card_values="hollywood", scoring="hollywood", hollywood_games=3,
-                      target=100, target_reached_wins=True),
+                      hollywood_total_games=3, target=100, target_reached_wins=True),
     "no-draw": dict(seats_min=4, seats_max=4, hand_size="all", empty_stock="pass"),
     "russian-36": dict(ranks="36", hand_size=5, draw="up_to", draw_limit=1),
 }
@@ -108,4 +108,46 @@ def test_russian_36_behaviour_draw_at_most_one_then_must_play_or_pass():
     assert deal.legal_actions() == [play("KH")]  # limit used up and a play exists: must play
     deal = pos(rules("russian-36"), [["JC"], ["7D"]], ["9S", "6D"], ["7H"])
     deal.apply(DRAW)
+    assert deal.legal_actions() == [PASS]  # B: pass is legal once the limit is used and no play exists
+    deal.apply(PASS)
     assert deal.to_play == 1
+
+
+def test_hollywood_is_system_a_with_a1_changes_only():
+    """A1 changes only the number of players, the card values and the three-game ledger: everything else is
+    System A (eights-classic): forced play, draw until playable, pass when the stock is exhausted, lowest
+    collects the difference on a blocked deal (issue 9 fault 5)."""
+    a, a1 = rules("eights-classic").to_dict(), rules("hollywood").to_dict()
+    changed = {k for k in a if a[k] != a1[k]}
+    assert changed == {"seats_max", "scoring", "card_values"}
+
+
+def test_hollywood_forced_play_and_pass_on_exhausted_stock():
+    deal = pos(rules("hollywood"), [["2H", "3C"], ["3D"]], ["9S"], ["5H"])
+    assert deal.legal_actions() == [play("2H")]  # forced play: no draw while holding a playable card
+    deal = pos(rules("hollywood"), [["2C"], ["3D"]], [], ["KD", "5H"])
+    assert deal.legal_actions() == [PASS]  # the stock is exhausted: no reshuffle, the seat passes
+
+
+def test_hollywood_blocked_deal_lowest_collects_the_difference():
+    deal = pos(rules("hollywood"), [["2C"], ["KD"]], [], ["5H"])
+    deal.apply(PASS)
+    deal.apply(PASS)
+    assert deal.result.outcome == "blocked"
+    assert deal.result.hand_values == [2, 10] and deal.result.points == [8, 0]
+
+
+def test_hollywood_match_where_a_fourth_game_opens():
+    """RULES.md A1: "when one game ends at 100, a new game opens in its place; how many games to play is agreed
+    before the first deal" (``hollywood_total_games``, default 3: with the default no fourth game opens)."""
+    from games.engine.strategies import choose
+    state = MatchState.start(rules("hollywood", hollywood_total_games=4), 2, 5)
+    opened = set()
+    while not state.is_over:
+        opened |= {g["game"] for g in state.hollywood.open}
+        seat = state.to_play
+        state.apply(choose("heuristic", state.view(seat), state.legal_actions(), state.deal.seed))
+    h = state.hollywood
+    assert 4 in opened and h.opened == 4
+    assert len(h.finished) == 4 and sum(h.games_won) == 4 and state.totals == h.games_won
+    assert sorted(g["game"] for g in h.finished) == [1, 2, 3, 4]

@@ -18,6 +18,8 @@ OPTIONS = {
     "play_after_draw": st.sampled_from(["drawn_only", "any", "none"]),
     "voluntary_draw": st.booleans(),
     "empty_stock": st.sampled_from(["reshuffle", "pass"]),
+    "stock_out_ends_turn": st.booleans(),
+    "explicit_pass": st.booleans(),
     "eights": st.sampled_from(["anytime", "match_suit", "no_declare"]),
     "go_out_on_eight": st.booleans(),
     "twos": st.sampled_from(["off", "stack", "winding"]),

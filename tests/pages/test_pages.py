@@ -1,13 +1,11 @@
 """Pages render with data; the busy ones have pinned query counts; deal codes stay hidden while a match runs."""
 
-import re
 
 import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games.engine import Ruleset
-from games.services import match_advance, match_create
+from games.services import match_advance
 from tournaments.services import ladder_schedule_matches
 
 

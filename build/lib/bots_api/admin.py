@@ -1,0 +1,24 @@
+from django.contrib import admin
+
+from bots_api.models import Bot, BotCheck
+
+
+@admin.register(Bot)
+class BotAdmin(admin.ModelAdmin):
+    list_display = ("player", "owner", "endpoint_url", "is_enabled", "verified_at", "suspended_reason")
+    list_filter = ("is_enabled",)
+    search_fields = ("player__name", "owner__username")
+    exclude = ("secret",)  # the signing secret is shown to its owner once, nowhere else
+
+
+@admin.register(BotCheck)
+class BotCheckAdmin(admin.ModelAdmin):
+    """Checks as they ran (read only: a check's outcome is what the bot answered)."""
+
+    list_display = ("bot", "state", "requested_at", "finished_at", "detail")
+    list_filter = ("state",)
+    search_fields = ("bot__player__name",)
+    readonly_fields = ("bot", "state", "requested_at", "started_at", "finished_at", "detail", "checks", "latency_ms")
+
+    def has_add_permission(self, request) -> bool:
+        return False

@@ -1,0 +1,182 @@
+"""The bot call rules, shared by the service (``bots_api.client``, ``bots_api.agent``) and the authors' tools
+(``bots_api.localrun``, ``bots_api.check``); no Django.
+
+The same rules as ``bots_api.client.post_json`` (the service's client): a signed POST of compact JSON, redirects
+not followed (a 3xx is a ``redirect`` fault), a total deadline per call in ms, a 64 KiB cap on the reply body,
+JSON only; failures raise ``BotFault(kind, cause, elapsed_ms)`` with the service's fault kinds. What it leaves
+out: the address guard (the tools are for your own machine, so loopback and private addresses are fine) and
+Django settings (it runs without ``DJANGO_SETTINGS_MODULE``). One pooled keep-alive ``httpx.Client`` per tool run.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+import weakref
+from dataclasses import dataclass
+
+import httpcore
+import httpx
+
+from bots_api.protocol import MAX_BODY_BYTES, BotFault, schema_errors, sign
+from games.engine import IllegalAction
+
+USER_AGENT = "EightsLadder-tools/1 (+bot protocol v1)"
+
+
+class TrackingBackend(httpcore.SyncBackend):
+    """httpcore's network backend, remembering the sockets it opened so that a call past its deadline can be cut
+    off: ``abort()`` shuts them down, which wakes a read blocked on a bot that trickles bytes (httpx's timeouts
+    restart with every byte, so they cannot bound a whole call)."""
+
+    def __init__(self) -> None:
+        self._sockets: weakref.WeakSet = weakref.WeakSet()
+
+    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+        stream = self._connect(host, port, timeout, local_address, socket_options)
+        sock = getattr(stream, "_sock", None)
+        if sock is not None:
+            self._sockets.add(sock)
+        return stream
+
+    def _connect(self, host, port, timeout, local_address, socket_options):
+        return super().connect_tcp(host, port, timeout, local_address, socket_options)
+
+    def abort(self) -> None:
+        for sock in list(self._sockets):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+def make_client(backend: TrackingBackend | None = None) -> httpx.Client:
+    """A pooled keep-alive client that never follows redirects, never retries by itself, asks for uncompressed
+    replies (the 64 KiB cap counts the bytes the bot sends), and can be cut off at a deadline (``send``)."""
+    transport = httpx.HTTPTransport(retries=0)
+    backend = backend or TrackingBackend()
+    transport._pool = httpcore.ConnectionPool(max_connections=100, max_keepalive_connections=20,
+                                              keepalive_expiry=30.0, network_backend=backend)
+    client = httpx.Client(transport=transport, follow_redirects=False,
+                          headers={"User-Agent": USER_AGENT, "Accept-Encoding": "identity"})
+    client.eights_backend = backend  # type: ignore[attr-defined]
+    return client
+
+
+def encode(body: dict) -> bytes:
+    """The raw bytes the service sends (and signs): compact JSON."""
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
+@dataclass
+class Reply:
+    status: int
+    data: bytes
+    elapsed_ms: int
+    location: str | None = None
+
+
+def send(client: httpx.Client, url: str, raw: bytes, headers: dict[str, str], timeout_ms: int) -> Reply:
+    """POST ``raw`` with ``headers``; returns the status and body whatever the status is.
+
+    The whole call (connect, headers, body) ends at ``timeout_ms``: a timer cuts the connection off then. Raises
+    ``BotFault`` only for a timeout, a connection failure (any transport error) and a body over 64 KiB.
+    """
+    deadline = timeout_ms / 1000
+    started = time.perf_counter()
+    backend = getattr(client, "eights_backend", None)
+    cut_off = threading.Event()
+
+    def elapsed_ms() -> int:
+        return int((time.perf_counter() - started) * 1000)
+
+    def abort() -> None:
+        cut_off.set()
+        if backend is not None:
+            backend.abort()
+
+    timer = threading.Timer(deadline + 0.02, abort)
+    timer.daemon = True
+    timer.start()
+    try:
+        with client.stream("POST", url, content=raw, headers={"Content-Type": "application/json", **headers},
+                           timeout=httpx.Timeout(deadline)) as response:
+            data = bytearray()
+            for chunk in response.iter_raw():
+                data += chunk
+                if len(data) > MAX_BODY_BYTES:
+                    raise BotFault("oversize", f"reply body over {MAX_BODY_BYTES // 1024} KiB", elapsed_ms())
+                if time.perf_counter() - started > deadline:
+                    raise BotFault("timeout", f"no complete answer within {timeout_ms} ms", elapsed_ms())
+            return Reply(response.status_code, bytes(data), elapsed_ms(), response.headers.get("location"))
+    except BotFault:
+        raise
+    except httpx.TimeoutException:
+        raise BotFault("timeout", f"no answer within {timeout_ms} ms", elapsed_ms()) from None
+    except Exception as exc:  # any transport failure (httpx, httpcore, OS) is the call's failure, never a crash
+        if cut_off.is_set():
+            raise BotFault("timeout", f"no complete answer within {timeout_ms} ms", elapsed_ms()) from None
+        words = "could not connect" if isinstance(exc, httpx.ConnectError) else type(exc).__name__
+        raise BotFault("connection", f"{words}: {exc or 'connection closed'}", elapsed_ms()) from None
+    finally:
+        timer.cancel()
+
+
+def post_signed(client: httpx.Client, url: str, secret: str, body: dict, timeout_ms: int) -> tuple[object, int]:
+    """What the service does for each call: returns (parsed JSON reply, elapsed ms) or raises ``BotFault``
+    (timeout, connection, redirect, http_status, oversize, bad_json). A connection failure in the first half of
+    the deadline is tried once more on a fresh connection: a keep-alive connection the bot closed (a restart) is
+    the pool's problem, not the bot's fault."""
+    try:
+        return _post_signed_once(client, url, secret, body, timeout_ms)
+    except BotFault as fault:
+        if fault.kind != "connection" or fault.elapsed_ms * 2 > timeout_ms:
+            raise
+        reply, took = _post_signed_once(client, url, secret, body, timeout_ms - fault.elapsed_ms)
+        return reply, took + fault.elapsed_ms
+
+
+def _post_signed_once(client: httpx.Client, url: str, secret: str, body: dict, timeout_ms: int) -> tuple[object, int]:
+    raw = encode(body)
+    reply = send(client, url, raw, sign(secret, raw), timeout_ms)
+    if 300 <= reply.status < 400:
+        raise BotFault("redirect", f"answered HTTP {reply.status} (to {reply.location or '?'}); redirects are not "
+                       "followed", reply.elapsed_ms)
+    if not 200 <= reply.status < 300:
+        raise BotFault("http_status", f"answered HTTP {reply.status}", reply.elapsed_ms)
+    if reply.elapsed_ms > timeout_ms:
+        raise BotFault("timeout", f"answered after {reply.elapsed_ms} ms; the deadline was {timeout_ms} ms",
+                       reply.elapsed_ms)
+    try:
+        return json.loads(reply.data), reply.elapsed_ms
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        raise BotFault("bad_json", f"reply is not usable JSON ({type(exc).__name__}: {str(exc)[:80]})",
+                       reply.elapsed_ms) from None
+
+
+def ask_turn(post, body: dict, deal, turn_timeout_ms: int, bank_ms: int) -> tuple[dict | None, BotFault | None, int, int]:
+    """One bot turn as the service (``bots_api.agent``) and the local runner both play it.
+
+    ``post(body, timeout_ms) -> (reply, elapsed_ms)`` makes the signed call (raising ``BotFault``); the call may
+    take the turn's timeout plus the seat's time bank. The reply must match the turn reply schema and name an
+    action legal in ``deal``. Returns (action or None, fault or None, elapsed ms, time bank left in ms): a slow
+    turn pays its excess from the bank, and a timeout empties it.
+    """
+    fault = None
+    try:
+        reply, elapsed = post(body, turn_timeout_ms + bank_ms)
+    except BotFault as exc:
+        fault, elapsed = exc, exc.elapsed_ms
+    else:
+        errors = schema_errors("turn_reply", reply)
+        if errors:
+            fault = BotFault("schema", f"reply does not match the turn reply schema: {errors[0]}", elapsed)
+        else:
+            try:
+                deal.action_id(reply["action"])
+            except IllegalAction as exc:
+                fault = BotFault("illegal", f"illegal action {json.dumps(reply['action'])}: {exc}", elapsed)
+    bank_left = 0 if fault is not None and fault.kind == "timeout" else max(0, bank_ms - max(0, elapsed - turn_timeout_ms))
+    return (None if fault else reply["action"]), fault, elapsed, bank_left

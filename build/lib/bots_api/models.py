@@ -1,0 +1,106 @@
+"""Submitted bots: an HTTP endpoint, its owner and signing secret, and its standing (verified, suspended)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from games.models import Player
+
+
+class Bot(models.Model):
+    """A bot registered by an owner. Its seat-taking identity is ``player`` (kind ``bot``).
+
+    ``secret`` signs every request (HMAC-SHA256); it is shown to the owner once, at registration and rotation,
+    and is stored because the service must sign with it. A bot plays on ladders only when ``is_enabled``,
+    verified (``verified_at``: its last check passed, see ``BotCheck``) and not suspended
+    (``suspended_reason``: ``BOT_SUSPEND_AFTER_FAILED_MATCHES`` failed matches in a row, counted in
+    ``consecutive_failed_matches``; docs/BOT_PROTOCOL.md, "Faults and the fault policy").
+
+    Escalation: ``suspension_count`` counts the bot's suspensions (never reset). The first is lifted by a passing
+    check; a later one only by a passing check that finishes at or after ``suspended_until`` (the cool-off:
+    ``BOT_SUSPENSION_COOLOFF_MINUTES``, doubled for each suspension after the second). A lifted bot is on
+    probation: its count starts one short of the limit, so one failed match suspends it again.
+    """
+
+    player = models.OneToOneField(Player, related_name="bot", on_delete=models.CASCADE)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="bots", on_delete=models.CASCADE)
+    endpoint_url = models.URLField(max_length=300)
+    secret = models.CharField(max_length=80)
+    is_enabled = models.BooleanField(default=True)
+    verified_at = models.DateTimeField(null=True, blank=True)
+    suspended_reason = models.CharField(max_length=300, blank=True)
+    consecutive_failed_matches = models.PositiveIntegerField(
+        default=0, help_text="failed matches in a row: forfeited, or faults on at least BOT_FAILED_MATCH_FAULT_SHARE "
+                             "of its turns")
+    suspension_count = models.PositiveIntegerField(default=0, help_text="how many times the bot was suspended")
+    suspended_until = models.DateTimeField(
+        null=True, blank=True, help_text="a repeated suspension's cool-off: no check lifts it before this time")
+    reported_name = models.CharField(max_length=100, blank=True, help_text="name the bot gave in its last check")
+    reported_version = models.CharField(max_length=100, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["player__name"]
+
+    def __str__(self) -> str:
+        return self.player.name
+
+    @property
+    def name(self) -> str:
+        return self.player.name
+
+    @property
+    def can_play(self) -> bool:
+        return self.is_enabled and self.verified_at is not None and not self.suspended_reason
+
+    @property
+    def suspension_lift(self) -> str:
+        """What lifts the bot's suspension and when, in a sentence ("" when it is not suspended)."""
+        if not self.suspended_reason:
+            return ""
+        nth = f"suspension {self.suspension_count}" if self.suspension_count > 1 else "a first suspension"
+        if self.suspended_until is None:
+            return (f"This is {nth}: a check that passes lifts it. The bot is then on probation: one failed match "
+                    "suspends it again.")
+        when = self.suspended_until.strftime("%Y-%m-%d %H:%M UTC")
+        return (f"This is {nth}: only a check that passes at or after {when} (the cool-off, which doubles with each "
+                "further suspension) lifts it. The bot is then on probation: one failed match suspends it again.")
+
+
+class BotCheck(models.Model):
+    """One verification of a bot, asked for by its owner and run outside the request (``bots_api.tasks``): the
+    conformance checks of ``bots_api.check`` (a signed ping, three requests the bot must refuse, the turn
+    positions, a ``match_end``) against the endpoint and secret the bot has when the check starts.
+
+    ``state`` goes queued -> running -> passed or failed. ``checks`` is ``[{"name", "status", "detail"}]``
+    (status PASS, FAIL or WARN), in the order sent; ``detail`` says the outcome in a sentence (the first failure
+    and its cause); ``latency_ms`` is the ping's round trip.
+    """
+
+    class State(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        PASSED = "passed"
+        FAILED = "failed"
+
+    bot = models.ForeignKey(Bot, related_name="checks", on_delete=models.CASCADE)
+    state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
+    requested_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    detail = models.CharField(max_length=500, blank=True)
+    checks = models.JSONField(default=list, blank=True)
+    latency_ms = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-requested_at", "-id"]
+        indexes = [models.Index(fields=["bot", "state"], name="bots_check_bot_state")]
+
+    def __str__(self) -> str:
+        return f"check {self.pk} of {self.bot_id}: {self.state}"
+
+    @property
+    def is_done(self) -> bool:
+        return self.state in (self.State.PASSED, self.State.FAILED)

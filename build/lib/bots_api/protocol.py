@@ -1,0 +1,146 @@
+"""Bot protocol v1 (DESIGN.md): the JSON bodies, their JSON Schemas, and the request signature.
+
+Every request is a POST of a JSON object with ``"protocol": 1`` and a ``"type"`` (``ping``, ``turn``,
+``match_end``), signed with headers ``X-Eights-Timestamp`` (unix seconds) and ``X-Eights-Signature:
+sha256=<hex HMAC-SHA256 of "{timestamp}.{raw body}" keyed by the bot's secret>``. The schemas below are the
+contract: the tests validate every body the service sends against them, and replies are checked against the
+reply schemas (a mismatch is the bot's ``schema`` fault). docs/BOT_PROTOCOL.md explains them with examples.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import time
+
+from jsonschema import Draft202012Validator
+
+PROTOCOL_VERSION = 1
+#: Every way a bot call can fail; stored on the move (``Move.fault_kind``) with the cause in words.
+FAULT_KINDS = ("timeout", "connection", "address", "http_status", "redirect", "oversize", "bad_json", "schema",
+               "illegal", "disabled")
+
+
+class BotFault(Exception):
+    """A bot failed a call: ``kind`` (one of ``FAULT_KINDS``), ``cause`` (words for the owner), ``elapsed_ms``."""
+
+    def __init__(self, kind: str, cause: str, elapsed_ms: int = 0) -> None:
+        super().__init__(f"{kind}: {cause}")
+        self.kind = kind
+        self.cause = cause
+        self.elapsed_ms = elapsed_ms
+
+
+MAX_BODY_BYTES = 64 * 1024
+SIGNATURE_MAX_AGE_S = 300  # bots should reject timestamps older than this (replays)
+
+_CARD = {"type": "string", "pattern": "^[A2-9TJQK][CDHS]$"}
+_SUIT = {"type": "string", "enum": ["C", "D", "H", "S"]}
+ACTION_SCHEMA = {
+    "type": "object",
+    "oneOf": [
+        {"properties": {"type": {"const": "play"}, "card": _CARD, "suit": _SUIT},
+         "required": ["type", "card"], "additionalProperties": False},
+        {"properties": {"type": {"enum": ["draw", "pass", "announce"]}}, "required": ["type"],
+         "additionalProperties": False},
+        {"properties": {"type": {"const": "declare"}, "suit": _SUIT}, "required": ["type", "suit"],
+         "additionalProperties": False},
+    ],
+}
+_SEAT = {"type": "integer", "minimum": 0, "maximum": 7}
+VIEW_SCHEMA = {
+    "type": "object",
+    "required": ["seat", "to_play", "hand", "hand_counts", "top_card", "active_suit", "declared", "stock_count",
+                 "discard_count", "draws_left", "pending_draw", "direction", "history"],
+    "properties": {
+        "seat": _SEAT, "to_play": {"oneOf": [_SEAT, {"type": "null"}]}, "dealer": _SEAT,
+        "hand": {"type": "array", "items": _CARD},
+        "hand_counts": {"type": "array", "items": {"type": "integer", "minimum": 0}},
+        "top_card": {"oneOf": [_CARD, {"type": "null"}]}, "active_suit": {"oneOf": [_SUIT, {"type": "null"}]},
+        "declared": {"type": "boolean"}, "stock_count": {"type": "integer", "minimum": 0},
+        "discard_count": {"type": "integer", "minimum": 0},
+        "draws_left": {"oneOf": [{"type": "integer", "minimum": 0}, {"type": "null"}]},
+        "drawn_card": {"oneOf": [_CARD, {"type": "null"}]},
+        "pending_draw": {"type": "integer", "minimum": 0}, "direction": {"enum": [1, -1]},
+        "history": {"type": "array", "items": {"type": "object", "required": ["seat", "type"]}},
+        "totals": {"type": "array", "items": {"type": "integer"}},
+        "deal_number": {"type": "integer", "minimum": 1}, "target": {"type": "integer"},
+    },
+}
+_ENVELOPE = {"protocol": {"const": PROTOCOL_VERSION}}
+PING_SCHEMA = {"type": "object", "required": ["protocol", "type"],
+               "properties": {**_ENVELOPE, "type": {"const": "ping"}}}
+PING_REPLY_SCHEMA = {"type": "object", "required": ["name", "author", "version"],
+                     "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 100},
+                                    "author": {"type": "string", "maxLength": 100},
+                                    "version": {"type": "string", "maxLength": 100}}}
+TURN_SCHEMA = {
+    "type": "object",
+    "required": ["protocol", "type", "match_id", "deal_number", "ply", "you", "view", "legal_actions", "ruleset",
+                 "totals", "deadline_ms", "last_latency_ms"],
+    "properties": {
+        **_ENVELOPE, "type": {"const": "turn"}, "match_id": {"type": "integer"},
+        "deal_number": {"type": "integer", "minimum": 1}, "ply": {"type": "integer", "minimum": 0}, "you": _SEAT,
+        "view": VIEW_SCHEMA, "legal_actions": {"type": "array", "minItems": 1, "items": ACTION_SCHEMA},
+        "ruleset": {"type": "object"}, "totals": {"type": "array", "items": {"type": "integer"}},
+        "deadline_ms": {"type": "integer", "minimum": 1},
+        "last_latency_ms": {"oneOf": [{"type": "integer", "minimum": 0}, {"type": "null"}]},
+        "time_bank_ms": {"type": "integer", "minimum": 0},
+    },
+}
+TURN_REPLY_SCHEMA = {"type": "object", "required": ["action"], "properties": {"action": ACTION_SCHEMA}}
+MATCH_END_SCHEMA = {
+    "type": "object",
+    "required": ["protocol", "type", "match_id", "you", "totals", "standings", "forfeited"],
+    "properties": {**_ENVELOPE, "type": {"const": "match_end"}, "match_id": {"type": "integer"}, "you": _SEAT,
+                   "totals": {"type": "array", "items": {"type": "integer"}},
+                   "standings": {"type": "array", "items": {"type": "integer", "minimum": 1}},
+                   "forfeited": {"type": "array", "items": _SEAT}},
+}
+SCHEMAS = {"ping": PING_SCHEMA, "ping_reply": PING_REPLY_SCHEMA, "turn": TURN_SCHEMA,
+           "turn_reply": TURN_REPLY_SCHEMA, "match_end": MATCH_END_SCHEMA}
+_VALIDATORS = {name: Draft202012Validator(schema) for name, schema in SCHEMAS.items()}
+
+
+def schema_errors(name: str, body: object) -> list[str]:
+    """Messages for every way ``body`` breaks schema ``name`` (empty when it conforms)."""
+    return [f"{'/'.join(map(str, e.absolute_path)) or '(body)'}: {e.message}"
+            for e in _VALIDATORS[name].iter_errors(body)]
+
+
+def sign(secret: str, body: bytes, timestamp: int | None = None) -> dict[str, str]:
+    """The two signature headers for ``body`` (raw bytes) at ``timestamp`` (unix seconds, default now)."""
+    ts = str(int(time.time()) if timestamp is None else timestamp)
+    digest = hmac.new(secret.encode(), ts.encode() + b"." + body, hashlib.sha256).hexdigest()
+    return {"X-Eights-Timestamp": ts, "X-Eights-Signature": f"sha256={digest}"}
+
+
+def verify(secret: str, body: bytes, timestamp: str | None, signature: str | None,
+           max_age_s: int = SIGNATURE_MAX_AGE_S, now: float | None = None) -> bool:
+    """What a bot does with a request: True when the signature matches and the timestamp is fresh."""
+    if not timestamp or not signature or not timestamp.isdigit():
+        return False
+    if abs((time.time() if now is None else now) - int(timestamp)) > max_age_s:
+        return False
+    expected = sign(secret, body, int(timestamp))["X-Eights-Signature"]
+    return hmac.compare_digest(expected, signature)
+
+
+def ping_body() -> dict:
+    return {"protocol": PROTOCOL_VERSION, "type": "ping"}
+
+
+def turn_body(*, match_id: int, deal_number: int, ply: int, seat: int, view: dict, legal_actions: list[dict],
+              ruleset: dict, totals: list[int], deadline_ms: int, last_latency_ms: int | None,
+              time_bank_ms: int) -> dict:
+    """The ``turn`` request: the seat's view (exactly what a human at that seat sees), legal actions, deadline."""
+    return {"protocol": PROTOCOL_VERSION, "type": "turn", "match_id": match_id, "deal_number": deal_number,
+            "ply": ply, "you": seat, "view": view, "legal_actions": legal_actions, "ruleset": ruleset,
+            "totals": list(totals), "deadline_ms": deadline_ms, "last_latency_ms": last_latency_ms,
+            "time_bank_ms": time_bank_ms}
+
+
+def match_end_body(*, match_id: int, seat: int, totals: list[int], standings: list[int],
+                   forfeited: list[int]) -> dict:
+    return {"protocol": PROTOCOL_VERSION, "type": "match_end", "match_id": match_id, "you": seat,
+            "totals": list(totals), "standings": list(standings), "forfeited": list(forfeited)}

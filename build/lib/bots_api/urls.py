@@ -1,0 +1,24 @@
+"""The bot owners' API (under /api/) and the bot and player pages."""
+
+from django.urls import path
+
+from bots_api import api, views
+
+api_patterns = [
+    path("auth/token/", api.TokenCreateApi.as_view(), name="api-token"),
+    path("bots/", api.BotListCreateApi.as_view(), name="api-bot-list"),
+    path("bots/<int:bot_id>/", api.BotDetailApi.as_view(), name="api-bot-detail"),
+    path("bots/<int:bot_id>/rotate-secret/", api.BotRotateSecretApi.as_view(), name="api-bot-rotate-secret"),
+    path("bots/<int:bot_id>/verify/", api.BotVerifyApi.as_view(), name="api-bot-verify"),
+    path("bots/<int:bot_id>/checks/<int:check_id>/", api.BotCheckApi.as_view(), name="api-bot-check"),
+    path("bots/<int:bot_id>/ladders/<slug:slug>/", api.BotLadderApi.as_view(), name="api-bot-ladder"),
+    path("bots/<int:bot_id>/matches/", api.BotMatchListApi.as_view(), name="api-bot-matches"),
+    path("bots/<int:bot_id>/health/", api.BotHealthApi.as_view(), name="api-bot-health"),
+    path("players/<path:name>/", api.PlayerProfileApi.as_view(), name="api-player"),
+]
+
+page_patterns = [
+    path("bots/", views.bot_list, name="bot-list"),
+    path("bots/<int:bot_id>/", views.bot_detail, name="bot-detail"),
+    path("players/<path:name>/", views.player_profile, name="player-profile"),
+]

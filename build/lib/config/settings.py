@@ -1,0 +1,286 @@
+"""Eights Ladder settings, all from the environment (12-factor).
+
+DATABASE_URL (PostgreSQL via psycopg 3; unset = SQLite in var/, the zero-setup demo), CELERY_BROKER_URL
+(Redis; unset = tasks run in-process), SECRET_KEY, DEBUG, ALLOWED_HOSTS. See README.md.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import timedelta
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from config.env import env_bool, env_float, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(env_str("EIGHTS_VAR_DIR", str(BASE_DIR / "var")))
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+DEBUG = env_bool("DEBUG", True)
+SECRET_KEY = env_str("SECRET_KEY", "")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off")
+    SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.humanize",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "games",
+    "tournaments",
+    "bots_api",
+    "rest_framework.authtoken",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "config.api.ApiErrorMiddleware",  # JSON errors under /api/, also with DEBUG (before CommonMiddleware)
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASE_URL = env_str("DATABASE_URL", "")
+if DATABASE_URL:
+    try:
+        DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 60, 0, 86400))}
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"DATABASE_URL={DATABASE_URL!r} is not a database URL ({exc}); use e.g. "
+                                   "postgres://user@127.0.0.1:5432/eights") from None
+else:
+    # The zero-setup file is written by two processes at once (the web server and the ladder loop). WAL lets reads
+    # go on beside a writer; IMMEDIATE takes the write lock at BEGIN, so a transaction that read first never fails
+    # with "database is locked" when it comes to write (SQLite cannot wait there, only at BEGIN); `timeout` is the
+    # busy timeout (s) a writer waits for the lock (SQLITE_TIMEOUT_SECONDS). synchronous=NORMAL is safe in WAL (a
+    # power cut may lose the last commits, never the file).
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": VAR_DIR / "eights.sqlite3",
+            "OPTIONS": {"timeout": env_int("SQLITE_TIMEOUT_SECONDS", 20, 1, 600), "transaction_mode": "IMMEDIATE",
+                        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL"},
+        }
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+STATIC_URL = "static/"
+STATIC_ROOT = VAR_DIR / "static"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+WHITENOISE_USE_FINDERS = True  # serve app static files (admin, API docs) without collectstatic
+
+LOG_LEVEL = env_str("LOG_LEVEL", "INFO").upper()
+if LOG_LEVEL not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+    raise ImproperlyConfigured(f"LOG_LEVEL={LOG_LEVEL!r}: use DEBUG, INFO, WARNING, ERROR or CRITICAL")
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {
+        "django.db.backends": {"level": "INFO"},
+        "httpx": {"level": "WARNING"},  # one line per bot request is too much; faults are logged by games
+        "celery.app.trace": {"level": "WARNING"},
+    },
+}
+
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "PAGE_SIZE": 50,
+    "EXCEPTION_HANDLER": "config.api.exception_handler",
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",  # first: anonymous callers get 401, not 403
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    # Counted in the shared cache (CACHES, "Limits" below); a 429 keeps {"error", "detail"}.
+    "DEFAULT_THROTTLE_CLASSES": [
+        "games.limits.AnonRateThrottle",  # DRF's, counting by games.limits.client_address
+        "games.limits.UserRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {"anon": "30/min", "user": "120/min", "bot_verify": "12/min",
+                               "seat_view": "600/min", "seat_action": "300/min", "signup": "10/hour",
+                               "signup_attempt": "60/hour"},  # accounts created; sign-up form posts
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Eights Ladder API",
+    "DESCRIPTION": "Crazy Eights ladders, matches and replays.",
+    "VERSION": "1",
+    "SWAGGER_UI_DIST": "SIDECAR",  # served from this site: no CDN needed
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    # request bodies get their own components ("...Request"), so a required text field says minLength 1 there
+    "COMPONENT_SPLIT_REQUEST": True,
+    "PARSER_WHITELIST": ["rest_framework.parsers.JSONParser"],  # the API speaks JSON (forms are for pages)
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.api.schema_refuse_nul"],
+}
+
+# ---- Celery -------------------------------------------------------------------------------------------
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "")
+CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL  # zero-setup demo: tasks run in-process
+#: Who plays matches on. "celery": ``games.services.match_wake`` queues the match task (run in place when
+#: CELERY_TASK_ALWAYS_EAGER). "ladder_loop" (no broker, `make run`): the `ladder_run --forever` process is the one
+#: worker and polls for runnable matches, so no web request ever plays a match (bot calls included).
+MATCH_WORKER = "celery" if CELERY_BROKER_URL else "ladder_loop"
+if not CELERY_BROKER_URL:
+    CELERY_BROKER_URL = "memory://localhost/"
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True  # a worker killed mid-task leaves the message for another worker
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+CELERY_TASK_SOFT_TIME_LIMIT = 600
+CELERY_TASK_TIME_LIMIT = 660
+CELERY_BEAT_SCHEDULE = {
+    "ladder-schedule-matches": {
+        "task": "tournaments.tasks.schedule_ladder_matches",
+        "schedule": timedelta(seconds=env_int("LADDER_TICK_SECONDS", 10, 1, 86400)),
+    },
+    "match-watchdog": {
+        "task": "games.tasks.watchdog",
+        "schedule": timedelta(seconds=env_int("WATCHDOG_SECONDS", 30, 1, 86400)),
+    },
+}
+
+# ---- Eights Ladder ------------------------------------------------------------------------------------
+#: A match whose task has not stored a ply for this long (seconds) is re-queued by the watchdog.
+MATCH_STALL_SECONDS = env_int("MATCH_STALL_SECONDS", 60, 5, 86400)
+#: How long (seconds) a worker's claim on a match lasts before another worker may take it over.
+MATCH_LEASE_SECONDS = env_int("MATCH_LEASE_SECONDS", 120, 10, 86400)
+#: How long (ms) a Celery worker plays one match before queueing it again behind the others (``games.tasks``), so
+#: matches whose bots answer slowly never hold every worker. Checked before each ply: a slice can overrun it by a turn.
+MATCH_SLICE_MS = env_int("MATCH_SLICE_MS", 1000, 50, 600000)
+#: A match the watchdog had to restart more often than this is aborted (unrated): our failure, not a player's.
+MATCH_MAX_RESUMES = env_int("MATCH_MAX_RESUMES", 5, 1, 1000)
+
+#: A person's move clock (seconds): when it runs out the fallback action is played for them (a "clock" fault).
+HUMAN_MOVE_SECONDS = env_int("HUMAN_MOVE_SECONDS", 60, 5, 86400)
+
+# ---- Bots (bot protocol v1, docs/BOT_PROTOCOL.md) -------------------------------------------------------
+BOT_TURN_TIMEOUT_MS = env_int("BOT_TURN_TIMEOUT_MS", 1000, 50, 60000)  # per turn, default of every ladder
+BOT_TIME_BANK_MS = env_int("BOT_TIME_BANK_MS", 5000, 0, 600000)  # per bot seat and match: absorbs slow turns
+BOT_MAX_CONSECUTIVE_FAULTS = env_int("BOT_MAX_CONSECUTIVE_FAULTS", 3, 1, 100)  # then the match is forfeited
+#: Failed matches in a row that suspend a bot: a match it forfeited, or faulted on at least
+#: BOT_FAILED_MATCH_FAULT_SHARE of its turns in.
+BOT_SUSPEND_AFTER_FAILED_MATCHES = env_int("BOT_SUSPEND_AFTER_FAILED_MATCHES", 3, 1, 100)
+#: The share of its turns (0 < share <= 1) a bot must fault on for a match to count as failed.
+BOT_FAILED_MATCH_FAULT_SHARE = env_float("BOT_FAILED_MATCH_FAULT_SHARE", 0.25, 0.01, 1.0)
+#: The cool-off (minutes) of a bot's second suspension; it doubles with each later one. The first has none.
+BOT_SUSPENSION_COOLOFF_MINUTES = env_int("BOT_SUSPENSION_COOLOFF_MINUTES", 60, 0, 525600)
+if "BOT_SUSPEND_AFTER_FORFEITS" in os.environ:
+    raise ImproperlyConfigured("BOT_SUSPEND_AFTER_FORFEITS is now BOT_SUSPEND_AFTER_FAILED_MATCHES (a failed match is "
+                               "a forfeit or a match with faults on most of the bot's turns): rename it")
+BOTS_ALLOW_HTTP = env_bool("BOTS_ALLOW_HTTP", True)  # plain http endpoints (https is always allowed)
+BOTS_ALLOW_LOOPBACK = env_bool("BOTS_ALLOW_LOOPBACK", DEBUG)  # 127.0.0.1/::1 endpoints: development and demo
+
+# ---- Content-Security-Policy (django-csp 4; issue 8: no name runs script) ------------------------------
+# No inline script or style anywhere (not even the API docs: config/urls.py): pages load static/js and
+# static/css, and every user's words reach a page as text. Should one slip happen, the browser still refuses to
+# run what got in. A view that ever needs more says so with csp.decorators. static/ is served by WhiteNoise.
+from csp.constants import NONE, SELF  # noqa: E402
+
+INSTALLED_APPS += ["csp"]
+MIDDLEWARE += ["config.csp.CSPMiddleware"]  # django-csp's, also on 404/500 with DEBUG
+STATICFILES_DIRS = [BASE_DIR / "static"]
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF],
+    },
+}
+# ---- end of the Content-Security-Policy block -----------------------------------------------------------
+# ---- Limits (issue 8): one shared cache for the counts, the client's address, failed logins ------------------
+# Kept in one block: CACHES, REST_FRAMEWORK["NUM_PROXIES"], django-axes (app, middleware, backend, AXES_*).
+
+#: The cache every process shares (throttle counts live there): a Redis URL; "db" for Django's database cache
+#: (table "eights_cache", created by every `migrate`); "file" for files in var/cache (one machine only). Default:
+#: the broker when it is Redis, else "db" with DATABASE_URL, else (the zero-setup SQLite path) "file": a count in
+#: SQLite would make every API request a write transaction (~9 ms, and one more writer to wait for).
+_BROKER = env_str("CELERY_BROKER_URL", "")
+CACHE_URL = env_str("CACHE_URL", "") or (
+    _BROKER if _BROKER.startswith(("redis://", "rediss://")) else "db" if DATABASE_URL else "file")
+if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL,
+                          "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "eights")}}
+elif CACHE_URL == "db":
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "eights_cache",
+                          "OPTIONS": {"MAX_ENTRIES": 100_000}}}
+elif CACHE_URL == "file":
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+                          "LOCATION": VAR_DIR / "cache", "OPTIONS": {"MAX_ENTRIES": 100_000}}}
+else:
+    raise ImproperlyConfigured(f"CACHE_URL={CACHE_URL!r}: use a Redis URL (redis://host:6379/1), db or file")
+
+#: How many reverse proxies in front of the app append to X-Forwarded-For. 0 (the default): the header is ignored
+#: and the connection's address (REMOTE_ADDR) is the client, so a forged header buys no new limits. With N, the
+#: N-th address from the right is the client. One rule for every limit (games.limits.client_address; an IPv6
+#: address counts as its /64).
+NUM_PROXIES = env_int("NUM_PROXIES", 0, 0, 10)
+REST_FRAMEWORK["NUM_PROXIES"] = NUM_PROXIES
+
+# Failed logins (django-axes): the login page, the admin login and POST /api/auth/token/ all go through
+# authenticate(). LOGIN_FAILURE_LIMIT failures against one account (from any address) or from one address (against
+# any accounts) within LOGIN_COOLOFF_SECONDS lock that account or address until the cool-off has passed since the
+# failures; a locked login is refused even with the right password (429, Retry-After). A successful login forgets
+# the failures against that account (games.accounts.LoginAttemptHandler).
+INSTALLED_APPS += ["axes"]
+MIDDLEWARE += ["axes.middleware.AxesMiddleware"]  # turns a locked page login into the 429 page
+# last: 400 for NUL in the path, query, cookies or body, before any view or query sees it (answers keep the CSP)
+MIDDLEWARE += ["config.api.RefuseNulMiddleware"]
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10, 1, 10000)
+AXES_COOLOFF_TIME = timedelta(seconds=env_int("LOGIN_COOLOFF_SECONDS", 900, 1, 30 * 86400))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each on its own: per account, per address
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # "try again in N s" holds: refused tries do not extend it
+AXES_RESET_ON_SUCCESS = True
+AXES_HANDLER = "games.accounts.LoginAttemptHandler"
+AXES_CLIENT_IP_CALLABLE = "games.limits.client_address"
+AXES_LOCKOUT_CALLABLE = "games.accounts.login_locked_response"
+AXES_DISABLE_ACCESS_LOG = True  # failures only: no table row per successful login
+AXES_VERBOSE = False
+# ---- end of Limits ---------------------------------------------------------------------------------------------

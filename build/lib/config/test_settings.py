@@ -1,0 +1,25 @@
+"""Settings for the test suite: real PostgreSQL and Redis on this machine unless the environment says otherwise."""
+
+import os
+
+# TEST_* only: a shell that exported DATABASE_URL / CELERY_BROKER_URL for `make run` must not send the tests
+# to the development database or queue (where a running worker would take the tests' tasks).
+os.environ["DATABASE_URL"] = os.environ.get("TEST_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/eights")
+os.environ["CELERY_BROKER_URL"] = os.environ.get("TEST_CELERY_BROKER_URL", "redis://127.0.0.1:6379/15")
+# the cache (throttle counts) in its own Redis database, and under this run's own key prefix: tests/conftest.py
+# clears only this run's keys before each test, so two runs sharing the database do not wipe each other's counts
+os.environ["CACHE_URL"] = os.environ.get("TEST_CACHE_URL", "redis://127.0.0.1:6379/14")
+os.environ["CACHE_KEY_PREFIX"] = os.environ.get("TEST_CACHE_KEY_PREFIX", f"test{os.getpid()}")
+
+from config.settings import *  # noqa: E402,F403
+
+# read now; a process a test starts (e.g. the zero-setup configuration) must not inherit this run's cache
+os.environ.pop("CACHE_URL", None)
+os.environ.pop("CACHE_KEY_PREFIX", None)
+
+DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+BOTS_ALLOW_LOOPBACK = True  # the tests' bot servers listen on 127.0.0.1
+# each test run gets its own database, so two runs on one machine (a developer and CI, or parallel sessions)
+# cannot trample each other's tables; pytest-django drops it at the end of the run
+DATABASES["default"]["TEST"] = {"NAME": f"test_eights_{os.getpid()}"}  # noqa: F405

@@ -1,0 +1,39 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+
+from bots_api.urls import api_patterns as bot_api_patterns
+from bots_api.urls import page_patterns as bot_page_patterns
+from games import accounts as game_accounts
+from games import api as game_api
+from games import views as game_views
+from tournaments import api as ladder_api
+from tournaments import views as ladder_views
+
+urlpatterns = [
+    path("", ladder_views.home, name="home"),
+    path("ladders/<slug:slug>/", ladder_views.ladder_detail, name="ladder-detail"),
+    path("matches/", game_views.match_list, name="match-list"),
+    path("matches/<int:match_id>/", game_views.match_detail, name="match-detail"),
+    path("healthz", game_views.healthz, name="healthz"),
+    path("", include(bot_page_patterns)),
+    path("accounts/signup/", game_accounts.signup, name="signup"),
+    path("accounts/", include("django.contrib.auth.urls")),  # login / logout
+    path("admin/", admin.site.urls),
+    path("api/", include(bot_api_patterns)),
+    path("api/matches/<int:match_id>/seats/<int:seat>/", game_api.SeatViewApi.as_view(), name="api-seat-view"),
+    path("api/matches/<int:match_id>/seats/<int:seat>/actions/", game_api.SeatActionApi.as_view(),
+         name="api-seat-action"),
+    path("api/ladders/<slug:slug>/play/", ladder_api.PlayNowApi.as_view(), name="api-play-now"),
+    path("api/matches/<int:match_id>/deals/<int:number>/", game_api.DealResultApi.as_view(), name="api-deal-result"),
+    path("api/matches/casual/", game_api.CasualMatchApi.as_view(), name="api-casual-match"),
+    path("matches/<int:match_id>/play/", game_views.match_table, name="match-table"),
+    path("deals/<str:code>/", game_views.deal_code_page, name="deal-code"),
+    path("deals/<str:code>/play/", game_views.deal_code_play, name="deal-code-play"),
+    path("ladders/<slug:slug>/play/", ladder_views.ladder_play_now_page, name="ladder-play-now"),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    # the split view serves its start-up script as a file, and templates/drf_spectacular/swagger_ui.html its
+    # styles: the API docs keep the site's Content-Security-Policy (no inline script or style)
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+]
+

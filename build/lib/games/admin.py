@@ -1,0 +1,38 @@
+from django.contrib import admin
+
+from games.models import Deal, Match, Move, Player, Seat
+
+
+@admin.register(Player)
+class PlayerAdmin(admin.ModelAdmin):
+    list_display = ("name", "kind", "strategy", "user", "created_at")
+    list_filter = ("kind",)
+    search_fields = ("name",)
+
+
+class SeatInline(admin.TabularInline):
+    model = Seat
+    extra = 0
+
+
+@admin.register(Match)
+class MatchAdmin(admin.ModelAdmin):
+    list_display = ("id", "preset", "status", "seat_count", "deal_number", "ply_count", "created_at", "finished_at")
+    list_filter = ("status", "preset")
+    inlines = [SeatInline]
+
+
+@admin.register(Seat)
+class SeatAdmin(admin.ModelAdmin):
+    list_display = ("match", "index", "player", "total", "place")
+
+
+@admin.register(Deal)
+class DealAdmin(admin.ModelAdmin):
+    list_display = ("match", "number", "code", "dealer", "outcome", "winner", "plies", "engine_version")
+
+
+@admin.register(Move)
+class MoveAdmin(admin.ModelAdmin):
+    list_display = ("deal", "ply", "seat", "action", "source", "fault", "think_ms")
+    list_filter = ("source",)

@@ -1,0 +1,191 @@
+"""The REST API for people at a table: a seat's view, and a move answering a given ply.
+
+``GET /api/matches/{id}/seats/{seat}/`` gives the person in the seat the same view a bot receives, the legal actions
+when it is their turn, and ``ply`` (the match's ply count) to send back with the move.
+``POST /api/matches/{id}/seats/{seat}/actions/`` with ``{"ply": n, "action": {...}}`` stores the move: 400 with the
+rule's reason for an illegal action, 403 for someone else's seat (a bot's seat too, also for its owner), 404 for an unknown match or seat, 409 ``stale_ply``
+when the position moved on (another ply was stored first, e.g. the move clock's fallback, or the match ended). A
+move never waits for the worker, and a double submit stores the ply once. The view and its ``ply`` are read at one
+instant (``games.selectors.match_snapshot``).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from drf_spectacular.utils import (OpenApiResponse, extend_schema, extend_schema_field, extend_schema_serializer,
+                                   inline_serializer)
+from rest_framework import serializers, status
+from rest_framework.exceptions import APIException, NotFound, PermissionDenied
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games import services
+from games.engine import PRESETS, IllegalAction
+from games.engine.cards import HOLLYWOOD_VALUES, STANDARD_VALUES, parse_card
+from games.limits import ScopedRateThrottle
+from games.models import Match
+from games.selectors import match_snapshot, person_seat
+
+
+class ErrorOutput(serializers.Serializer):
+    """Every API error: a code for programs and words for people (``config.api.exception_handler``)."""
+
+    error = serializers.CharField(help_text="a short code, e.g. name_taken, invalid_endpoint, not_found")
+    detail = serializers.JSONField(help_text="what is wrong (a message; field errors as {field: [messages]})")
+
+
+def _err(description: str) -> OpenApiResponse:
+    return OpenApiResponse(ErrorOutput, description=description)
+
+
+#: the answers every seat endpoint may give besides its own
+SEAT_ERRORS = {401: _err("not logged in (token or session)"), 403: _err("not your seat"),
+               404: _err("no such match or seat"), 429: _err("too many requests: see Retry-After")}
+
+
+@extend_schema_field({"type": "object", "additionalProperties": True})
+class ActionField(serializers.JSONField):
+    """An action: a JSON object (bot protocol v1's action vocabulary); the engine judges it, not the serializer."""
+
+
+class IllegalActionError(APIException):
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_code = "illegal_action"
+
+
+class StalePlyError(APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "stale_ply"
+
+
+class InvalidMatchError(APIException):
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_code = "invalid_match"
+
+
+def _access_seat(request, match_id: int, seat: int) -> Match:
+    """``services.access_seat`` for the requesting user, its errors as 404 / 403."""
+    try:
+        return services.access_seat(match_id=match_id, seat=seat, user=request.user)[0]
+    except services.MatchNotFound as exc:
+        raise NotFound(str(exc)) from None
+    except services.SeatForbidden as exc:
+        raise PermissionDenied(str(exc)) from None
+
+
+class SeatViewApi(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_classes = [ScopedRateThrottle]  # a table polls: its own, larger budget (REST_FRAMEWORK rates)
+    throttle_scope = "seat_view"
+
+    @extend_schema(summary="Your seat's view", responses={200: inline_serializer("SeatView", {
+        "match_id": serializers.IntegerField(), "seat": serializers.IntegerField(),
+        "status": serializers.CharField(), "ply": serializers.IntegerField(),
+        "your_turn": serializers.BooleanField(), "move_deadline": serializers.DateTimeField(allow_null=True),
+        "legal_actions": serializers.ListField(child=serializers.DictField()), "view": serializers.DictField()}),
+        **SEAT_ERRORS})
+    def get(self, request, match_id: int, seat: int):
+        snapshot = match_snapshot(match=_access_seat(request, match_id, seat))  # the view and its ply: one instant
+        match, state = snapshot.match, snapshot.state
+        running = match.status == Match.Status.RUNNING and not state.is_over
+        your_turn = running and state.to_play == seat
+        deadline = match.last_progress_at + timedelta(seconds=match.move_clock_seconds) if your_turn else None
+        seats = [{"index": s.index, "name": s.player.name, "kind": s.player.kind,
+                  "place": None if running else s.place,  # places and forfeits are written with the match's end
+                  "owner": s.player.user.username if s.player.kind == "bot" and s.player.user else None,
+                  "forfeited": s.forfeited and not running}
+                 for s in match.seats.select_related("player__user").order_by("index")]
+        return Response({"match_id": match.pk, "seat": seat, "status": match.status, "ply": match.ply_count,
+                         "your_turn": your_turn, "move_deadline": deadline, "seats": seats,
+                         "deals_finished": len(state.results),
+                         "legal_actions": state.legal_actions() if your_turn else [], "view": state.view(seat)})
+
+
+class SeatActionApi(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "seat_action"
+
+    @extend_schema_serializer(component_name="Move")  # nested names must be unique in the schema
+    class InputSerializer(serializers.Serializer):
+        ply = serializers.IntegerField(min_value=0, help_text="the `ply` of the view this move answers")
+        action = ActionField(help_text="one of the view's legal_actions, e.g. "
+                                       '{"type": "play", "card": "8H", "suit": "S"}')
+
+    @extend_schema(summary="Make a move", request=InputSerializer, responses={
+        200: inline_serializer("MoveStored", {"stored": serializers.BooleanField(), "ply": serializers.IntegerField(),
+                                              "status": serializers.CharField()}),
+        400: _err("illegal_action: the rules forbid this action here (the detail says why)"),
+        409: _err("stale_ply: the position moved on (another ply was stored first, or the match ended): fetch the view again"), **SEAT_ERRORS})
+    def post(self, request, match_id: int, seat: int):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            match = services.match_submit_action(match_id=match_id, seat=seat, ply=data.validated_data["ply"],
+                                                 action=data.validated_data["action"], user=request.user)
+        except services.MatchNotFound as exc:
+            raise NotFound(str(exc)) from None
+        except services.SeatForbidden as exc:
+            raise PermissionDenied(str(exc)) from None
+        except services.StalePly as exc:
+            raise StalePlyError(str(exc)) from None
+        except IllegalAction as exc:
+            raise IllegalActionError(str(exc)) from None
+        return Response({"stored": True, "ply": match.ply_count, "status": match.status})
+
+
+class DealResultApi(APIView):
+    """A finished deal's score card: how it ended, each seat's remaining cards and their values, the points.
+    The people seated see it as soon as the deal is over (the cards are turned up for scoring); everyone once the
+    match is finished. Never the stock, never a running deal."""
+
+    @extend_schema(summary="A finished deal's score card", responses={200: inline_serializer("DealResult", {
+        "number": serializers.IntegerField(), "outcome": serializers.CharField(),
+        "winner": serializers.IntegerField(allow_null=True), "hands": serializers.ListField(),
+        "hand_values": serializers.ListField(), "points": serializers.ListField()}),
+        403: _err("the match is running and you have no seat in it"), 404: _err("no such match or finished deal"),
+        429: _err("too many requests: see Retry-After")})
+    def get(self, request, match_id: int, number: int):
+        match = Match.objects.filter(pk=match_id).first()
+        if match is None:
+            raise NotFound(f"no match {match_id}")
+        seated = person_seat(match=match, user=request.user) is not None  # a seated bot's owner is not seated
+        if not (seated or match.is_finished):  # a finished match stays finished: this row may be read first
+            raise PermissionDenied("a deal's cards are shown to its players, and to everyone once the match is over")
+        state = match_snapshot(match=match).state  # the deals and their plies as of one instant
+        if not 1 <= number <= len(state.results):
+            raise NotFound(f"deal {number} of match {match_id} is not finished")
+        result = state.results[number - 1]
+        values = HOLLYWOOD_VALUES if state.ruleset.card_values == "hollywood" else STANDARD_VALUES
+        hands = state.final_hands[number - 1]
+        return Response({"number": number, "outcome": result.outcome, "winner": result.winner, "hands": hands,
+                         "card_values": [[values[parse_card(c)] for c in hand] for hand in hands],
+                         "hand_values": result.hand_values, "points": result.points})
+
+
+class CasualMatchApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema_serializer(component_name="CasualMatchChoice")
+    class InputSerializer(serializers.Serializer):
+        opponents = serializers.ListField(child=serializers.CharField(max_length=60), min_length=1, max_length=7,
+                                          help_text="names of house bots, e.g. [\"Professor\"]")
+        preset = serializers.ChoiceField(sorted(PRESETS), default="pagat")
+
+    @extend_schema(summary="A casual (unrated) match against chosen house bots", request=InputSerializer,
+                   responses={201: inline_serializer("CasualMatch", {"match_id": serializers.IntegerField(),
+                                                                     "seat": serializers.IntegerField()}),
+                              400: _err("invalid_match: a name that is not a house bot, a name given twice, or "
+                                        "more players than the preset seats (the detail says which)"),
+                              401: _err("not logged in (token or session)"),
+                              429: _err("too many requests: see Retry-After")})
+    def post(self, request):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            match = services.casual_match_create(user=request.user, **data.validated_data)
+        except ValueError as exc:  # which house bots exist is data, not schema: a documented 400 of its own
+            raise InvalidMatchError(str(exc)) from None
+        return Response({"match_id": match.pk, "seat": 0}, status=status.HTTP_201_CREATED)

@@ -1,0 +1,18 @@
+"""The Crazy Eights rules engine: pure Python, no Django, no I/O, no clock, no global randomness.
+
+Public API (DESIGN.md, "Engine API"): ``Ruleset``, ``Deal``, ``DealResult``, ``MatchState``, ``replay``,
+``deal_code``, ``IllegalAction``, ``ENGINE_VERSION``, and the house strategies in ``strategies``.
+"""
+
+from .cards import CARD_CODES, parse_card
+from .deal import ENGINE_VERSION, Deal, DealResult
+from .errors import IllegalAction
+from .match import MatchState, ReplayMismatch, replay
+from .rng import deal_code, seed_from_code
+from .rules import PRESETS, Ruleset
+from .strategies import STRATEGIES, choose
+
+__all__ = [
+    "CARD_CODES", "ENGINE_VERSION", "Deal", "DealResult", "IllegalAction", "MatchState", "PRESETS",
+    "ReplayMismatch", "Ruleset", "STRATEGIES", "choose", "deal_code", "parse_card", "replay", "seed_from_code",
+]

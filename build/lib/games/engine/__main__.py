@@ -1,0 +1,115 @@
+"""Command line: ``python -m games.engine simulate ...`` and ``python -m games.engine show ...``.
+
+simulate: plays house strategies against each other and prints win rates, average deals per match and average
+plies per deal. show: prints a deal (hands, starter, stock) from its deal code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from .cards import card_code
+from .match import MatchState
+from .rng import seed_from_code
+from .rules import PRESETS, Ruleset
+from .strategies import STRATEGIES, choose
+from .deal import Deal
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m games.engine", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sim = sub.add_parser("simulate", help="play house strategies against each other")
+    sim.add_argument("--preset", default="pagat", help=f"one of: {', '.join(sorted(PRESETS))} (default pagat)")
+    sim.add_argument("--seats", type=int, default=2, help="players per match (default 2)")
+    sim.add_argument("--matches", type=int, default=100, help="matches to play (default 100)")
+    sim.add_argument("--strategies", default="heuristic,random",
+                     help=f"comma-separated, one per seat or cycled (from: {', '.join(STRATEGIES)})")
+    sim.add_argument("--seed", type=int, default=1, help="first match seed (default 1)")
+    show = sub.add_parser("show", help="print a deal from its deal code")
+    show.add_argument("--code", required=True, help="the deal code shown with a finished deal")
+    show.add_argument("--preset", default="pagat", help="ruleset preset (default pagat)")
+    show.add_argument("--seats", type=int, default=2, help="players (default 2)")
+    show.add_argument("--dealer", type=int, default=0,
+                      help="the deal's dealer seat, as the deal code page and the match page show it (default 0): "
+                           "the same code deals the hands to other seats under another dealer")
+    return parser
+
+
+def _progress(done: int, total: int, started: float) -> None:
+    width = 30
+    filled = width * done // total
+    rate = done / max(time.perf_counter() - started, 1e-9)
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} matches  {rate:,.0f}/s")
+    if done == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def simulate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    try:
+        ruleset = Ruleset.preset(args.preset)
+    except ValueError as exc:
+        parser.error(str(exc))
+    names = [n.strip() for n in args.strategies.split(",") if n.strip()]
+    unknown = [n for n in names if n not in STRATEGIES]
+    if not names or unknown:
+        parser.error(f"unknown strategy {unknown[0] if unknown else '(none)'!r}: choose from {', '.join(STRATEGIES)}")
+    if args.matches < 1:
+        parser.error(f"--matches must be at least 1, not {args.matches}")
+    if not ruleset.seats_min <= args.seats <= ruleset.seats_max:
+        parser.error(f"preset {args.preset!r} seats {ruleset.seats_min} to {ruleset.seats_max} players, not {args.seats}")
+    if args.seed < 0:
+        parser.error("--seed must be 0 or more")
+    wins = [0.0] * args.seats
+    deals = plies = 0
+    started = time.perf_counter()
+    for i in range(args.matches):
+        seats = [names[(i + s) % len(names)] for s in range(args.seats)]  # rotate who sits where
+        state = MatchState.start(ruleset, args.seats, args.seed + i)
+        while not state.is_over:
+            seat = state.to_play
+            state.apply(choose(seats[seat], state.view(seat), state.legal_actions(), state.deal.seed))
+            plies += 1
+        deals += state.deal_number
+        firsts = [s for s, place in enumerate(state.standings) if place == 1]
+        for s in firsts:
+            wins[names.index(seats[s])] += 1 / len(firsts) if len(set(names)) == len(names) else 0
+        if (i + 1) % max(1, args.matches // 50) == 0 or i + 1 == args.matches:
+            _progress(i + 1, args.matches, started)
+    print(f"{args.matches} matches of {args.preset}, {args.seats} seats, seats rotated each match")
+    if len(set(names)) == len(names):
+        for s, name in enumerate(names[: args.seats]):
+            print(f"  {name:<10} wins {wins[s] / args.matches:6.1%}")
+    print(f"  average deals per match {deals / args.matches:.2f}; average plies per deal {plies / deals:.1f}")
+    return 0
+
+
+def show(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    try:
+        ruleset = Ruleset.preset(args.preset)
+        seed = seed_from_code(args.code)
+        deal = Deal.start(ruleset, args.seats, seed, dealer=args.dealer)
+    except ValueError as exc:
+        parser.error(str(exc))
+    print(f"deal {deal.code} ({args.preset}, {args.seats} seats, dealer {deal.dealer}, seed {seed}; another dealer "
+          f"deals these cards to other seats: --dealer N, as the deal code page says)")
+    for seat in range(args.seats):
+        print(f"  seat {seat}: {' '.join(deal.hand(seat))}")
+    print(f"  starter: {deal.top_card or '(none: the whole deck is dealt)'}"
+          + (" (the dealer declares a suit)" if deal.awaiting_declaration else ""))
+    print(f"  stock ({deal.stock_count}, top first): {' '.join(card_code(c) for c in reversed(deal.stock))}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    return simulate(args, parser) if args.command == "simulate" else show(args, parser)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

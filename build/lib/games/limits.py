@@ -1,0 +1,73 @@
+"""Who a request limit counts: the client's address, one rule for every limit (the API throttles, sign-ups and
+the failed-login limits in ``games.accounts``).
+
+The address is the connection's (``REMOTE_ADDR``) unless ``REST_FRAMEWORK["NUM_PROXIES"]`` (settings
+``NUM_PROXIES``) says N reverse proxies of ours append to X-Forwarded-For: then the N-th entry from the right
+(DRF's rule). With 0, the default, the header is never read, so a forged one buys no new budget. An IPv6 address
+counts as its /64 network: one host may use any address of its /64 at no cost.
+
+Use the throttle classes here instead of DRF's: they differ only in counting by ``client_address``.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+
+from rest_framework import throttling
+
+
+def client_address(request) -> str:
+    """The client as every limit counts it: an IPv4 address (``"192.0.2.1"``), an IPv6 address's /64 network
+    written as its first address (``"2001:db8:1:2::"``: an address still, as django-axes stores it), or the raw
+    value when it is not an address.
+
+    ``request``: Django's or DRF's request. Also django-axes' ``AXES_CLIENT_IP_CALLABLE``.
+    """
+    ident = throttling.BaseThrottle().get_ident(request)
+    try:
+        address = ipaddress.ip_address(ident)
+    except ValueError:
+        return ident
+    if address.version == 6:
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{address}/64", strict=False).network_address)
+    return str(address)
+
+
+#: what each throttle scope counts, for the 429's message (``config.api.exception_handler``)
+SCOPE_WORDS = {"anon": "API calls per address without an account", "user": "API calls per account",
+               "seat_view": "seat views per account", "seat_action": "moves per account",
+               "bot_verify": "bot verifications per account", "signup": "accounts created per address",
+               "signup_attempt": "sign-up form posts per address"}
+
+
+def limit_words(*, scope: str | None, rate: str | None) -> str:
+    """A limit as a 429 names it: ``"600/min (seat views per account)"``."""
+    return f"{rate} ({SCOPE_WORDS.get(scope or '', scope or 'requests')})"
+
+
+class _ByClientAddress:
+    """Counts by ``client_address``; a refused request remembers which limit refused it
+    (``request.limits_hit``: ``[(scope, rate)]``) so the 429 can name it."""
+
+    def get_ident(self, request) -> str:
+        return client_address(request)
+
+    def allow_request(self, request, view) -> bool:
+        allowed = super().allow_request(request, view)
+        if not allowed:
+            request.limits_hit = [*getattr(request, "limits_hit", []), (self.scope, self.rate)]
+        return allowed
+
+
+class AnonRateThrottle(_ByClientAddress, throttling.AnonRateThrottle):
+    """DRF's ``anon`` rate, per ``client_address``."""
+
+
+class UserRateThrottle(_ByClientAddress, throttling.UserRateThrottle):
+    """DRF's ``user`` rate: per account, per ``client_address`` when anonymous."""
+
+
+class ScopedRateThrottle(_ByClientAddress, throttling.ScopedRateThrottle):
+    """DRF's per-view ``throttle_scope`` rates: per account, per ``client_address`` when anonymous."""

@@ -1,0 +1,170 @@
+"""Players, matches and their stored plies. Every deal's seed and every ply are kept, so any match can be
+replayed (``games.engine.replay``). Only ``games.services`` writes these rows."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from games.names import name_skeleton
+
+
+class Player(models.Model):
+    """Anyone who takes a seat: a person, a submitted HTTP bot, or a house bot (a built-in strategy)."""
+
+    class Kind(models.TextChoices):
+        HUMAN = "human", "human"
+        BOT = "bot", "bot"
+        HOUSE = "house", "house bot"
+
+    name = models.CharField(max_length=60, unique=True)
+    name_skeleton = models.TextField(db_index=True, editable=False, default="",
+                                     help_text="games.names.name_skeleton(name): look-alike names share it")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    strategy = models.CharField(max_length=30, blank=True, help_text="house strategy name (house bots only)")
+    # the person (human), or the bot's owner (bot: who owns it, never who plays its seat); empty for house bots
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    description = models.CharField(max_length=200, blank=True)
+    is_active = models.BooleanField(default=True, help_text="false: not scheduled (a disabled or suspended bot)")
+    match_with = models.CharField(max_length=10, default="both", choices=[
+        ("both", "people and bots"), ("bots", "bots only"), ("people", "people only")],
+        help_text="whom a person wants to be matched with by Play now")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def save(self, *args, **kwargs) -> None:
+        """Keeps ``name_skeleton`` in step with ``name`` (also when only ``name`` is in ``update_fields``)."""
+        self.name_skeleton = name_skeleton(self.name)
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "name" in update_fields:
+            kwargs["update_fields"] = {*update_fields, "name_skeleton"}
+        super().save(*args, **kwargs)
+
+    def is_played_by(self, user) -> bool:
+        """Whether ``user`` makes this player's moves: a person plays only their own human player. A bot's moves
+        come only from its endpoint, never from its owner, though the owner is the bot's ``user``."""
+        return (self.kind == self.Kind.HUMAN and self.user_id is not None and user is not None
+                and user.is_authenticated and self.user_id == user.pk)
+
+
+class Match(models.Model):
+    """One match: deals until the target. ``ruleset`` is the engine's ``Ruleset.to_dict()``."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running", "running"
+        FINISHED = "finished", "finished"
+        ABORTED = "aborted", "aborted"
+
+    ruleset = models.JSONField()
+    preset = models.CharField(max_length=30, blank=True)
+    seat_count = models.PositiveSmallIntegerField()
+    seed = models.BigIntegerField()
+    engine_version = models.CharField(max_length=10)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING, db_index=True)
+    deal_number = models.PositiveIntegerField(default=1)
+    ply_count = models.PositiveIntegerField(default=0, help_text="plies stored over all deals")
+    totals = models.JSONField(default=list)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    last_progress_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    lease_owner = models.CharField(max_length=64, blank=True)
+    lease_until = models.DateTimeField(null=True, blank=True)
+    abort_reason = models.CharField(max_length=200, blank=True)
+    turn_timeout_ms = models.PositiveIntegerField(default=1000, help_text="per bot turn, before the time bank")
+    resume_count = models.PositiveIntegerField(default=0, help_text="times the watchdog re-queued this match")
+    awaiting_human = models.BooleanField(default=False, help_text="the match waits for a person's move")
+    move_seconds = models.PositiveIntegerField(null=True, blank=True,
+                                               help_text="a person's move clock here (s); empty: HUMAN_MOVE_SECONDS")
+    single_deal_seed = models.BigIntegerField(null=True, blank=True, help_text="replay of one deal (its seed)")
+    single_deal_dealer = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "matches"
+
+    def __str__(self) -> str:
+        return f"match {self.pk}"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status == self.Status.FINISHED
+
+    @property
+    def move_clock_seconds(self) -> int:
+        """A person's move clock in this match (seconds): the ladder's, else ``HUMAN_MOVE_SECONDS``."""
+        return self.move_seconds or settings.HUMAN_MOVE_SECONDS
+
+
+class Seat(models.Model):
+    """A player's place in a match (0..n-1, clockwise), with the final total and place once finished."""
+
+    match = models.ForeignKey(Match, related_name="seats", on_delete=models.CASCADE)
+    index = models.PositiveSmallIntegerField()
+    player = models.ForeignKey(Player, related_name="seats", on_delete=models.PROTECT)
+    total = models.IntegerField(default=0)
+    place = models.PositiveSmallIntegerField(null=True, blank=True)
+    time_bank_ms = models.PositiveIntegerField(default=0, help_text="left of the seat's time bank (bots)")
+    last_latency_ms = models.PositiveIntegerField(null=True, blank=True)
+    consecutive_faults = models.PositiveSmallIntegerField(default=0)
+    forfeited = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["match", "index"]
+        constraints = [models.UniqueConstraint(fields=["match", "index"], name="seat_unique_index")]
+
+    def __str__(self) -> str:
+        return f"{self.match} seat {self.index}: {self.player}"
+
+
+class Deal(models.Model):
+    """One deal of a match: its seed (secret until the match is finished), dealer and result."""
+
+    match = models.ForeignKey(Match, related_name="deals", on_delete=models.CASCADE)
+    number = models.PositiveIntegerField()
+    seed = models.BigIntegerField()
+    code = models.CharField(max_length=16, db_index=True)
+    dealer = models.PositiveSmallIntegerField()
+    engine_version = models.CharField(max_length=10)
+    outcome = models.CharField(max_length=10, blank=True)
+    winner = models.PositiveSmallIntegerField(null=True, blank=True)
+    hand_values = models.JSONField(null=True, blank=True)
+    points = models.JSONField(null=True, blank=True)
+    plies = models.PositiveIntegerField(default=0)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["match", "number"]
+        constraints = [models.UniqueConstraint(fields=["match", "number"], name="deal_unique_number")]
+
+    def __str__(self) -> str:
+        return f"{self.match} deal {self.number}"
+
+
+class Move(models.Model):
+    """One stored ply. Unique per (deal, ply): a retried task can never write a ply twice."""
+
+    class Source(models.TextChoices):
+        AGENT = "agent", "agent"
+        FALLBACK = "fallback", "fallback after a fault"
+
+    deal = models.ForeignKey(Deal, related_name="moves", on_delete=models.CASCADE)
+    ply = models.PositiveIntegerField()
+    seat = models.PositiveSmallIntegerField()
+    action = models.JSONField()
+    source = models.CharField(max_length=10, choices=Source.choices, default=Source.AGENT)
+    fault = models.CharField(max_length=300, blank=True)
+    fault_kind = models.CharField(max_length=20, blank=True, db_index=True)
+    think_ms = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["deal", "ply"]
+        constraints = [models.UniqueConstraint(fields=["deal", "ply"], name="move_unique_ply")]
+
+    def __str__(self) -> str:
+        return f"{self.deal} ply {self.ply}"

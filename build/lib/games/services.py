@@ -1,0 +1,475 @@
+"""Writes for matches: create, advance (the match loop the Celery task runs), finish, abort.
+
+The match loop rebuilds the engine state from one consistent read of the stored log, asks each seat's agent for
+an action, and stores each ply in its own transaction. Who stores a ply is decided by a compare-and-set on
+``Match.ply_count`` (the UPDATE that bumps it is conditional on the count the writer read, and comes first in the
+transaction that inserts the move), with the unique (deal, ply) constraint as the last guard: a person's move, a
+worker, a retried or duplicated task can never store a ply twice, and the loser changes nothing. The lease (a
+conditional UPDATE whose row count says who won, renewed with every ply) only says which worker runs the loop; a
+person's move never waits for it. Slow agent calls (HTTP bots) happen outside any transaction.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+import uuid
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Exists, F, OuterRef, Q
+from django.utils import timezone
+
+from games import agents
+from games.engine import ENGINE_VERSION, IllegalAction, MatchState, Ruleset, deal_code
+from games.engine.deal import ACTIONS
+from games.engine.strategies import fallback_action
+from games.models import Deal, Match, Move, Player, Seat
+from games.names import name_normalize, name_skeleton
+from games.selectors import match_snapshot
+from games.signals import match_finished
+
+log = logging.getLogger(__name__)
+
+
+class MatchNotFound(Exception):
+    """No such match (or no such seat in it)."""
+
+
+class SeatForbidden(Exception):
+    """The user does not play this seat."""
+
+
+class StalePly(Exception):
+    """The action answers a position that is gone: another ply was stored, the turn moved, or the match ended."""
+
+
+def match_create(*, players: list[Player], ruleset: Ruleset, preset: str = "", seed: int | None = None,
+                 turn_timeout_ms: int | None = None, single_deal: dict | None = None,
+                 move_seconds: int | None = None) -> Match:
+    """Create a running match with ``players`` in seat order and its first deal row.
+
+    ``seed`` (a non-negative int) defaults to 40 random bits; ``turn_timeout_ms`` (bot turns) defaults to
+    ``BOT_TURN_TIMEOUT_MS``, and every seat starts with ``BOT_TIME_BANK_MS`` of time bank. Raises ``ValueError``
+    when the ruleset cannot seat that many players, a player appears twice, or two players have the same owner
+    (a person and their bot, two bots of one owner: they could share cards). Call ``games.tasks.advance_match``
+    (on commit) to play it.
+    """
+    if len({p.pk for p in players}) != len(players):
+        raise ValueError("a player can take only one seat in a match")
+    owners = [p.user_id for p in players if p.user_id is not None]
+    if len(owners) != len(set(owners)):
+        raise ValueError("a match seats no two players of the same owner (a person and their own bot, or two bots "
+                         "of one owner): they could share cards")
+    seed = secrets.randbits(40) if seed is None else seed
+    if not (isinstance(seed, int) and 0 <= seed < 2**63):
+        raise ValueError(f"a match seed is an integer from 0 to 2**63-1, not {seed!r}")
+    state = MatchState.start(ruleset, len(players), seed, single_deal)  # validates seats and ruleset
+    timeout = settings.BOT_TURN_TIMEOUT_MS if turn_timeout_ms is None else turn_timeout_ms
+    with transaction.atomic():
+        match = Match.objects.create(ruleset=ruleset.to_dict(), preset=preset, seat_count=len(players), seed=seed,
+                                     engine_version=ENGINE_VERSION, totals=[0] * len(players),
+                                     turn_timeout_ms=timeout, move_seconds=move_seconds,
+                                     single_deal_seed=single_deal["seed"] if single_deal else None,
+                                     single_deal_dealer=single_deal["dealer"] if single_deal else None)
+        Seat.objects.bulk_create(Seat(match=match, index=i, player=p, time_bank_ms=settings.BOT_TIME_BANK_MS)
+                                 for i, p in enumerate(players))
+        _deal_row_create(match, state)
+    return match
+
+
+def match_wake(*, match_id: int) -> None:
+    """Have the match played on: queue the match task for ``match_id`` once the current transaction commits (at once
+    outside one). With ``MATCH_WORKER = "ladder_loop"`` (no broker) it queues nothing: a match that is not waiting
+    for a person's move is runnable (``matches_runnable``) and the ladder loop process plays it within a poll, so
+    the web request that created the match or stored a person's move never plays bots' turns itself."""
+    if settings.MATCH_WORKER == "ladder_loop":
+        return
+    from games.tasks import match_queue  # the task module imports this one
+
+    transaction.on_commit(lambda: match_queue(match_id=match_id))
+
+
+def _deal_row_create(match: Match, state: MatchState) -> Deal:
+    deal = state.deal
+    return Deal.objects.create(match=match, number=state.deal_number, seed=deal.seed, code=deal_code(deal.seed),
+                               dealer=deal.dealer, engine_version=ENGINE_VERSION)
+
+
+def _claim(match_id: int, token: str) -> bool:
+    now = timezone.now()
+    claimed = (
+        Match.objects.filter(pk=match_id, status=Match.Status.RUNNING)
+        .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now) | Q(lease_owner=token))
+        .update(lease_owner=token, lease_until=now + timedelta(seconds=settings.MATCH_LEASE_SECONDS))
+    )
+    return claimed == 1
+
+
+def _release(match_id: int, token: str) -> None:
+    Match.objects.filter(pk=match_id, lease_owner=token).update(lease_owner="", lease_until=None)
+
+
+def match_advance(*, match_id: int, ply_budget: int | None = None, time_budget_ms: int | None = None) -> str:
+    """Play the match on from its stored log until it ends, a seat's agent has no answer yet, ``ply_budget``
+    plies have been stored by this call, or ``time_budget_ms`` milliseconds (wall clock) have passed since the call
+    began and at least one ply was stored (a slice: the budget is checked before each ply, so one slow bot's turn
+    can overrun it by up to that turn's timeout; ``None``: no limit). The worker task and the zero-setup loop play
+    matches in such slices so that a few matches with slow bots never hold every worker while people wait.
+
+    Returns ``"finished"``, ``"waiting"`` (an agent such as a human has not acted), ``"budget"``, ``"busy"``
+    (another worker holds the lease), ``"not_running"``, or ``"conflict"`` (a store failed with nothing new to
+    read: the stored rows disagree with the ply count; nothing was written). A ply another writer stores first (a person's move
+    against the clock's fallback, a redelivered task) is never overwritten: this call re-reads the log and plays
+    on from there. Idempotent: calling it again continues exactly where the log stops.
+    """
+    token = uuid.uuid4().hex
+    if not _claim(match_id, token):
+        exists = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING).exists()
+        return "busy" if exists else "not_running"
+    deadline = None if time_budget_ms is None else time.monotonic() + time_budget_ms / 1000
+    try:
+        return _advance_claimed(match_id, token, ply_budget, deadline)
+    finally:
+        _release(match_id, token)
+
+
+def _advance_claimed(match_id: int, token: str, ply_budget: int | None, deadline: float | None) -> str:
+    """The match loop, while ``token`` holds the lease. Every ply is stored by a compare-and-set on the ply count
+    read with the log (``_store_ply``); when it fails, someone else stored that ply: re-read and go on (or stop,
+    when the lease went to another worker or the match ended). It stops to wait for a person only through a
+    conditional UPDATE that also gives up the lease, so a move stored meanwhile is never left without a worker."""
+    stored = 0
+    failed_at, idle_failures = None, 0  # the ply count at which a store or the wait last failed; how often so
+    while True:  # one pass per consistent read of the log
+        match = Match.objects.get(pk=match_id)
+        try:
+            snapshot = match_snapshot(match=match)
+            state = snapshot.state
+        except ValueError as exc:  # ReplayMismatch or a bad stored ruleset: it can never be played on
+            log.error("match %s does not replay, aborted: %s", match_id, exc)
+            match_abort(match_id=match_id, reason=f"its stored record does not replay: {exc}")
+            return "not_running"
+        match = snapshot.match
+        if match.status != Match.Status.RUNNING:
+            return "not_running"
+        idle_failures = idle_failures + 1 if failed_at == match.ply_count else 0
+        if idle_failures >= 3:  # failed again and again with nothing stored meanwhile: not a race, do not spin
+            log.error("match %s: a ply could not be stored at ply count %s and nothing else was", match_id, failed_at)
+            return "conflict"
+        if state.is_over:  # every ply is stored but the finish did not commit: finish now
+            with transaction.atomic():
+                if Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, ply_count=match.ply_count).update(
+                        last_progress_at=timezone.now()) == 1:
+                    _finish(match, state)
+            return "finished"
+        seats = {seat.index: seat for seat in match.seats.select_related("player")}
+        deal_row = Deal.objects.get(match=match, number=state.deal_number)
+        while True:
+            if ply_budget is not None and stored >= ply_budget:
+                return "budget"
+            if deadline is not None and stored and time.monotonic() >= deadline:
+                return "budget"
+            seat = state.to_play
+            seat_row = seats[seat]
+            player = seat_row.player
+            legal = state.legal_actions()
+            view = state.view(seat)
+            started = time.perf_counter()
+            decision = agents.agent_for(player.kind)(player=player, match_id=match_id, seat=seat, view=view,
+                                                     legal_actions=legal, state=state, seat_row=seat_row, match=match)
+            if decision is None:
+                if Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, ply_count=match.ply_count,
+                                        lease_owner=token).update(awaiting_human=True, lease_owner="",
+                                                                  lease_until=None) == 1:
+                    return "waiting"
+                failed_at = match.ply_count
+                break  # a ply was stored since the read (the person moved): read again
+            think_ms = decision.think_ms or int((time.perf_counter() - started) * 1000)
+            deal = state.deal
+            ply = deal.ply
+            action, source, fault, kind = decision.action, decision.source, decision.fault, decision.fault_kind
+            try:
+                state.apply(action)
+            except IllegalAction as exc:
+                action, source, fault, kind = fallback_action(legal), Move.Source.FALLBACK, f"illegal action: {exc}", "illegal"
+                state.apply(action)
+            try:
+                deal_row, over = _store_ply(match, state, deal, deal_row, seat_row, ply=ply, action=action,
+                                            source=source, fault=fault, fault_kind=kind, think_ms=think_ms,
+                                            time_bank_ms=decision.time_bank_ms, lease_token=token)
+            except StalePly:
+                failed_at = match.ply_count
+                log.info("match %s: ply %s of deal %s was stored by another writer; reading again", match_id, ply,
+                         deal_row.number)
+                break
+            if fault:
+                log.warning("match %s seat %s (%s): %s", match_id, seat, player, fault)
+            stored += 1
+            if over:
+                return "finished"
+        if not _claim(match_id, token):  # the lease ran out and another worker took the match on
+            exists = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING).exists()
+            return "busy" if exists else "not_running"
+
+
+def _store_ply(match: Match, state: MatchState, deal, deal_row: Deal, seat_row: Seat, *, ply: int, action: dict,
+               source: str, fault: str, fault_kind: str, think_ms: int, time_bank_ms: int | None,
+               lease_token: str | None = None) -> tuple[Deal, bool]:
+    """Store one applied ply in its own transaction, if the match is still running at ``match.ply_count`` plies:
+    the move, the seat's fault count and clocks, the deal rows at a deal's end, the match's progress, and the finish
+    or forfeit.
+
+    The first statement is a compare-and-set on ``Match.ply_count`` (the count the caller's state was read with,
+    ``match_snapshot``): its row lock serialises every writer of this match, and a writer that read an older count
+    changes nothing; the unique (deal, ply) constraint is the last guard. ``lease_token`` (a worker) must also still
+    hold the lease, which the store renews; a person's move passes none and never touches the lease. ``state`` has
+    the ply applied already, ``deal`` is the engine deal it was applied to, and ``seat_row`` was read after that
+    count (a successful compare-and-set proves nothing was stored since). On success ``match`` carries the new
+    count. Returns the current deal row and whether the match is over. Raises ``StalePly`` (nothing stored) when
+    another writer got there first, the match is over, or the lease is gone.
+    """
+    faults = seat_row.consecutive_faults + 1 if source == Move.Source.FALLBACK else 0
+    forfeit = faults >= settings.BOT_MAX_CONSECUTIVE_FAULTS and seat_row.player.kind != Player.Kind.HOUSE
+    now = timezone.now()
+    progress = {"ply_count": match.ply_count + 1, "deal_number": state.deal_number, "totals": list(state.totals),
+                "last_progress_at": now, "awaiting_human": False}
+    current = Match.objects.filter(pk=match.pk, status=Match.Status.RUNNING, ply_count=match.ply_count)
+    if lease_token is not None:
+        current = current.filter(lease_owner=lease_token)
+        progress["lease_until"] = now + timedelta(seconds=settings.MATCH_LEASE_SECONDS)
+    try:
+        with transaction.atomic():
+            if current.update(**progress) != 1:
+                raise StalePly(f"ply {match.ply_count} is not the current position any more: another ply was "
+                               "stored, or the match ended")
+            Move.objects.create(deal=deal_row, ply=ply, seat=seat_row.index, action=action, source=source,
+                                fault=fault[:300], fault_kind=fault_kind, think_ms=think_ms)
+            seat_updates = {"consecutive_faults": faults, "last_latency_ms": think_ms}
+            if time_bank_ms is not None:
+                seat_updates["time_bank_ms"] = time_bank_ms
+            Seat.objects.filter(pk=seat_row.pk).update(**seat_updates)
+            next_deal_row = deal_row
+            if deal.is_over:
+                _deal_row_finish(deal_row, deal)
+                if not state.is_over:
+                    next_deal_row = _deal_row_create(match, state)
+            if forfeit:
+                _finish(match, state, forfeited=seat_row.index)
+            elif state.is_over:
+                _finish(match, state)
+    except IntegrityError:  # the (deal, ply) guard: never expected behind the compare-and-set, but never two
+        raise StalePly(f"ply {ply} of deal {deal_row.number} was stored by another writer") from None
+    for key, value in progress.items():
+        setattr(match, key, value)  # the next seat's clock starts now (human_agent reads it)
+    for key, value in seat_updates.items():
+        setattr(seat_row, key, value)
+    return next_deal_row, forfeit or state.is_over
+
+
+def _deal_row_finish(deal_row: Deal, deal) -> None:
+    result = deal.result
+    deal_row.outcome = result.outcome
+    deal_row.winner = result.winner
+    deal_row.hand_values = result.hand_values
+    deal_row.points = result.points
+    deal_row.plies = result.plies
+    deal_row.finished_at = timezone.now()
+    deal_row.save(update_fields=["outcome", "winner", "hand_values", "points", "plies", "finished_at"])
+
+
+def _finish(match: Match, state: MatchState, forfeited: int | None = None) -> None:
+    """Mark the match finished, write totals and places, and tell listeners (same transaction).
+
+    A ``forfeited`` seat (too many consecutive faults) takes last place; the others keep their order by the
+    standings at that moment.
+    """
+    places = state.standings if forfeited is None else state.standings_after_forfeit(forfeited)
+    for seat in match.seats.all():
+        seat.total = state.totals[seat.index]
+        seat.place = places[seat.index]
+        seat.forfeited = seat.index == forfeited
+        seat.save(update_fields=["total", "place", "forfeited"])
+    match.status = Match.Status.FINISHED
+    match.totals = list(state.totals)
+    match.deal_number = state.deal_number
+    match.finished_at = timezone.now()
+    match.save(update_fields=["status", "totals", "deal_number", "finished_at"])
+    match_finished.send(sender=Match, match=match)
+
+
+def match_abort(*, match_id: int, reason: str) -> bool:
+    """Mark a running match aborted (left unrated). Returns whether it was running."""
+    return Match.objects.filter(pk=match_id, status=Match.Status.RUNNING).update(
+        status=Match.Status.ABORTED, abort_reason=reason[:200], finished_at=timezone.now()) == 1
+
+
+def match_note_resume(*, match_id: int) -> bool:
+    """Count a watchdog re-queue; a match re-queued more than ``MATCH_MAX_RESUMES`` times (our own failure, never
+    a bot's) is aborted and left unrated. Returns whether the match should be queued again."""
+    Match.objects.filter(pk=match_id).update(resume_count=F("resume_count") + 1, last_progress_at=timezone.now())
+    if Match.objects.filter(pk=match_id, resume_count__gt=settings.MATCH_MAX_RESUMES).exists():
+        match_abort(match_id=match_id, reason=f"could not be finished after {settings.MATCH_MAX_RESUMES} restarts")
+        return False
+    return True
+
+
+def matches_stalled(*, now=None) -> list[int]:
+    """Ids of running matches with no stored ply for ``MATCH_STALL_SECONDS`` and no live lease (a person who is
+    thinking is not a stall: see ``matches_clock_expired``)."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.MATCH_STALL_SECONDS)
+    return list(
+        Match.objects.filter(status=Match.Status.RUNNING, last_progress_at__lt=cutoff, awaiting_human=False)
+        .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
+        .values_list("pk", flat=True)
+    )
+
+
+def matches_runnable(*, now=None, people_only: bool = False) -> list[int]:
+    """Ids of running matches a worker can play on now: not waiting for a person's move, with no live lease (none,
+    or an expired one: a worker that died). Matches with a person seated come first (someone is watching the bots
+    answer), then the longest without progress; ``people_only``: only those with a person seated. The zero-setup
+    ladder loop (``MATCH_WORKER = "ladder_loop"``) polls this instead of a task queue; people whose clock ran out
+    are in ``matches_clock_expired``."""
+    now = now or timezone.now()
+    with_person = Exists(Seat.objects.filter(match=OuterRef("pk"), player__kind=Player.Kind.HUMAN))
+    runnable = (Match.objects.filter(status=Match.Status.RUNNING, awaiting_human=False)
+                .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now)))
+    if people_only:
+        runnable = runnable.filter(with_person)
+    return list(runnable.order_by(with_person.desc(), "last_progress_at", "pk").values_list("pk", flat=True))
+
+
+def matches_clock_expired(*, now=None) -> list[int]:
+    """Ids of running matches waiting for a person whose move clock (``Match.move_clock_seconds``) has run out."""
+    now = now or timezone.now()
+    waiting = (Match.objects.filter(status=Match.Status.RUNNING, awaiting_human=True,
+                                    last_progress_at__lt=now - timedelta(seconds=5))
+               .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now)).only("pk", "move_seconds", "last_progress_at"))
+    return [m.pk for m in waiting if (now - m.last_progress_at).total_seconds() >= m.move_clock_seconds]
+
+
+def access_seat(*, match_id: int, seat: int, user) -> tuple[Match, Seat]:
+    """The match and the seat, when ``seat`` exists in it and ``user`` sits in it as a person
+    (``Player.is_played_by``: never a bot's owner in the bot's seat). Raises ``MatchNotFound`` (404) or
+    ``SeatForbidden`` (403)."""
+    match = Match.objects.filter(pk=match_id).first()
+    seat_row = None if match is None else match.seats.select_related("player").filter(index=seat).first()
+    if seat_row is None:
+        raise MatchNotFound(f"no match {match_id} with a seat {seat}")
+    if not seat_row.player.is_played_by(user):  # a bot's seat is not its owner's: only the bot plays it
+        raise SeatForbidden(f"seat {seat} of match {match_id} is not yours")
+    return match, seat_row
+
+
+def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, user) -> Match:
+    """A person's move: ``action`` for ``seat`` of the match, answering the position at match ply ``ply``
+    (``Match.ply_count``, given with every view). Stores it as one ply and wakes the match task for the next seats.
+
+    Never waits for the worker's lease: the ply is stored by a compare-and-set on the ply count (``_store_ply``),
+    so whichever of this move and the worker (the move clock's fallback) stores the ply first wins, and the other
+    changes nothing. Raises ``MatchNotFound`` (404), ``SeatForbidden`` (403: not this user's seat), ``StalePly``
+    (409: another ply was stored, it is not this seat's turn, or the match is over) and ``IllegalAction`` (400,
+    with the rule's reason). A double submit stores the ply once.
+    """
+    match, seat_row = access_seat(match_id=match_id, seat=seat, user=user)
+    snapshot = match_snapshot(match=match)
+    match = snapshot.match
+    if match.status != Match.Status.RUNNING:
+        raise StalePly("the match is over")
+    if ply != match.ply_count:
+        raise StalePly(f"ply {ply} is not the current position: the match is at ply {match.ply_count}; fetch the "
+                       "view again")
+    state = snapshot.state
+    if state.to_play != seat:
+        raise StalePly(f"it is not your turn: seat {state.to_play} is to play")
+    deal = state.deal
+    deal_row = Deal.objects.get(match=match, number=state.deal_number)
+    deal_ply = deal.ply
+    action_id = deal.action_id(action)  # IllegalAction says why, and changes nothing
+    state.apply_id(action_id)
+    think_ms = max(0, int((timezone.now() - match.last_progress_at).total_seconds() * 1000))
+    try:
+        _store_ply(match, state, deal, deal_row, seat_row, ply=deal_ply, action=dict(ACTIONS[action_id]),
+                   source=Move.Source.AGENT, fault="", fault_kind="", think_ms=think_ms, time_bank_ms=None)
+    except StalePly:
+        raise StalePly("that ply was just stored by another request (or the match ended); fetch the view "
+                       "again") from None
+    match_wake(match_id=match_id)
+    match.refresh_from_db()
+    return match
+
+
+def player_house_create(*, name: str, strategy: str, description: str = "") -> Player:
+    """A house bot playing engine strategy ``strategy``; ``ValueError`` for an unknown strategy."""
+    from games.engine import STRATEGIES
+
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown strategy {strategy!r}: choose one of {', '.join(STRATEGIES)}")
+    player, _ = Player.objects.update_or_create(
+        name=name, defaults={"kind": Player.Kind.HOUSE, "strategy": strategy, "description": description})
+    return player
+
+
+def player_for_user(*, user) -> Player:
+    """The person's player (kind ``human``), created on first use with their user name (normalised, and suffixed
+    " (2)", " (3)", ... while it is taken or looks like a taken name: ``games.names``)."""
+    player = Player.objects.filter(user=user, kind=Player.Kind.HUMAN).first()
+    if player is not None:
+        return player
+    base = name_normalize(user.get_username())[:50]
+    name, n = base, 1
+    while Player.objects.filter(Q(name=name) | Q(name_skeleton=name_skeleton(name))).exists():
+        n += 1
+        name = f"{base} ({n})"
+    return Player.objects.create(name=name, kind=Player.Kind.HUMAN, user=user)
+
+
+def deal_replay_create(*, code: str, user, seat: int = 0) -> Match:
+    """"Play this deal": a casual (unrated) single-deal match with the cards of a finished deal's code, the
+    person in ``seat`` and house bots in the other seats (the same strategy where the original seat was a house
+    bot, the heuristic elsewhere). ``ValueError`` when the code is not public (no finished match dealt it) or the
+    seat does not exist."""
+    from games.selectors import deal_plays
+
+    plays = deal_plays(code=code)
+    if not plays:
+        raise ValueError(f"no finished match has a deal with the code {code!r}: a code is public once its match ends")
+    original = plays[0]
+    match = original.match
+    if not (isinstance(seat, int) and 0 <= seat < match.seat_count):
+        raise ValueError(f"this deal has seats 0 to {match.seat_count - 1}")
+    person = player_for_user(user=user)
+    players = []
+    for s in sorted(match.seats.all(), key=lambda s: s.index):
+        if s.index == seat:
+            players.append(person)
+            continue
+        strategy = s.player.strategy if s.player.kind == Player.Kind.HOUSE else "heuristic"
+        house = Player.objects.filter(kind=Player.Kind.HOUSE, strategy=strategy).exclude(
+            pk__in=[p.pk for p in players]).order_by("pk").first()
+        players.append(house or player_house_create(name=f"House {strategy} {s.index}", strategy=strategy))
+    replay_match = match_create(players=players, ruleset=Ruleset.from_dict(match.ruleset), preset=match.preset,
+                                single_deal={"seed": original.seed, "dealer": original.dealer})
+    match_wake(match_id=replay_match.pk)
+    return replay_match
+
+
+def casual_match_create(*, user, opponents: list[str], preset: str = "pagat") -> Match:
+    """A casual (unrated) match: the person in seat 0 against the named house bots. ``ValueError`` for an
+    unknown name, a player that is not a house bot, a repeated name, or a seat count the preset does not allow."""
+    if not isinstance(opponents, list) or not opponents or not all(isinstance(n, str) for n in opponents):
+        raise ValueError("name one or more house bots to play against, e.g. [\"Professor\"]")
+    houses = {p.name: p for p in Player.objects.filter(name__in=opponents, kind=Player.Kind.HOUSE)}
+    missing = [n for n in opponents if n not in houses]
+    if missing:
+        names = ", ".join(Player.objects.filter(kind=Player.Kind.HOUSE).values_list("name", flat=True))
+        raise ValueError(f"{missing[0]!r:.60} is not a house bot; house bots: {names}")
+    ruleset = Ruleset.preset(preset)
+    match = match_create(players=[player_for_user(user=user), *(houses[n] for n in opponents)], ruleset=ruleset,
+                         preset=preset)
+    match_wake(match_id=match.pk)
+    return match

@@ -1,0 +1,17 @@
+from django.apps import AppConfig
+
+
+class TournamentsConfig(AppConfig):
+    name = "tournaments"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from games.signals import match_finished
+        from tournaments import services
+
+        match_finished.connect(services.on_match_finished, dispatch_uid="tournaments-ratings")
+        from games.views import MATCH_PAGE_EXTRAS
+        from tournaments.views import match_page_extras
+
+        if match_page_extras not in MATCH_PAGE_EXTRAS:
+            MATCH_PAGE_EXTRAS.append(match_page_extras)

@@ -1,0 +1,44 @@
+"""Create the demo ladder and its house bots (idempotent)."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from games.services import player_house_create
+from tournaments.services import ladder_create, ladder_entry_create
+
+HOUSE_BOTS = [
+    ("Rando", "random", "plays a uniformly random legal action"),
+    ("Eager Ed", "eager", "plays the first card that fits, draws only when stuck"),
+    ("Greedy Gus", "greedy", "sheds the highest-value card that fits"),
+    ("Professor", "heuristic", "holds eights, follows its longest suit, sheds high cards"),
+    ("Rando Jr", "random", "another random player, to fill the ladder"),
+    ("Counsel", "heuristic", "a second heuristic player"),
+]
+
+
+class Command(BaseCommand):
+    help = "Create the demo ladder (pagat, 2 seats, to 100 points) and put the house bots on it."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--preset", default="pagat", help="ruleset preset of the demo ladder (default pagat)")
+        parser.add_argument("--seats", type=int, default=2, help="seats per match (default 2)")
+        parser.add_argument("--target", type=int, default=None,
+                            help="points that end a match (default: the preset's, e.g. 100 for pagat)")
+        parser.add_argument("--max-running", type=int, default=3, help="matches running at once (default 3)")
+        parser.add_argument("--slug", default="demo", help="the ladder's slug (default demo); a ladder that has "
+                            "matches keeps its rules, so use a new slug for other rules")
+
+    def handle(self, *args, preset, seats, target, max_running, slug, **options):
+        if target is not None and not 1 <= target <= 100_000:
+            raise CommandError(f"--target must be from 1 to 100000 points, not {target}")
+        if not 1 <= max_running <= 1000:
+            raise CommandError(f"--max-running must be from 1 to 1000, not {max_running}")
+        try:
+            ladder = ladder_create(name=f"Demo ladder ({preset}, {seats} seats)", slug=slug, preset=preset,
+                                   seats_per_match=seats, target=target, max_running_matches=max_running)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+        for name, strategy, description in HOUSE_BOTS:
+            ladder_entry_create(ladder=ladder, player=player_house_create(name=name, strategy=strategy,
+                                                                          description=description))
+        self.stdout.write(self.style.SUCCESS(
+            f"ladder '{ladder.slug}' ready: {ladder.entries.count()} players, preset {preset}, to {ladder.target} points"))

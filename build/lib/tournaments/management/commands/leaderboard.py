@@ -1,0 +1,24 @@
+"""Print a ladder's leaderboard."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from tournaments.models import Ladder
+from tournaments.selectors import ladder_leaderboard
+
+
+class Command(BaseCommand):
+    help = "Print the leaderboard of a ladder."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--ladder", default="demo", help="ladder slug (default demo)")
+
+    def handle(self, *args, ladder, **options):
+        lad = Ladder.objects.filter(slug=ladder).first()
+        if lad is None:
+            slugs = ", ".join(Ladder.objects.values_list("slug", flat=True)) or "none; run demo_setup first"
+            raise CommandError(f"no ladder {ladder!r}; ladders: {slugs}")
+        self.stdout.write(f"{lad.name}: rank by rating = mu - 3 sigma (openskill Plackett-Luce)")
+        self.stdout.write(f"{'rank':>4}  {'player':<14} {'rating':>7} {'mu':>6} {'sigma':>6} {'matches':>7} {'wins':>5}")
+        for e in ladder_leaderboard(ladder=lad):
+            self.stdout.write(f"{e.rank:>4}  {e.player.name:<14} {e.ordinal:>7.2f} {e.mu:>6.2f} {e.sigma:>6.2f} "
+                              f"{e.matches_played:>7} {e.wins:>5}")
