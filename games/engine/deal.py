@@ -19,7 +19,9 @@ eight, system D), ``{"type": "announce"}`` (last card, with ``last_card_penalty`
 Beneath the dict API is an integer fast path for simulations (``legal_ids``, ``apply_id``, ``ACTIONS``):
 an action id is the card (0..51, ``suit * 13 + rank``) for a play without declaration, ``52 + 4 * suit + declared``
 for an eight with a declaration, then ``DRAW`` (68), ``PASS`` (69), ``DECLARE + suit`` (70..73), ``ANNOUNCE`` (74).
-Hands are bitmasks (bit = card; a second mask holds second copies under a double deck).
+Hands are bitmasks (bit = card; a second mask holds second copies under a double deck: ``hands.py``). The
+action vocabulary, its dict forms and the parsing of a dict action are ``actions.py``'s; ``DealResult`` is
+``scoring.py``'s. Both are re-exported here.
 
 The rule steps are small methods chosen by the ruleset's options (``rules.Ruleset``): the starter policy
 (``_turn_starter``), what may be played (``_playable_mask``), whether a seat may draw or pass (``legal_ids``,
@@ -29,131 +31,32 @@ inlined there: it is the hot path), action-card effects (``_card_effects``), tur
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
+from .actions import ACTIONS, ANNOUNCE, CODES as _CODES, DECLARE, DRAW, PASS, PLAY_IDS
+from .actions import entry_dict as _entry_dict, fast_ids, parse_action, play_ids
 from .cards import (
-    ACE, EIGHT, HOLLYWOOD_VALUES, QUEEN, RANK_NAMES, RANKS, STANDARD_VALUES, SUIT_NAMES, SUITS, card_code,
-    deck_cards, describe_card, parse_card, parse_suit, rank_of,
+    ACE, EIGHT, HOLLYWOOD_VALUES, QUEEN_OF_SPADES, RANK_NAMES, RANKS, STANDARD_VALUES, SUIT_NAMES, SUITS, TWO,
+    card_code, deck_cards, describe_card, parse_card, parse_suit, rank_of,
 )
 from .errors import IllegalAction
+from .hands import ALL_MASK, EIGHTS_MASK, RANK_MASKS, SUIT_MASKS, TWOS_MASK, hand_masks
+from .hands import CARD_BITS as _CARD_BITS, bits as _bits
 from .rng import SplitMix64, deal_code, seed_from_code
 from .rules import Ruleset
-from .scoring import deal_points
+from .scoring import DealResult, deal_points
+
+__all__ = ["ACTIONS", "ANNOUNCE", "DECLARE", "DRAW", "ENGINE_VERSION", "PASS", "Deal", "DealResult",
+           "check_ruleset_seats"]
 
 ENGINE_VERSION = "1"
 
-DRAW, PASS, DECLARE, ANNOUNCE = 68, 69, 70, 74
-TWO = 1
 _MAX_STARTER_TURNS = 10_000  # bound on turning a starter eight again (``Deal._turn_starter``); never reached in play
-QUEEN_OF_SPADES = 3 * 13 + QUEEN
-
-#: ACTIONS[id] is the dict form of action id (treat as read-only; ``legal_actions`` returns copies).
-ACTIONS: list[dict] = [{"type": "play", "card": card_code(c)} for c in range(52)]
-ACTIONS += [{"type": "play", "card": card_code(s * 13 + EIGHT), "suit": SUITS[d]} for s in range(4) for d in range(4)]
-ACTIONS += [{"type": "draw"}, {"type": "pass"}] + [{"type": "declare", "suit": s} for s in SUITS]
-ACTIONS += [{"type": "announce"}]
-
-SUIT_MASKS = [sum(1 << (s * 13 + r) for r in range(13)) for s in range(4)]
-RANK_MASKS = [sum(1 << (s * 13 + r) for s in range(4)) for r in range(13)]
-EIGHTS_MASK = RANK_MASKS[EIGHT]
-TWOS_MASK = RANK_MASKS[TWO]
-ALL_MASK = (1 << 52) - 1
-_CARD_BITS = [1 << c for c in range(52)]
-_EIGHT_IDS = [[52 + 4 * s + d for d in range(4)] for s in range(4)]
-_EIGHT_CARDS = frozenset(s * 13 + EIGHT for s in range(4))
 _TWO_CARDS = frozenset(s * 13 + TWO for s in range(4))
-_CODES = [card_code(c) for c in range(52)]
-
-
-class _ChunkIds(dict):
-    """(shift + 52 * chunk) -> the action ids of the cards in a 13-bit chunk of a playable mask (one suit),
-    in code order, an eight expanded to its four declarations when eights declare. Filled on first use."""
-
-    def __init__(self, declares: bool) -> None:
-        super().__init__()
-        self.declares = declares
-
-    def __missing__(self, key: int) -> tuple:
-        shift, chunk = key % 52, key // 52
-        ids: list[int] = []
-        for rank in range(13):
-            if chunk >> rank & 1:
-                card = shift + rank
-                ids.extend(_EIGHT_IDS[card // 13] if self.declares and rank == EIGHT else [card])
-        self[key] = value = tuple(ids)
-        return value
-
-
-_CHUNKS = _ChunkIds(True)
-_CHUNKS_NO_DECLARE = _ChunkIds(False)
-_PLAY_IDS: dict[int, tuple] = {}  # playable mask -> play ids, a bounded memo of _play_ids
-_PLAY_IDS_NO_DECLARE: dict[int, tuple] = {}
-
-
-def _play_ids(playable: int, declares: bool, cache: dict) -> tuple:
-    """The play ids for a playable mask, in canonical order (memoised in ``cache``, at most 2**17 masks)."""
-    chunks = _CHUNKS if declares else _CHUNKS_NO_DECLARE
-    ids: tuple = ()
-    for shift in (0, 13, 26, 39):
-        chunk = (playable >> shift) & 0x1FFF
-        if chunk:
-            ids += chunks[shift + chunk * 52]
-    if len(cache) < 1 << 17:
-        cache[playable] = ids
-    return ids
-
-
-def _fast_ids(declares: bool) -> dict:
-    """(type, card, suit, number of keys) -> action id, for actions written exactly as ``ACTIONS`` has them."""
-    table = {}
-    for i, a in enumerate(ACTIONS):
-        if a["type"] == "play" and a["card"][0] == "8" and ("suit" in a) != declares:
-            continue
-        table[(a["type"], a.get("card"), a.get("suit"), len(a))] = i
-    return table
-
-_FAST_IDS = _fast_ids(True)
-_FAST_IDS_NO_DECLARE = _fast_ids(False)
-
-_ACTION_KEYS = {
-    "play": ({"type", "card"}, {"suit"}),
-    "draw": ({"type"}, set()),
-    "pass": ({"type"}, set()),
-    "declare": ({"type", "suit"}, set()),
-    "announce": ({"type"}, set()),
-}
-
-
-def _bits(mask: int) -> list[int]:
-    """Card integers of the set bits of ``mask``, ascending (code order)."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
-@dataclass(frozen=True)
-class DealResult:
-    """How a deal ended.
-
-    ``outcome`` is ``"out"`` (``winner`` emptied the hand; under ``partnership``, the seat whose going out
-    completed its side) or ``"blocked"`` (nobody could play or draw, or the ruleset's ``ply_limit`` was reached;
-    ``winner`` is None). ``hand_values`` lists each seat's remaining cards in the ruleset's card values (points);
-    ``points`` what the deal adds to each seat's match total under the scoring mode.
-    """
-
-    outcome: str
-    winner: int | None
-    hand_values: list[int]
-    points: list[int]
-    plies: int
-
-    def to_dict(self) -> dict:
-        return {"outcome": self.outcome, "winner": self.winner, "hand_values": list(self.hand_values),
-                "points": list(self.points), "plies": self.plies}
+_FAST_IDS = fast_ids(True)
+_FAST_IDS_NO_DECLARE = fast_ids(False)
+_PLAY_IDS = PLAY_IDS[True]  # playable mask -> play ids (memo of actions.play_ids)
+_PLAY_IDS_NO_DECLARE = PLAY_IDS[False]
 
 
 class Deal:
@@ -181,14 +84,7 @@ class Deal:
         self.dups = dups = [0] * seats
         self.sizes = [len(cards) for cards in hands]
         for seat, cards in enumerate(hands):
-            mask = dup = 0
-            for card in cards:
-                bit = _CARD_BITS[card]
-                if mask & bit:
-                    dup |= bit
-                else:
-                    mask |= bit
-            masks[seat], dups[seat] = mask, dup
+            masks[seat], dups[seat] = hand_masks(cards)
         self.stock = stock
         self.discard = discard
         self.to_play = to_play
@@ -508,7 +404,7 @@ class Deal:
                 cache = _PLAY_IDS if o.declares else _PLAY_IDS_NO_DECLARE
                 ids = cache.get(playable)
                 if ids is None:
-                    ids = _play_ids(playable, o.declares, cache)
+                    ids = play_ids(playable, o.declares)
                 legal = list(ids)
             else:
                 legal = []
@@ -792,25 +688,9 @@ class Deal:
                 fast = None
             if fast is not None:
                 return fast
-        kind = _check_shape(action)
-        if kind == "play":
-            card = parse_card(action["card"])
-            declares = card % 13 == EIGHT and self._o.declares
-            if declares and "suit" not in action:
-                seat = self.to_play
-                if self.sizes[seat] == 1 and self.result is None and self._deal_ends_with(seat):
-                    # going out on an eight ends the deal: nobody follows the suit, so none need be named. The play
-                    # is taken (and recorded) as declaring the eight's own suit; a play naming a suit stays valid.
-                    return _EIGHT_IDS[card // 13][card // 13]
-                raise IllegalAction(f'playing the {card_code(card)} needs a declared suit: add "suit": one of C, D, H, S')
-            if not declares and "suit" in action:
-                why = ("eights declare no suit under this ruleset" if card % 13 == EIGHT
-                       else "only an eight declares a suit")
-                raise IllegalAction(f'remove "suit": {why}')
-            return _EIGHT_IDS[card // 13][parse_suit(action["suit"])] if declares else card
-        if kind == "declare":
-            return DECLARE + parse_suit(action["suit"])
-        return {"draw": DRAW, "pass": PASS, "announce": ANNOUNCE}[kind]
+        seat = self.to_play
+        return parse_action(action, self._o.declares,
+                            self.sizes[seat] == 1 and self.result is None and self._deal_ends_with(seat))
 
     def _explain(self, a: int) -> str:
         """Why action id ``a`` is not legal now, in a player's words."""
@@ -924,42 +804,9 @@ class _Options:
         self.special_fits = r.eights == "match_suit" or not r.go_out_on_eight  # legal_ids cannot inline the fit
 
 
-def _entry_dict(entry: tuple) -> dict:
-    seat, kind = entry[0], entry[1]
-    out = {"seat": seat, "type": kind}
-    if kind == "play":
-        out["card"] = entry[2]
-        if len(entry) > 3:
-            out["suit"] = entry[3]
-    elif kind == "declare":
-        out["suit"] = entry[2]
-    elif kind == "penalty":
-        out["count"] = entry[2]
-    elif kind == "draw" and len(entry) > 2:
-        out["count"], out["penalty"] = entry[2], entry[3]
-    return out
-
-
 @lru_cache(maxsize=64)
 def _options(ruleset: Ruleset) -> _Options:
     return _Options(ruleset)
-
-
-def _check_shape(action: object) -> str:
-    """The action's type, after checking it is a dict with exactly the keys its type takes."""
-    if not isinstance(action, dict):
-        raise IllegalAction('an action is a JSON object such as {"type": "draw"}')
-    kind = action.get("type")
-    if not isinstance(kind, str) or kind not in _ACTION_KEYS:
-        raise IllegalAction(f"unknown action type {kind!r:.40}: use play, draw, pass, declare or announce")
-    required, optional = _ACTION_KEYS[kind]
-    missing = sorted(required - set(action), key=repr)
-    if missing:
-        raise IllegalAction(f"a {kind} action needs {missing[0]!r}")
-    extra = sorted(set(action) - required - optional, key=repr)
-    if extra:
-        raise IllegalAction(f"a {kind} action takes no {extra[0]!r:.40}")
-    return kind
 
 
 def check_ruleset_seats(ruleset: Ruleset, seats: int) -> None:
