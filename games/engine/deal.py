@@ -23,27 +23,24 @@ Hands are bitmasks (bit = card; a second mask holds second copies under a double
 action vocabulary, its dict forms and the parsing of a dict action are ``actions.py``'s; ``DealResult`` is
 ``scoring.py``'s. Both are re-exported here.
 
-The rule steps are small methods chosen by the ruleset's options (``rules.Ruleset``): the starter policy
-(``_turn_starter``), what may be played (``_playable_mask``), whether a seat may draw or pass (``legal_ids``,
-inlined there: it is the hot path), action-card effects (``_card_effects``), turn order (``_advance``), the reshuffle
-(``_refill_stock``) and the scoring (``scoring.deal_points``).
+The ruleset's options are resolved once into named booleans and chosen steps (``options.py``). What may be played,
+the draw rule and the legal actions are ``legality.py``'s (``legal_ids``, bound here as a method); why an action is
+illegal is ``explain.py``'s, from legality's own reasons. Still here: the starter policy (``_turn_starter``),
+action-card effects (``_card_effects``), turn order (``_advance``), the reshuffle (``_refill_stock``); the scoring is
+``scoring.deal_points``.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-
-from .actions import ACTIONS, ANNOUNCE, CODES as _CODES, DECLARE, DRAW, PASS, PLAY_IDS
-from .actions import entry_dict as _entry_dict, fast_ids, parse_action, play_ids
-from .cards import (
-    ACE, EIGHT, HOLLYWOOD_VALUES, QUEEN_OF_SPADES, RANK_NAMES, RANKS, STANDARD_VALUES, SUIT_NAMES, SUITS, TWO,
-    card_code, deck_cards, describe_card, parse_card, parse_suit, rank_of,
-)
+from . import explain, legality
+from .actions import ACTIONS, ANNOUNCE, CODES as _CODES, DECLARE, DRAW, PASS
+from .actions import entry_dict as _entry_dict, parse_action
+from .cards import EIGHT, QUEEN_OF_SPADES, SUITS, TWO, card_code, deck_cards, parse_card, parse_suit, rank_of
 from .errors import IllegalAction
-from .hands import ALL_MASK, EIGHTS_MASK, RANK_MASKS, SUIT_MASKS, TWOS_MASK, hand_masks
-from .hands import CARD_BITS as _CARD_BITS, bits as _bits
+from .hands import CARD_BITS as _CARD_BITS, bits as _bits, hand_masks
 from .rng import SplitMix64, deal_code, seed_from_code
 from .rules import Ruleset
+from .options import options_for
 from .scoring import DealResult, deal_points
 
 __all__ = ["ACTIONS", "ANNOUNCE", "DECLARE", "DRAW", "ENGINE_VERSION", "PASS", "Deal", "DealResult",
@@ -53,10 +50,6 @@ ENGINE_VERSION = "1"
 
 _MAX_STARTER_TURNS = 10_000  # bound on turning a starter eight again (``Deal._turn_starter``); never reached in play
 _TWO_CARDS = frozenset(s * 13 + TWO for s in range(4))
-_FAST_IDS = fast_ids(True)
-_FAST_IDS_NO_DECLARE = fast_ids(False)
-_PLAY_IDS = PLAY_IDS[True]  # playable mask -> play ids (memo of actions.play_ids)
-_PLAY_IDS_NO_DECLARE = PLAY_IDS[False]
 
 
 class Deal:
@@ -70,8 +63,13 @@ class Deal:
         "ruleset", "seats", "dealer", "seed", "leader", "masks", "dups", "sizes", "stock", "discard", "to_play",
         "declared_suit", "drawn_this_turn", "last_drawn", "pending_draw", "pending_from_twos", "twos_run",
         "direction", "awaiting_declaration", "announced", "passes_in_row", "reshuffles", "ply", "_log",
-        "result", "out", "_legal", "_o", "_step",
+        "result", "out", "_legal", "_why_no_draw", "_o", "_step",
     )
+
+    # the rule steps of other rooms, bound as methods (no extra call on the hot path)
+    legal_ids = legality.legal_ids
+    _playable_mask = legality.playable_mask
+    _explain = explain.explain
 
     def __init__(self, ruleset: Ruleset, seats: int, dealer: int, hands: list[list[int]], stock: list[int],
                  discard: list[int], to_play: int, seed: int | None = None, leader: int | None = None) -> None:
@@ -104,7 +102,8 @@ class Deal:
         self.result: DealResult | None = None
         self.out = [False] * seats
         self._legal: list[int] | None = None
-        self._o = _options(ruleset)
+        self._why_no_draw: str | None = None  # why DRAW is not legal now (legality.legal_ids), for explain.py
+        self._o = options_for(ruleset)
         self._step = 1
 
     # ---- construction -------------------------------------------------------------------------------
@@ -260,7 +259,7 @@ class Deal:
     @property
     def active_suit(self) -> str | None:
         """The suit to follow: the declared suit, else the top card's suit (None on an empty discard pile)."""
-        suit = self._active_suit()
+        suit = legality.active_suit(self)
         return None if suit is None else SUITS[suit]
 
     @property
@@ -341,101 +340,6 @@ class Deal:
         return twin
 
     # ---- rule steps --------------------------------------------------------------------------------
-    def _active_suit(self) -> int | None:
-        if self.declared_suit is not None:
-            return self.declared_suit
-        return self.discard[-1] // 13 if self.discard else None
-
-    def _fits_mask(self) -> int:
-        """Cards that may go on the discard pile now, ignoring whose hand (common core; ``eights`` of C)."""
-        if not self.discard:
-            return ALL_MASK  # whole deck dealt: the first player leads any card (our reading, A4)
-        top = self.discard[-1]
-        top_rank = top % 13
-        suit = self.declared_suit if self.declared_suit is not None else top // 13
-        fits = SUIT_MASKS[suit] | RANK_MASKS[top_rank]
-        if self._o.eights_match_suit and top_rank != EIGHT:
-            return fits  # an eight too must follow suit unless an eight is on top
-        return fits | EIGHTS_MASK
-
-    def _playable_mask(self) -> int:
-        """Distinct cards the seat to play may play now (``play_after_draw`` after a draw; a pending penalty
-        may only be answered with a two under ``twos="stack"``)."""
-        seat = self.to_play
-        hand = self.masks[seat]
-        if self.pending_draw:
-            return hand & TWOS_MASK if self.pending_from_twos and self._o.twos_stack else 0
-        if self.drawn_this_turn:
-            mode = self._o.after_draw
-            if mode == 2:  # none
-                return 0
-            if mode == 0:  # drawn_only
-                c = self.last_drawn
-                hand = _CARD_BITS[c] if c is not None and hand & _CARD_BITS[c] else 0
-        mask = hand & self._fits_mask()
-        if not self._o.go_out_on_eight and self.sizes[seat] == 1:
-            mask &= ~EIGHTS_MASK
-        return mask
-
-    def _stock_available(self) -> bool:
-        return bool(self.stock) or (self._o.reshuffle and len(self.discard) > 1)
-
-    def legal_ids(self) -> list[int]:
-        """The fast path's legal action ids (see the module docstring), canonical order; [] once over."""
-        legal = self._legal
-        if legal is not None:
-            return legal
-        if self.result is not None:
-            legal = []
-        elif self.awaiting_declaration:
-            legal = [DECLARE, DECLARE + 1, DECLARE + 2, DECLARE + 3]
-        else:
-            o = self._o
-            pending = self.pending_draw
-            drawn = self.drawn_this_turn
-            if pending or not self.discard or o.special_fits or (drawn and o.after_draw != 1):
-                playable = self._playable_mask()
-            else:  # the common case, inlined: follow suit or rank, or an eight
-                top = self.discard[-1]
-                suit = self.declared_suit
-                fits = SUIT_MASKS[top // 13 if suit is None else suit] | RANK_MASKS[top % 13] | EIGHTS_MASK
-                playable = self.masks[self.to_play] & fits
-            if playable:
-                cache = _PLAY_IDS if o.declares else _PLAY_IDS_NO_DECLARE
-                ids = cache.get(playable)
-                if ids is None:
-                    ids = play_ids(playable, o.declares)
-                legal = list(ids)
-            else:
-                legal = []
-            # the draw rule: D one card; A/C until a playable card comes; B up to draw_limit; forced play (C,
-            # voluntary_draw false): no draw while holding a playable card; play_after_draw "none": a draw ends the
-            # turn. A seat facing a penalty (twos, queen of spades) may always take it, even from an empty stock.
-            if pending:
-                can_draw = True
-            elif not (self.stock or (o.reshuffle and len(self.discard) > 1)):
-                can_draw = False
-            elif not drawn:
-                can_draw = o.voluntary or not playable
-            elif o.stock_out_ends_turn and not self.stock:
-                can_draw = False  # C: the draws used up the stock; the pile is reshuffled for the next seat's draw
-            elif o.draw == 0 or o.after_draw == 2:
-                can_draw = False
-            elif o.draw == 2:
-                can_draw = drawn < o.limit and (o.voluntary or not playable)
-            else:
-                can_draw = not playable
-            if can_draw:
-                legal.append(DRAW)
-            if pending:
-                pass
-            elif (drawn and o.draw == 0 and o.voluntary) or not (playable or can_draw):
-                legal.append(PASS)  # nothing to play or draw; or D's "may": keep a playable drawn card
-            if o.last_card and playable and not self.announced and self.sizes[self.to_play] == 2:
-                legal.append(ANNOUNCE)  # also when answering a pending two with the second-last card
-        self._legal = legal
-        return legal
-
     def _refill_stock(self) -> None:
         """Empty stock: the top card stays, every card under it is shuffled into a new stock (B C D); the
         declared suit does not change. The k-th reshuffle of a deal is keyed by (seed, k)."""
@@ -648,7 +552,7 @@ class Deal:
         self._log.append((seat, "draw"))
         self.ply += 1
         self._legal = None
-        if self.legal_ids() == [PASS] and not self._o.explicit_pass:
+        if self._o.turn_ends_when_stuck and self.legal_ids() == [PASS]:
             # no play, no further draw: the turn ends (D: "otherwise the turn ends"); under explicit_pass (B) the
             # seat stays to play and passes as a ply of its own
             self._legal = None
@@ -677,13 +581,13 @@ class Deal:
         self.pending_draw = 0
         self._legal = []
 
-    # ---- dict actions and messages --------------------------------------------------------------------
+    # ---- dict actions --------------------------------------------------------------------------------
     def _action_id(self, action: object) -> int:
         """The id of a dict action, after checking its shape (not its legality)."""
         if type(action) is dict:  # canonical actions (as legal_actions gives them) skip the parser
             key = (action.get("type"), action.get("card"), action.get("suit"), len(action))
             try:
-                fast = (_FAST_IDS if self._o.declares else _FAST_IDS_NO_DECLARE).get(key)
+                fast = self._o.fast_ids.get(key)
             except TypeError:  # an unhashable value: let the parser say what is wrong
                 fast = None
             if fast is not None:
@@ -691,123 +595,6 @@ class Deal:
         seat = self.to_play
         return parse_action(action, self._o.declares,
                             self.sizes[seat] == 1 and self.result is None and self._deal_ends_with(seat))
-
-    def _explain(self, a: int) -> str:
-        """Why action id ``a`` is not legal now, in a player's words."""
-        seat = self.to_play
-        if self.awaiting_declaration:
-            return (f"seat {seat} (the dealer) must first declare a suit for the starter eight: "
-                    '{"type": "declare", "suit": "C|D|H|S"}')
-        if DECLARE <= a < ANNOUNCE:
-            return 'a suit is declared with the eight that is played: {"type": "play", "card": "8H", "suit": "S"}'
-        if self.pending_draw:
-            answer = " or answer with a two" if self.pending_from_twos and self._o.twos_stack else ""
-            extra = " (an eight is no answer to a two)" if a < DRAW and answer and (a >= 52 or a % 13 == EIGHT) else ""
-            return f"seat {seat} must draw the {self.pending_draw} penalty cards{answer}{extra}"
-        playable = self._playable_mask()
-        if a == ANNOUNCE:
-            if not self._o.last_card:
-                return "this ruleset has no last-card announcement (last_card_penalty is 0)"
-            if self.announced:
-                return "you have already announced your last card this turn"
-            return "announce only when you hold two cards and are about to play one of them"
-        if a == DRAW:
-            return self._why_no_draw(playable)
-        if a == PASS:
-            if playable:
-                return f"you cannot pass while you can play (e.g. the {card_code(_bits(playable)[0])})"
-            return "you cannot pass while you can still draw"
-        card = a if a < 52 else ((a - 52) // 4) * 13 + EIGHT
-        code = card_code(card)
-        if not self.masks[seat] & _CARD_BITS[card]:
-            return f"seat {seat} does not hold the {code}"
-        if self.drawn_this_turn:
-            if self._o.after_draw == 2:
-                return "after drawing the turn ends without a play under this ruleset"
-            if self._o.after_draw == 0 and card != self.last_drawn:
-                return f"after drawing only the drawn card ({card_code(self.last_drawn)}) may be played"
-        if not self._fits_mask() & _CARD_BITS[card]:
-            return f"the {code} does not fit: {self._needs()}"
-        if not self._o.go_out_on_eight and self.sizes[seat] == 1 and card % 13 == EIGHT:
-            return "going out on an eight is not allowed under this ruleset"
-        return f"the {code} cannot be played now"
-
-    def _why_no_draw(self, playable: int) -> str:
-        if not self._stock_available():
-            return "there is nothing to draw: the stock is empty and there is no card under the top card"
-        if self.drawn_this_turn and self._o.stock_out_ends_turn and not self.stock:
-            return ("the stock ran out during your draws: pass (the cards under the top card become the new stock "
-                    "for the next seat's draw)")
-        if self.drawn_this_turn and self._o.draw == 0:
-            return "you have already drawn your card this turn: play the drawn card or pass"
-        if self._o.draw == 2 and self.drawn_this_turn >= self._o.limit:
-            return f"you have drawn the limit of {self._o.limit} cards this turn: play or pass"
-        if self.drawn_this_turn and self._o.draw == 1:
-            return "you drew a playable card: play it"
-        return "you must play: you hold a playable card and drawing is only allowed without one"
-
-    def _needs(self) -> str:
-        """Words for what may be played now, e.g. 'needs a heart, a 6 or an eight; hearts were declared'."""
-        top = self.discard[-1]
-        suit = self._active_suit()
-        wants = [f"a {SUIT_NAMES[suit][:-1]}"]
-        if top % 13 != EIGHT:
-            wants.append(f"a {RANK_NAMES[top % 13]}")
-        if not self._o.eights_match_suit or top % 13 == EIGHT:
-            wants.append("an eight")
-        text = "needs " + (", ".join(wants[:-1]) + " or " + wants[-1] if len(wants) > 1 else wants[0])
-        if self.declared_suit is not None:
-            text += f"; {SUIT_NAMES[suit]} were declared"
-        return text + f" (top card {describe_card(top)})"
-
-
-class _Options:
-    """The ruleset's options as plain attributes, read on the hot path."""
-
-    __slots__ = ("draw", "limit", "after_draw", "voluntary", "reshuffle", "declares", "eights_match_suit",
-                 "go_out_on_eight", "twos", "twos_stack", "queen_draw", "skip_rank", "reverse_rank",
-                 "reverse_two_seats", "last_card", "action_on_going_out", "partnership", "values", "ply_limit",
-                 "action_cards", "simple_turns", "special_fits", "stock_out_ends_turn", "explicit_pass")
-
-    def __init__(self, r: Ruleset) -> None:
-        self.draw = {"one": 0, "until_playable": 1, "up_to": 2}[r.draw]
-        self.limit = r.draw_limit
-        self.after_draw = {"drawn_only": 0, "any": 1, "none": 2}[r.play_after_draw]
-        self.voluntary = r.voluntary_draw
-        self.reshuffle = r.empty_stock == "reshuffle"
-        self.stock_out_ends_turn = r.stock_out_ends_turn
-        self.explicit_pass = r.explicit_pass
-        self.declares = r.eights != "no_declare"
-        self.eights_match_suit = r.eights == "match_suit"
-        self.go_out_on_eight = r.go_out_on_eight
-        self.twos = r.twos != "off"
-        self.twos_stack = r.twos == "stack"
-        self.queen_draw = r.queen_of_spades_draw
-        self.skip_rank = RANKS.index(r.skip_rank) if r.skip_rank else -1
-        self.reverse_rank = ACE if r.reverse_rank == "A" else -1
-        self.reverse_two_seats = r.reverse_two_seats
-        self.last_card = r.last_card_penalty
-        self.action_on_going_out = r.action_on_going_out
-        self.partnership = r.partnership
-        self.values = HOLLYWOOD_VALUES if r.card_values == "hollywood" else STANDARD_VALUES
-        self.ply_limit = r.ply_limit
-        cards: set[int] = set()
-        if self.twos:
-            cards |= _TWO_CARDS
-        if self.queen_draw:
-            cards.add(QUEEN_OF_SPADES)
-        for rank in (self.skip_rank, self.reverse_rank):
-            if rank >= 0:
-                cards |= {s * 13 + rank for s in range(4)}
-        self.action_cards = frozenset(cards)  # cards whose play has an effect beyond the discard pile
-        self.simple_turns = not r.partnership  # no seat is ever skipped for being out
-        self.special_fits = r.eights == "match_suit" or not r.go_out_on_eight  # legal_ids cannot inline the fit
-
-
-@lru_cache(maxsize=64)
-def _options(ruleset: Ruleset) -> _Options:
-    return _Options(ruleset)
-
 
 def check_ruleset_seats(ruleset: Ruleset, seats: int) -> None:
     """``ValueError`` unless ``ruleset`` is a valid ``Ruleset`` that seats ``seats`` players."""

@@ -1,0 +1,115 @@
+"""The ruleset's options resolved once (``options_for``): named booleans and numbers, and the rule steps chosen for
+the ruleset, as Battlesnake's ``rules/pipeline.go`` builds each ruleset from named stages.
+
+A deal reads only this object on the hot path (``Deal._o``), never the ``Ruleset`` and never an option by its
+string value: every choice below is made here, once per ruleset, and the step functions themselves live in the room
+of what they do (``legality.py``: what may be played and whether a seat may draw; ``effects.py``: action cards and
+the starter). ``describe()`` lists the chosen steps by name, for a reader or a test.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from . import legality
+from .actions import PLAY_IDS, fast_ids
+from .cards import ACE, HOLLYWOOD_VALUES, QUEEN_OF_SPADES, RANKS, STANDARD_VALUES, TWO
+from .rules import Ruleset
+
+_AFTER_DRAW = {
+    "any": legality.any_card_after_draw,
+    "drawn_only": legality.drawn_card_only,
+    "none": legality.no_card_after_draw,
+}
+_NEXT_DRAW = {
+    "one": legality.one_card_a_turn,
+    "until_playable": legality.draw_until_playable,
+    "up_to": legality.draw_up_to_limit,
+}
+
+
+class Options:
+    """One ruleset's options as plain attributes and chosen steps (see the module docstring). Build with
+    ``options_for(ruleset)``; read-only by convention."""
+
+    __slots__ = (
+        "declares", "eights_match_suit", "go_out_on_eight", "special_fits", "fast_ids",
+        "play_ids", "after_draw", "any_card_after_draw", "first_draw_with_a_play", "stock_out_ends_turn",
+        "next_draw", "draw_limit", "may_keep_drawn_card",
+        "reshuffle", "turn_ends_when_stuck", "twos", "twos_stack", "queen_draw", "skip_rank", "reverse_rank",
+        "reverse_two_seats", "action_cards", "action_on_going_out", "last_card", "partnership", "simple_turns",
+        "values", "ply_limit",
+    )
+
+    def __init__(self, r: Ruleset) -> None:
+        # what may be played (common core; eights of C; go_out_on_eight of B)
+        self.declares = r.eights != "no_declare"
+        self.eights_match_suit = r.eights == "match_suit"
+        self.go_out_on_eight = r.go_out_on_eight
+        self.special_fits = self.eights_match_suit or not r.go_out_on_eight  # legal_ids cannot inline the fit
+        self.fast_ids = fast_ids(self.declares)  # the dict API's canonical actions -> ids
+        self.play_ids = PLAY_IDS[self.declares]  # playable mask -> play ids (memo of actions.play_ids)
+        self.after_draw = _AFTER_DRAW[r.play_after_draw]
+        self.any_card_after_draw = r.play_after_draw == "any"
+
+        # the draw rule (legality.legal_ids): forced play (C, voluntary_draw false) refuses a first draw to a seat
+        # holding a playable card; stock_out_ends_turn (C) stops the draws when the stock ran out during them; later
+        # draws: D one card, A/C until a playable card comes, B up to draw_limit; play_after_draw "none": a draw
+        # ends the turn, so no draw follows (for "one" the one-card reason is kept)
+        self.first_draw_with_a_play = legality.MUST_PLAY if not r.voluntary_draw else None  # forced play (C)
+        self.stock_out_ends_turn = r.stock_out_ends_turn
+        next_draw = _NEXT_DRAW[r.draw]
+        if r.play_after_draw == "none" and r.draw != "one":
+            next_draw = legality.turn_ends_after_draw
+        self.next_draw = next_draw
+        self.draw_limit = r.draw_limit
+        self.may_keep_drawn_card = r.draw == "one" and r.voluntary_draw  # D's "may": pass keeping a drawn card
+        self.reshuffle = r.empty_stock == "reshuffle"
+        self.turn_ends_when_stuck = not r.explicit_pass  # no play, no draw left: the turn ends (else: pass, B)
+
+        # action cards (D E A2 A3), read by Deal._card_effects
+        self.twos = r.twos != "off"
+        self.twos_stack = r.twos == "stack"
+        self.queen_draw = r.queen_of_spades_draw
+        self.skip_rank = RANKS.index(r.skip_rank) if r.skip_rank else -1
+        self.reverse_rank = ACE if r.reverse_rank == "A" else -1
+        self.reverse_two_seats = r.reverse_two_seats
+        cards: set[int] = set()
+        if self.twos:
+            cards |= set(_all_suits(TWO))
+        if self.queen_draw:
+            cards.add(QUEEN_OF_SPADES)
+        for rank in (self.skip_rank, self.reverse_rank):
+            if rank >= 0:
+                cards |= set(_all_suits(rank))
+        self.action_cards = frozenset(cards)  # cards whose play has an effect beyond the discard pile
+        self.action_on_going_out = r.action_on_going_out
+        self.last_card = r.last_card_penalty
+
+        # turn order, values, safeguard
+        self.partnership = r.partnership
+        self.simple_turns = not r.partnership  # no seat is ever skipped for being out
+        self.values = HOLLYWOOD_VALUES if r.card_values == "hollywood" else STANDARD_VALUES
+        self.ply_limit = r.ply_limit
+
+    def describe(self) -> dict:
+        """The chosen steps by name and the draw rule's named booleans, e.g. ``{"after_draw": "drawn_card_only",
+        "next_draw": "draw_until_playable", "forced_play": False, "stock_out_ends_turn": True,
+        "turn_ends_when_stuck": True}``."""
+        return {
+            "after_draw": self.after_draw.__name__,
+            "next_draw": self.next_draw.__name__,
+            "forced_play": self.first_draw_with_a_play is not None,
+            "stock_out_ends_turn": self.stock_out_ends_turn,
+            "turn_ends_when_stuck": self.turn_ends_when_stuck,
+        }
+
+
+def _all_suits(rank: int) -> list[int]:
+    return [s * 13 + rank for s in range(4)]
+
+
+@lru_cache(maxsize=64)
+def options_for(ruleset: Ruleset) -> Options:
+    """The resolved options of ``ruleset`` (cached: a ruleset is frozen)."""
+    return Options(ruleset)
