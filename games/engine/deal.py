@@ -12,44 +12,42 @@ Invariants (checked by the property tests in ``tests/engine``):
 
 Action vocabulary (dicts, DESIGN.md): ``{"type": "play", "card": "8H", "suit": "S"}`` (``suit`` only with an
 eight that declares; it may be left out when the eight is the seat's last card and its going out ends the deal,
-since nobody follows that suit: the play is then taken as declaring the eight's own suit), ``{"type": "draw"}`` (one card; or, for a seat facing a draw penalty, the whole penalty,
-which ends its turn), ``{"type": "pass"}``, ``{"type": "declare", "suit": "S"}`` (the dealer under a starter
-eight, system D), ``{"type": "announce"}`` (last card, with ``last_card_penalty``).
+since nobody follows that suit: the play is then taken as declaring the eight's own suit), ``{"type": "draw"}``
+(one card; or, for a seat facing a draw penalty, the whole penalty, which ends its turn), ``{"type": "pass"}``,
+``{"type": "declare", "suit": "S"}`` (the dealer under a starter eight, system D), ``{"type": "announce"}`` (last
+card, with ``last_card_penalty``).
 
 Beneath the dict API is an integer fast path for simulations (``legal_ids``, ``apply_id``, ``ACTIONS``):
 an action id is the card (0..51, ``suit * 13 + rank``) for a play without declaration, ``52 + 4 * suit + declared``
 for an eight with a declaration, then ``DRAW`` (68), ``PASS`` (69), ``DECLARE + suit`` (70..73), ``ANNOUNCE`` (74).
-Hands are bitmasks (bit = card; a second mask holds second copies under a double deck: ``hands.py``). The
-action vocabulary, its dict forms and the parsing of a dict action are ``actions.py``'s; ``DealResult`` is
-``scoring.py``'s. Both are re-exported here.
 
-The ruleset's options are resolved once into named booleans and chosen steps (``options.py``). What may be played,
-the draw rule and the legal actions are ``legality.py``'s (``legal_ids``, bound here as a method); why an action is
-illegal is ``explain.py``'s, from legality's own reasons. Still here: the starter policy (``_turn_starter``),
-action-card effects (``_card_effects``), turn order (``_advance``), the reshuffle (``_refill_stock``); the scoring is
-``scoring.deal_points``.
+This module holds the state and its public API; the rules live in rooms named for what they do:
+
+* ``actions.py``: the action ids, their dict forms, parsing a dict action, the history entries;
+* ``hands.py``: hands as bitmasks (bit = card; a second mask holds second copies under a double deck);
+* ``options.py``: the ruleset's options resolved once into named booleans and the rule steps chosen for it;
+* ``legality.py``: what may be played, the draw rule, ``legal_ids`` by phase;
+* ``effects.py``: play, draw, pass, the action cards, turn order, the reshuffle, the starter, the end of a deal;
+* ``explain.py``: why an action is illegal, from legality's own steps;
+* ``scoring.py``: ``DealResult`` and what a finished deal scores.
 """
 
 from __future__ import annotations
 
-from . import explain, legality
-from .actions import ACTIONS, ANNOUNCE, CODES as _CODES, DECLARE, DRAW, PASS
-from .actions import entry_dict as _entry_dict, parse_action
-from .cards import EIGHT, QUEEN_OF_SPADES, SUITS, TWO, card_code, deck_cards, parse_card, parse_suit, rank_of
+from . import effects, explain, legality
+from .actions import ACTIONS, ANNOUNCE, DECLARE, DRAW, PASS, entry_dict, parse_action
+from .cards import SUITS, TWO, card_code, deck_cards, parse_card, parse_suit, rank_of
 from .errors import IllegalAction
-from .hands import CARD_BITS as _CARD_BITS, bits as _bits, hand_masks
+from .hands import bits, hand_cards, hand_masks
+from .options import options_for
 from .rng import SplitMix64, deal_code, seed_from_code
 from .rules import Ruleset
-from .options import options_for
-from .scoring import DealResult, deal_points
+from .scoring import DealResult
 
 __all__ = ["ACTIONS", "ANNOUNCE", "DECLARE", "DRAW", "ENGINE_VERSION", "PASS", "Deal", "DealResult",
            "check_ruleset_seats"]
 
 ENGINE_VERSION = "1"
-
-_MAX_STARTER_TURNS = 10_000  # bound on turning a starter eight again (``Deal._turn_starter``); never reached in play
-_TWO_CARDS = frozenset(s * 13 + TWO for s in range(4))
 
 
 class Deal:
@@ -66,9 +64,12 @@ class Deal:
         "result", "out", "_legal", "_why_no_draw", "_o", "_step",
     )
 
-    # the rule steps of other rooms, bound as methods (no extra call on the hot path)
+    # the rule steps, bound as methods (no extra call on the hot path): see legality.py, effects.py, explain.py
     legal_ids = legality.legal_ids
     _playable_mask = legality.playable_mask
+    _play = effects.play
+    _draw = effects.draw
+    _pass = effects.pass_turn
     _explain = explain.explain
 
     def __init__(self, ruleset: Ruleset, seats: int, dealer: int, hands: list[list[int]], stock: list[int],
@@ -104,7 +105,7 @@ class Deal:
         self._legal: list[int] | None = None
         self._why_no_draw: str | None = None  # why DRAW is not legal now (legality.legal_ids), for explain.py
         self._o = options_for(ruleset)
-        self._step = 1
+        self._step = 1  # seats the turn moves on after an action card (effects.py)
 
     # ---- construction -------------------------------------------------------------------------------
     @classmethod
@@ -112,8 +113,9 @@ class Deal:
         """Shuffle by ``seed`` (an int, or its ``deal_code``) and deal.
 
         Cards go one at a time from the top of the shuffled deck (the end of the shuffled list), starting left of
-        ``dealer``; then the starter is turned and handled by ``ruleset.starter_eight``. ``leader`` overrides who
-        plays first (system B: the previous deal's winner); by default the seat left of the dealer. Raises
+        ``dealer``; then the starter is turned and handled by ``ruleset.starter_eight`` (``effects.starter_*``).
+        ``leader`` overrides who plays first (system B: the previous deal's winner); by default the seat left of the
+        dealer. Raises
         ``ValueError`` for a seat count outside the ruleset's range, a bad seed or code, or a bad dealer.
         """
         check_ruleset_seats(ruleset, seats)
@@ -144,7 +146,7 @@ class Deal:
         first = (dealer + 1) % seats if leader is None else leader
         deal = cls(ruleset, seats, dealer, hands, deck, [], first, seed=seed, leader=first)
         if per_hand is not None:
-            deal._turn_starter(rng)
+            deal._o.starter(deal, rng)  # starter_eight: effects.starter_*
         return deal
 
     @classmethod
@@ -179,74 +181,19 @@ class Deal:
             deal.out = list(out)
         return deal
 
-    def _turn_starter(self, rng: SplitMix64) -> None:
-        """Turn the starter; an eight is handled by ``starter_eight`` (D: dealer declares, A: reshuffle and
-        turn again, C: bury in the middle of the stock, B: it stands for its own suit).
-
-        When turning again can never bring up anything but an eight, the first eight turned stays as the starter
-        and stands for its own suit, as under B: nobody declares, the seat left of the dealer (or ``leader``)
-        plays first, and the stock keeps its dealt order. That happens under A when the stock holds only eights
-        (a reshuffle only reorders them; e.g. ``eights-classic`` with ``hand_size=17`` and 3 seats leaves one
-        card), and under C when the top half of the stock (from index ``(len - 1) // 2`` up, where a buried eight
-        goes back) holds only eights, since burying then only rotates that half. RULES.md reads A's rule as "turn
-        the next card onto it" and says the suit to follow is the top card's suit unless an eight was *played*
-        (a starter eight declares nothing), so once there is no other card to turn the eight on top stands for
-        its own suit. Both tests are exact: every deal that found a non-eight before is dealt exactly as before
-        (same cards, same random draws). As a bound on the random reshuffles of A, after ``_MAX_STARTER_TURNS``
-        turns the eight on top stands the same way; with a non-eight among at most nine stock cards (eight
-        eights at most, double deck) the chance of getting there is below (8/9)**10000, so it never happens in
-        practice and changes no deal.
-        """
-        policy = self.ruleset.starter_eight
-        stock = self.stock
-        if policy == "reshuffle" or policy == "bury":
-            start = 0 if policy == "reshuffle" else (len(stock) - 1) // 2
-            for i in range(start, len(stock)):
-                if rank_of(stock[i]) != EIGHT:
-                    break
-            else:  # only eights could ever come up: the first one stays (see the docstring)
-                self.discard.append(stock.pop())
-                return
-        turns = 0
-        while True:
-            card = stock.pop()
-            if rank_of(card) != EIGHT or policy == "own_suit" or turns >= _MAX_STARTER_TURNS:
-                self.discard.append(card)
-                return
-            if policy == "dealer_declares":
-                self.discard.append(card)
-                self.awaiting_declaration = True
-                self.to_play = self.dealer
-                return
-            if policy == "reshuffle":
-                stock.append(card)
-                rng.shuffle(stock)
-            else:  # bury
-                stock.insert(len(stock) // 2, card)
-            turns += 1
-
-    # ---- hands as bitmasks ---------------------------------------------------------------------------
-    def _add(self, seat: int, card: int) -> None:
-        bit = _CARD_BITS[card]
-        if self.masks[seat] & bit:
-            self.dups[seat] |= bit
-        else:
-            self.masks[seat] |= bit
-        self.sizes[seat] += 1
-
+    # ---- public reads -------------------------------------------------------------------------------
     @property
     def history(self) -> list[dict]:
         """The public plies of this deal, oldest first: ``{"seat", "type"}`` plus ``card`` and ``suit`` for a play,
         ``suit`` for a declaration, ``count`` and ``penalty`` for a penalty draw, and ``{"type": "penalty",
         "count"}`` entries (not plies) for cards taken for a forgotten last-card announcement or on going out."""
-        return [_entry_dict(e) for e in self._log]
+        return [entry_dict(e) for e in self._log]
 
     @property
     def hands(self) -> list[list[int]]:
         """Every hand as a sorted list of card ints (second copies of a double deck listed twice)."""
-        return [sorted(_bits(m) + _bits(d)) for m, d in zip(self.masks, self.dups)]
+        return [hand_cards(m, d) for m, d in zip(self.masks, self.dups)]
 
-    # ---- public reads ------------------------------------------------------------------------------
     @property
     def is_over(self) -> bool:
         return self.result is not None
@@ -275,7 +222,7 @@ class Deal:
         """The seat's cards as codes, in code order. ``ValueError`` for a seat that is not 0..seats-1 (as
         ``view``)."""
         self._check_seat(seat)
-        return [card_code(c) for c in sorted(_bits(self.masks[seat]) + _bits(self.dups[seat]))]
+        return [card_code(c) for c in hand_cards(self.masks[seat], self.dups[seat])]
 
     def _check_seat(self, seat: object) -> None:
         """``ValueError`` unless ``seat`` is a seat of this deal (an int from 0 to seats-1)."""
@@ -285,7 +232,7 @@ class Deal:
     def hand_value(self, seat: int) -> int:
         """Points of the seat's hand in the ruleset's card values."""
         values = self._o.values
-        return sum(values[c] for c in _bits(self.masks[seat])) + sum(values[c] for c in _bits(self.dups[seat]))
+        return sum(values[c] for c in bits(self.masks[seat])) + sum(values[c] for c in bits(self.dups[seat]))
 
     def draws_left(self) -> int | None:
         """How many more cards the seat to play may draw this turn under the draw rule (None: no fixed limit)."""
@@ -339,46 +286,6 @@ class Deal:
         twin._legal = None
         return twin
 
-    # ---- rule steps --------------------------------------------------------------------------------
-    def _refill_stock(self) -> None:
-        """Empty stock: the top card stays, every card under it is shuffled into a new stock (B C D); the
-        declared suit does not change. The k-th reshuffle of a deal is keyed by (seed, k)."""
-        self.reshuffles += 1
-        top = self.discard.pop()
-        self.stock = self.discard
-        self.discard = [top]
-        SplitMix64(self.seed or 0, self.reshuffles).shuffle(self.stock)
-
-    def _draw_cards(self, seat: int, count: int) -> int:
-        """Move up to ``count`` cards from the stock (refilled as needed) to the seat's hand; returns how many."""
-        drawn = 0
-        while drawn < count:
-            if not self.stock:
-                if not (self._o.reshuffle and len(self.discard) > 1):
-                    break
-                self._refill_stock()
-            card = self.stock.pop()
-            self._add(seat, card)
-            self.last_drawn = card
-            drawn += 1
-        return drawn
-
-    def _advance(self, steps: int = 1) -> None:
-        """Pass the turn ``steps`` (1 or 2) seats on in the current direction, counting only seats in play: every
-        step lands on a seat that is not out, so the seat to play never has an empty hand (partnership)."""
-        seat = self.to_play
-        n = self.seats
-        for _ in range(steps):
-            seat = (seat + self.direction) % n
-            while self.out[seat]:
-                seat = (seat + self.direction) % n
-        self.to_play = seat
-        self.drawn_this_turn = 0
-        self.last_drawn = None
-        self.announced = False
-
-    def _active_seats(self) -> int:
-        return self.seats - sum(self.out)
 
     # ---- apply --------------------------------------------------------------------------------------
     def apply(self, action: dict) -> None:
@@ -393,7 +300,16 @@ class Deal:
         """The fast path's id of a dict action that is legal now; ``IllegalAction`` (saying why) otherwise."""
         if self.result is not None:
             raise IllegalAction("the deal is over: no more actions")
-        action_id = self._action_id(action)
+        action_id = None
+        if type(action) is dict:  # canonical actions (as legal_actions gives them) skip the parser
+            try:
+                action_id = self._o.fast_ids.get((action.get("type"), action.get("card"), action.get("suit"), len(action)))
+            except TypeError:  # an unhashable value: let the parser say what is wrong
+                pass
+        if action_id is None:
+            seat = self.to_play
+            action_id = parse_action(action, self._o.declares,
+                                     self.sizes[seat] == 1 and effects.deal_ends_with(self, seat))
         if action_id not in self.legal_ids():
             raise IllegalAction(self._explain(action_id))
         return action_id
@@ -417,184 +333,12 @@ class Deal:
         elif action_id == PASS:
             self._pass(seat)
         elif action_id < ANNOUNCE:
-            self.awaiting_declaration = False
-            self.declared_suit = action_id - DECLARE
-            self.to_play = self.leader
-            self._record((seat, "declare", SUITS[action_id - DECLARE]))
+            effects.declare(self, seat, action_id - DECLARE)
         else:
-            self.announced = True
-            self._record((seat, "announce"))
+            effects.announce(self, seat)
         if self.ply >= self._o.ply_limit and self.result is None:
-            self._finish("blocked", None)  # service safeguard against endless draw-and-play loops
+            effects.finish(self, "blocked", None)  # service safeguard against endless draw-and-play loops
 
-    def _play(self, seat: int, a: int) -> None:
-        if a < 52:
-            card, declared = a, None
-        else:
-            card, declared = ((a - 52) // 4) * 13 + EIGHT, (a - 52) % 4
-        bit = _CARD_BITS[card]
-        if self.dups[seat] & bit:
-            self.dups[seat] ^= bit
-        else:
-            self.masks[seat] ^= bit
-        self.sizes[seat] -= 1
-        self.discard.append(card)
-        self.declared_suit = declared
-        self.passes_in_row = 0
-        if declared is None:
-            self._log.append((seat, "play", _CODES[card]))
-        else:
-            self._log.append((seat, "play", _CODES[card], SUITS[declared]))
-        self.ply += 1
-        o = self._o
-        size = self.sizes[seat]
-        if size == 0:
-            self.out[seat] = True
-            if self._deal_ends_with(seat):
-                if o.action_on_going_out == "apply" and card in o.action_cards:
-                    self._card_effects(seat, card)
-                    if self.pending_draw:  # the next seat takes the penalty before the deal is scored
-                        self._advance(self._step)
-                        victim = self.to_play
-                        count = self._draw_cards(victim, self.pending_draw)
-                        self._log.append((victim, "penalty", count))
-                        self.pending_draw = 0
-                self._finish("out", seat)  # going out on an action card: the effect is void (E) by default
-                return
-        elif size == 1 and o.last_card and not self.announced:
-            count = self._draw_cards(seat, o.last_card)  # forgot to announce the last card (C D)
-            self._log.append((seat, "penalty", count))
-        if card in o.action_cards:
-            self._card_effects(seat, card)
-            self._advance(self._step)
-            return
-        self.twos_run = 0
-        if o.simple_turns:
-            self.to_play = (seat + self.direction) % self.seats
-            self.drawn_this_turn = 0
-            self.last_drawn = None
-            self.announced = False
-        else:
-            self._advance(1)
-
-    def _deal_ends_with(self, seat: int) -> bool:
-        if not self._o.partnership:
-            return True
-        return self.out[(seat + 2) % 4]  # a side is out when both partners are (A C)
-
-    def _card_effects(self, seat: int, card: int) -> None:
-        """Action cards (D E A2 A3): set the pending penalty, the skip step and the direction for ``_advance``.
-
-        Twos ``stack``: the next seat answers with a two or draws the whole sum (an eight is no answer). Twos
-        ``winding``: the next seat draws 2, 4, 6 or 8 (by the unbroken run of twos) and misses its turn. Queen of
-        spades: the next seat draws five and misses its turn; it cannot be answered (and it does not also skip).
-        With ``skip_rank="Q"`` too, the Q♠ is the draw-five card only: its victim draws five and misses that one
-        turn (the skip is not added on top, so the seat after the victim plays next), while the other three
-        queens skip.
-        Skip rank: the next seat is skipped (two seats: the player goes again). Reverse: direction flips (two
-        seats: ``reverse_two_seats`` = ``skip`` plays again, ``noop`` nothing).
-
-        Seats are counted in play (partnership, A C: the deal goes on until both partners of a side are out, and a
-        seat that is out never acts again). The reverse acting as a skip is a step of two seats in play, like the
-        skip rank: with two seats in play that is the player again; when the player has just gone out on it (its
-        partner still in), the next seat in play misses its turn and the seat after it plays: the turn never
-        comes back to the player's empty hand (issue 9). The count of seats in play excludes the player going out.
-        """
-        o = self._o
-        self._step = 1
-        rank = card % 13
-        if o.twos and rank == TWO:
-            if o.twos_stack:
-                self.pending_draw += 2
-            else:
-                self.twos_run = min(self.twos_run + 1, 4)
-                self.pending_draw = 2 * self.twos_run
-            self.pending_from_twos = True
-            return
-        self.twos_run = 0
-        if o.queen_draw and card == QUEEN_OF_SPADES:
-            self.pending_draw = o.queen_draw
-            self.pending_from_twos = False
-            return
-        if rank == o.skip_rank:
-            self._step = 2
-        elif rank == o.reverse_rank:
-            if self._active_seats() == 2:
-                if o.reverse_two_seats == "skip":
-                    self._step = 2  # same seat again, or past the next seat in play when the player is out
-            else:
-                self.direction = -self.direction
-
-    def _draw(self, seat: int) -> None:
-        if self.pending_draw:
-            count = self._draw_cards(seat, self.pending_draw)  # the rest lapses if the stock runs dry
-            self.pending_draw = 0
-            self.pending_from_twos = False
-            self.passes_in_row = 0
-            self._record((seat, "draw", count, True))
-            self._advance(1)  # the victim misses the turn
-            return
-        stock = self.stock
-        if not stock:
-            self._refill_stock()
-            stock = self.stock
-        card = stock.pop()
-        bit = _CARD_BITS[card]  # _add, inlined: this is the hot path of every draw
-        if self.masks[seat] & bit:
-            self.dups[seat] |= bit
-        else:
-            self.masks[seat] |= bit
-        self.sizes[seat] += 1
-        self.last_drawn = card
-        self.drawn_this_turn += 1
-        self.passes_in_row = 0
-        self.twos_run = 0
-        self._log.append((seat, "draw"))
-        self.ply += 1
-        self._legal = None
-        if self._o.turn_ends_when_stuck and self.legal_ids() == [PASS]:
-            # no play, no further draw: the turn ends (D: "otherwise the turn ends"); under explicit_pass (B) the
-            # seat stays to play and passes as a ply of its own
-            self._legal = None
-            self._advance(1)
-
-    def _pass(self, seat: int) -> None:
-        if not self.drawn_this_turn:
-            self.passes_in_row += 1
-        self.twos_run = 0
-        self._record((seat, "pass"))
-        if self.passes_in_row >= self._active_seats():
-            self._finish("blocked", None)  # every seat passed in turn (D)
-        else:
-            self._advance(1)
-
-    def _record(self, entry: tuple) -> None:
-        self._log.append(entry)
-        self.ply += 1
-
-    def _finish(self, outcome: str, winner: int | None) -> None:
-        values = [self.hand_value(s) for s in range(self.seats)]
-        points = deal_points(self.ruleset, outcome, winner, values)
-        self.result = DealResult(outcome=outcome, winner=winner, hand_values=values, points=points, plies=self.ply)
-        self.drawn_this_turn = 0
-        self.last_drawn = None
-        self.pending_draw = 0
-        self._legal = []
-
-    # ---- dict actions --------------------------------------------------------------------------------
-    def _action_id(self, action: object) -> int:
-        """The id of a dict action, after checking its shape (not its legality)."""
-        if type(action) is dict:  # canonical actions (as legal_actions gives them) skip the parser
-            key = (action.get("type"), action.get("card"), action.get("suit"), len(action))
-            try:
-                fast = self._o.fast_ids.get(key)
-            except TypeError:  # an unhashable value: let the parser say what is wrong
-                fast = None
-            if fast is not None:
-                return fast
-        seat = self.to_play
-        return parse_action(action, self._o.declares,
-                            self.sizes[seat] == 1 and self.result is None and self._deal_ends_with(seat))
 
 def check_ruleset_seats(ruleset: Ruleset, seats: int) -> None:
     """``ValueError`` unless ``ruleset`` is a valid ``Ruleset`` that seats ``seats`` players."""
@@ -606,3 +350,4 @@ def check_ruleset_seats(ruleset: Ruleset, seats: int) -> None:
         raise ValueError("ruleset field 'partnership' needs exactly 4 seats (seats 0+2 against 1+3)")
     if ruleset.scoring == "hollywood" and seats != 2:
         raise ValueError("ruleset field 'scoring'='hollywood' is for 2 seats")
+

@@ -11,11 +11,17 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from . import legality
+from . import effects, legality
 from .actions import PLAY_IDS, fast_ids
-from .cards import ACE, HOLLYWOOD_VALUES, QUEEN_OF_SPADES, RANKS, STANDARD_VALUES, TWO
+from .cards import ACE, HOLLYWOOD_VALUES, QUEEN_OF_SPADES, RANKS, STANDARD_VALUES, TWO, card_code
 from .rules import Ruleset
 
+_STARTERS = {
+    "dealer_declares": effects.starter_dealer_declares,
+    "reshuffle": effects.starter_reshuffled,
+    "bury": effects.starter_buried,
+    "own_suit": effects.starter_own_suit,
+}
 _AFTER_DRAW = {
     "any": legality.any_card_after_draw,
     "drawn_only": legality.drawn_card_only,
@@ -36,9 +42,8 @@ class Options:
         "declares", "eights_match_suit", "go_out_on_eight", "special_fits", "fast_ids",
         "play_ids", "after_draw", "any_card_after_draw", "first_draw_with_a_play", "stock_out_ends_turn",
         "next_draw", "draw_limit", "may_keep_drawn_card",
-        "reshuffle", "turn_ends_when_stuck", "twos", "twos_stack", "queen_draw", "skip_rank", "reverse_rank",
-        "reverse_two_seats", "action_cards", "action_on_going_out", "last_card", "partnership", "simple_turns",
-        "values", "ply_limit",
+        "reshuffle", "turn_ends_when_stuck", "twos_stack", "queen_draw", "card_effects", "effects_on_going_out",
+        "reverse_skips", "last_card", "partnership", "simple_turns", "values", "ply_limit", "starter",
     )
 
     def __init__(self, r: Ruleset) -> None:
@@ -67,41 +72,44 @@ class Options:
         self.reshuffle = r.empty_stock == "reshuffle"
         self.turn_ends_when_stuck = not r.explicit_pass  # no play, no draw left: the turn ends (else: pass, B)
 
-        # action cards (D E A2 A3), read by Deal._card_effects
-        self.twos = r.twos != "off"
+        # action cards (D E A2 A3): card -> its effect step; the queen of spades before a queen skip rank
         self.twos_stack = r.twos == "stack"
         self.queen_draw = r.queen_of_spades_draw
-        self.skip_rank = RANKS.index(r.skip_rank) if r.skip_rank else -1
-        self.reverse_rank = ACE if r.reverse_rank == "A" else -1
-        self.reverse_two_seats = r.reverse_two_seats
-        cards: set[int] = set()
-        if self.twos:
-            cards |= set(_all_suits(TWO))
+        effects_by_card: dict = {}
+        if r.reverse_rank == "A":
+            effects_by_card.update(dict.fromkeys(_all_suits(ACE), effects.reverse_direction))
+        if r.skip_rank:
+            effects_by_card.update(dict.fromkeys(_all_suits(RANKS.index(r.skip_rank)), effects.skip_next_seat))
         if self.queen_draw:
-            cards.add(QUEEN_OF_SPADES)
-        for rank in (self.skip_rank, self.reverse_rank):
-            if rank >= 0:
-                cards |= set(_all_suits(rank))
-        self.action_cards = frozenset(cards)  # cards whose play has an effect beyond the discard pile
-        self.action_on_going_out = r.action_on_going_out
+            effects_by_card[QUEEN_OF_SPADES] = effects.queen_of_spades_draw
+        if r.twos != "off":
+            step = effects.twos_stack if self.twos_stack else effects.twos_winding
+            effects_by_card.update(dict.fromkeys(_all_suits(TWO), step))
+        self.card_effects = effects_by_card
+        self.effects_on_going_out = r.action_on_going_out == "apply"
+        self.reverse_skips = r.reverse_two_seats == "skip"
         self.last_card = r.last_card_penalty
 
-        # turn order, values, safeguard
+        # turn order, values, safeguard, starter
         self.partnership = r.partnership
         self.simple_turns = not r.partnership  # no seat is ever skipped for being out
         self.values = HOLLYWOOD_VALUES if r.card_values == "hollywood" else STANDARD_VALUES
         self.ply_limit = r.ply_limit
+        self.starter = _STARTERS[r.starter_eight]
 
     def describe(self) -> dict:
-        """The chosen steps by name and the draw rule's named booleans, e.g. ``{"after_draw": "drawn_card_only",
-        "next_draw": "draw_until_playable", "forced_play": False, "stock_out_ends_turn": True,
-        "turn_ends_when_stuck": True}``."""
+        """The chosen steps by name and the draw rule's named booleans, e.g. ``{"starter": "starter_buried",
+        "after_draw": "drawn_card_only", "next_draw": "draw_until_playable", "forced_play": False,
+        "stock_out_ends_turn": True, "turn_ends_when_stuck": True, "card_effects": {}}``; action cards as
+        ``{card code: step name}``."""
         return {
+            "starter": self.starter.__name__,
             "after_draw": self.after_draw.__name__,
             "next_draw": self.next_draw.__name__,
             "forced_play": self.first_draw_with_a_play is not None,
             "stock_out_ends_turn": self.stock_out_ends_turn,
             "turn_ends_when_stuck": self.turn_ends_when_stuck,
+            "card_effects": {card_code(c): f.__name__ for c, f in sorted(self.card_effects.items())},
         }
 
 
