@@ -9,11 +9,13 @@ name on the hot path.
 The draw rule is worked out once, as a reason: ``legal_ids`` finds why the seat may not draw now (None when it
 may), lists ``DRAW`` exactly when there is none and keeps the reason on the deal, where ``explain.py`` reads it, so
 the legal actions and the message can never disagree. Its clauses: there must be a card to draw; forced play (C)
-forbids a first draw while holding a playable card; later draws follow the ruleset's ``next_draw`` step below,
-chosen once per ruleset (``options.py``).
+forbids a first draw while holding a playable card; later draws follow the system's ``DrawRule`` below, resolved
+once per ruleset (``options.py``).
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from .actions import ANNOUNCE, DECLARE_IDS, DRAW, PASS, play_ids
 from .cards import EIGHT
@@ -87,34 +89,39 @@ def no_card_after_draw(deal, hand: int) -> int:
 
 
 # ---- the draw rule ---------------------------------------------------------------------------------------------
-# ``legal_ids`` works out why the seat to play may not draw (a reason, or None when it may) and keeps it on the deal
-# (``deal._why_no_draw``): DRAW is legal exactly when it is None, and explain.py gives that very reason. Its clauses:
-# a seat facing a penalty may always take it; otherwise there must be a card to draw (the stock, or the cards under the top card when the ruleset reshuffles); the first
-# draw of a turn is refused only under forced play (C) to a seat holding a playable card; a seat whose draws used up
-# the stock stops (``stock_out_ends_turn``, C); every other later draw is the ruleset's ``next_draw`` step's to allow.
-# Reasons may hold ``{limit}``: explain.py fills it in.
-# next_draw: may a seat that has drawn this turn draw again? (reason or None)
-def one_card_a_turn(deal, playable: int) -> str | None:
-    """``draw="one"`` (D): one card a turn."""
-    return ALREADY_DREW
+# ``legal_ids`` works out why the seat to play may not draw (a reason, or None when it may): DRAW is legal exactly
+# when there is none, and a refusal is kept on the deal (``deal._why_no_draw``) for explain.py, which gives that very
+# reason. The clauses, in order: a seat facing a penalty may always take it; there must be a card to draw (the stock,
+# or the cards under the top card when the ruleset reshuffles); a first draw is refused to a seat holding a playable
+# card only under forced play (C); a seat whose draws used up the stock stops (``stock_out_ends_turn``, C); then the
+# system's ``DrawRule``: at most ``cards_a_turn`` cards, and a later draw refused or not to a seat holding a playable
+# card. Reasons may hold ``{limit}``: explain.py fills it in.
+NO_LIMIT = 1 << 30
 
 
-def draw_until_playable(deal, playable: int) -> str | None:
-    """``draw="until_playable"`` (A, C): draw on until a playable card comes."""
-    return PLAY_THE_DRAWN_CARD if playable else None
+class DrawRule(NamedTuple):
+    """A system's draw rule as data, resolved once per ruleset by ``draw_rule`` (``options.Options`` copies it)."""
+
+    name: str  # the rule's name, e.g. "one_card_a_turn"
+    cards_a_turn: int  # draws a turn at most (NO_LIMIT: until a playable card comes)
+    at_the_limit: str  # why no draw once that many were drawn
+    holding_a_play_first: str | None  # why no first draw while holding a playable card (None: it may draw)
+    holding_a_play_later: str | None  # why no later draw while holding a playable card (None: it may draw)
 
 
-def draw_up_to_limit(deal, playable: int) -> str | None:
-    """``draw="up_to"`` (B): up to ``draw_limit`` cards a turn; under forced play only while nothing is playable."""
-    o = deal._o
-    if deal.drawn_this_turn >= o.draw_limit:
-        return LIMIT_REACHED
-    return o.first_draw_with_a_play if playable else None
-
-
-def turn_ends_after_draw(deal, playable: int) -> str | None:
-    """``play_after_draw="none"`` (with ``until_playable`` or ``up_to``): a draw ends the turn, so no draw follows."""
-    return NO_DRAW_AFTER_DRAW
+def draw_rule(draw: str, draw_limit: int, play_after_draw: str, voluntary_draw: bool) -> DrawRule:
+    """The draw rule of ``Ruleset`` fields ``draw``, ``draw_limit``, ``play_after_draw`` and ``voluntary_draw``:
+    D one card a turn; A and C until a playable card comes; B up to ``draw_limit`` cards; forced play (C,
+    ``voluntary_draw`` false) refuses a draw to a seat holding a playable card; ``play_after_draw="none"``: a draw
+    ends the turn, so no draw follows it (with ``draw="one"`` the one-card reason is kept)."""
+    forced = None if voluntary_draw else MUST_PLAY
+    if draw == "one":
+        return DrawRule("one_card_a_turn", 1, ALREADY_DREW, forced, None)
+    if play_after_draw == "none":
+        return DrawRule("turn_ends_after_draw", 1, NO_DRAW_AFTER_DRAW, forced, None)
+    if draw == "up_to":
+        return DrawRule("draw_up_to_limit", draw_limit, LIMIT_REACHED, forced, forced)
+    return DrawRule("draw_until_playable", NO_LIMIT, "", forced, PLAY_THE_DRAWN_CARD)
 
 
 # ---- the legal actions -----------------------------------------------------------------------------------------
@@ -126,13 +133,10 @@ def legal_ids(deal) -> list[int]:
         return legal
     if deal.result is not None:
         legal = []
-        deal._why_no_draw = None
     elif deal.awaiting_declaration:
         legal = list(DECLARE_IDS)
-        deal._why_no_draw = None
     elif deal.pending_draw:
         legal = _facing_a_penalty(deal)
-        deal._why_no_draw = None
     else:  # an ordinary turn: play, draw, pass, announce
         o = deal._o
         drawn = deal.drawn_this_turn
@@ -154,16 +158,18 @@ def legal_ids(deal) -> list[int]:
         if not deal.stock and not (o.reshuffle and len(deal.discard) > 1):
             why = NOTHING_TO_DRAW
         elif not drawn:
-            why = o.first_draw_with_a_play if playable else None
+            why = o.holding_a_play_first if playable else None
         elif o.stock_out_ends_turn and not deal.stock:
             why = STOCK_RAN_OUT
+        elif drawn >= o.cards_a_turn:
+            why = o.at_the_limit
         else:
-            why = o.next_draw(deal, playable)
-        deal._why_no_draw = why
-        can_draw = why is None
-        if can_draw:
+            why = o.holding_a_play_later if playable else None
+        if why is None:
             legal.append(DRAW)
-        if not (playable or can_draw) or (drawn and o.may_keep_drawn_card):
+        else:
+            deal._why_no_draw = why  # for explain.py
+        if (why is not None and not playable) or (drawn and o.may_keep_drawn_card):
             legal.append(PASS)  # nothing to play or draw; or D's "may": keep a playable drawn card
         if o.last_card and playable and not deal.announced and deal.sizes[deal.to_play] == 2:
             legal.append(ANNOUNCE)

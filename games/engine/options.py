@@ -27,21 +27,14 @@ _AFTER_DRAW = {
     "drawn_only": legality.drawn_card_only,
     "none": legality.no_card_after_draw,
 }
-_NEXT_DRAW = {
-    "one": legality.one_card_a_turn,
-    "until_playable": legality.draw_until_playable,
-    "up_to": legality.draw_up_to_limit,
-}
-
-
 class Options:
     """One ruleset's options as plain attributes and chosen steps (see the module docstring). Build with
     ``options_for(ruleset)``; read-only by convention."""
 
     __slots__ = (
         "declares", "eights_match_suit", "go_out_on_eight", "special_fits", "fast_ids",
-        "play_ids", "after_draw", "any_card_after_draw", "first_draw_with_a_play", "stock_out_ends_turn",
-        "next_draw", "draw_limit", "may_keep_drawn_card",
+        "play_ids", "after_draw", "any_card_after_draw", "draw_rule", "cards_a_turn", "at_the_limit",
+        "holding_a_play_first", "holding_a_play_later", "stock_out_ends_turn", "draw_limit", "may_keep_drawn_card",
         "reshuffle", "turn_ends_when_stuck", "twos_stack", "queen_draw", "card_effects", "effects_on_going_out",
         "reverse_skips", "last_card", "partnership", "simple_turns", "values", "ply_limit", "starter",
     )
@@ -57,16 +50,11 @@ class Options:
         self.after_draw = _AFTER_DRAW[r.play_after_draw]
         self.any_card_after_draw = r.play_after_draw == "any"
 
-        # the draw rule (legality.legal_ids): forced play (C, voluntary_draw false) refuses a first draw to a seat
-        # holding a playable card; stock_out_ends_turn (C) stops the draws when the stock ran out during them; later
-        # draws: D one card, A/C until a playable card comes, B up to draw_limit; play_after_draw "none": a draw
-        # ends the turn, so no draw follows (for "one" the one-card reason is kept)
-        self.first_draw_with_a_play = legality.MUST_PLAY if not r.voluntary_draw else None  # forced play (C)
+        # the draw rule (legality.legal_ids, legality.draw_rule): the system's DrawRule, flat for the hot path;
+        # stock_out_ends_turn (C) stops the draws when the stock ran out during them
+        (self.draw_rule, self.cards_a_turn, self.at_the_limit, self.holding_a_play_first,
+         self.holding_a_play_later) = legality.draw_rule(r.draw, r.draw_limit, r.play_after_draw, r.voluntary_draw)
         self.stock_out_ends_turn = r.stock_out_ends_turn
-        next_draw = _NEXT_DRAW[r.draw]
-        if r.play_after_draw == "none" and r.draw != "one":
-            next_draw = legality.turn_ends_after_draw
-        self.next_draw = next_draw
         self.draw_limit = r.draw_limit
         self.may_keep_drawn_card = r.draw == "one" and r.voluntary_draw  # D's "may": pass keeping a drawn card
         self.reshuffle = r.empty_stock == "reshuffle"
@@ -99,14 +87,14 @@ class Options:
 
     def describe(self) -> dict:
         """The chosen steps by name and the draw rule's named booleans, e.g. ``{"starter": "starter_buried",
-        "after_draw": "drawn_card_only", "next_draw": "draw_until_playable", "forced_play": False,
+        "after_draw": "drawn_card_only", "draw_rule": "draw_until_playable", "forced_play": False,
         "stock_out_ends_turn": True, "turn_ends_when_stuck": True, "card_effects": {}}``; action cards as
         ``{card code: step name}``."""
         return {
             "starter": self.starter.__name__,
             "after_draw": self.after_draw.__name__,
-            "next_draw": self.next_draw.__name__,
-            "forced_play": self.first_draw_with_a_play is not None,
+            "draw_rule": self.draw_rule,
+            "forced_play": self.holding_a_play_first is not None,
             "stock_out_ends_turn": self.stock_out_ends_turn,
             "turn_ends_when_stuck": self.turn_ends_when_stuck,
             "card_effects": {card_code(c): f.__name__ for c, f in sorted(self.card_effects.items())},

@@ -31,7 +31,7 @@ def test_the_public_names_are_still_imported_from_deal():
     assert ACTIONS[52] == {"type": "play", "card": "8C", "suit": "C"}
 
 
-STEPS = {  # preset -> (starter, after_draw, next_draw, forced_play, stock_out_ends_turn, turn_ends_when_stuck)
+STEPS = {  # preset -> (starter, after_draw, draw_rule, forced_play, stock_out_ends_turn, turn_ends_when_stuck)
     "pagat": ("starter_dealer_declares", "drawn_card_only", "one_card_a_turn", False, False, True),
     "web-table": ("starter_own_suit", "any_card_after_draw", "draw_up_to_limit", False, False, False),
     "eights-classic": ("starter_reshuffled", "drawn_card_only", "draw_until_playable", True, False, True),
@@ -46,7 +46,7 @@ STEPS = {  # preset -> (starter, after_draw, next_draw, forced_play, stock_out_e
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_each_preset_resolves_to_its_named_rule_steps(preset):
     steps = options_for(Ruleset.preset(preset)).describe()
-    keys = ("starter", "after_draw", "next_draw", "forced_play", "stock_out_ends_turn", "turn_ends_when_stuck")
+    keys = ("starter", "after_draw", "draw_rule", "forced_play", "stock_out_ends_turn", "turn_ends_when_stuck")
     assert tuple(steps[k] for k in keys) == STEPS[preset]
     assert steps["card_effects"] == {}
 
@@ -63,10 +63,10 @@ def test_action_cards_map_to_one_effect_step_each_the_queen_of_spades_before_a_q
     assert options_for(Ruleset.preset("pagat", twos="winding")).describe()["card_effects"]["2H"] == "twos_winding"
 
 
-def test_play_after_draw_none_makes_the_next_draw_step_end_the_turn_except_under_one_card():
-    assert options_for(Ruleset.preset("pagat", draw="up_to", play_after_draw="none")).describe()["next_draw"] == (
+def test_play_after_draw_none_makes_the_draw_rule_end_the_turn_after_a_draw_except_under_one_card():
+    assert options_for(Ruleset.preset("pagat", draw="up_to", play_after_draw="none")).describe()["draw_rule"] == (
         "turn_ends_after_draw")
-    assert options_for(Ruleset.preset("pagat", play_after_draw="none")).describe()["next_draw"] == "one_card_a_turn"
+    assert options_for(Ruleset.preset("pagat", play_after_draw="none")).describe()["draw_rule"] == "one_card_a_turn"
 
 
 def test_options_are_resolved_once_per_ruleset():
