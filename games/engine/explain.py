@@ -35,7 +35,7 @@ def explain(deal, a: int) -> str:
         return "announce only when you hold two cards and are about to play one of them"
     if a == DRAW:
         deal.legal_ids()  # cached: the reason legality found is kept on the deal
-        return deal._why_no_draw.format(limit=o.draw_limit)
+        return deal._why_no_draw
     if a == PASS:  # a pass is legal only when the seat can neither play nor draw (legality.legal_ids)
         if playable:
             return f"you cannot pass while you can play (e.g. the {card_code(bits(playable)[0])})"

@@ -95,7 +95,7 @@ def no_card_after_draw(deal, hand: int) -> int:
 # or the cards under the top card when the ruleset reshuffles); a first draw is refused to a seat holding a playable
 # card only under forced play (C); a seat whose draws used up the stock stops (``stock_out_ends_turn``, C); then the
 # system's ``DrawRule``: at most ``cards_a_turn`` cards, and a later draw refused or not to a seat holding a playable
-# card. Reasons may hold ``{limit}``: explain.py fills it in.
+# card.
 NO_LIMIT = 1 << 30
 
 
@@ -120,7 +120,7 @@ def draw_rule(draw: str, draw_limit: int, play_after_draw: str, voluntary_draw: 
     if play_after_draw == "none":
         return DrawRule("turn_ends_after_draw", 1, NO_DRAW_AFTER_DRAW, forced, None)
     if draw == "up_to":
-        return DrawRule("draw_up_to_limit", draw_limit, LIMIT_REACHED, forced, forced)
+        return DrawRule("draw_up_to_limit", draw_limit, LIMIT_REACHED.format(limit=draw_limit), forced, forced)
     return DrawRule("draw_until_playable", NO_LIMIT, "", forced, PLAY_THE_DRAWN_CARD)
 
 

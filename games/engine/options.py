@@ -1,5 +1,7 @@
 """The ruleset's options resolved once (``options_for``): named booleans and numbers, and the rule steps chosen for
-the ruleset, as Battlesnake's ``rules/pipeline.go`` builds each ruleset from named stages.
+the ruleset, as Battlesnake's ``rules/pipeline.go`` builds each ruleset from named stages. The draw rule is data
+(``legality.DrawRule``): how many cards a turn and the reason for each refusal, so that ``legal_ids`` asks no step
+function on the hot path.
 
 A deal reads only this object on the hot path (``Deal._o``), never the ``Ruleset`` and never an option by its
 string value: every choice below is made here, once per ruleset, and the step functions themselves live in the room
@@ -27,6 +29,8 @@ _AFTER_DRAW = {
     "drawn_only": legality.drawn_card_only,
     "none": legality.no_card_after_draw,
 }
+
+
 class Options:
     """One ruleset's options as plain attributes and chosen steps (see the module docstring). Build with
     ``options_for(ruleset)``; read-only by convention."""
@@ -34,7 +38,7 @@ class Options:
     __slots__ = (
         "declares", "eights_match_suit", "go_out_on_eight", "special_fits", "fast_ids",
         "play_ids", "after_draw", "any_card_after_draw", "draw_rule", "cards_a_turn", "at_the_limit",
-        "holding_a_play_first", "holding_a_play_later", "stock_out_ends_turn", "draw_limit", "may_keep_drawn_card",
+        "holding_a_play_first", "holding_a_play_later", "stock_out_ends_turn", "may_keep_drawn_card",
         "reshuffle", "turn_ends_when_stuck", "twos_stack", "queen_draw", "card_effects", "effects_on_going_out",
         "reverse_skips", "last_card", "partnership", "simple_turns", "values", "ply_limit", "starter",
     )
@@ -55,7 +59,6 @@ class Options:
         (self.draw_rule, self.cards_a_turn, self.at_the_limit, self.holding_a_play_first,
          self.holding_a_play_later) = legality.draw_rule(r.draw, r.draw_limit, r.play_after_draw, r.voluntary_draw)
         self.stock_out_ends_turn = r.stock_out_ends_turn
-        self.draw_limit = r.draw_limit
         self.may_keep_drawn_card = r.draw == "one" and r.voluntary_draw  # D's "may": pass keeping a drawn card
         self.reshuffle = r.empty_stock == "reshuffle"
         self.turn_ends_when_stuck = not r.explicit_pass  # no play, no draw left: the turn ends (else: pass, B)
