@@ -64,9 +64,8 @@ def play(deal, seat: int, a: int) -> None:
     elif size == 1 and o.last_card and not deal.announced:
         count = draw_cards(deal, seat, o.last_card)  # forgot to announce the last card (C D)
         deal._log.append((seat, "penalty", count))
-    effect = o.card_effects.get(card) if o.card_effects else None
-    if effect is not None:
-        effect(deal, card)
+    if card in o.card_effects:
+        o.card_effects[card](deal, card)
         advance(deal, deal._step)
         return
     deal.twos_run = 0
