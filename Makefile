@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PYTHON ?= python3
 STAMP := $(VENV)/.installed
 
-.PHONY: run test install demo bench lint clean
+.PHONY: run test install demo bench lint clean playthroughs
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -24,6 +24,10 @@ test: install
 	bash bin/services
 	$(PY) -m pytest
 	$(VENV)/bin/lint-imports
+
+## Regenerate the golden playthroughs (tests/engine/playthroughs/) after reviewing a change of engine behaviour
+playthroughs: install
+	$(PY) -m games.engine playthroughs --write
 
 bench: install
 	$(PY) benchmarks/engine_bench.py

@@ -3,10 +3,10 @@
     python -m bots_api.localrun URL [URL...] --preset NAME --seed S [--matches K]
                                 [--secret S | --secrets S1,S2,...] [--plies] [--timeout-ms 1000]
 
-Each URL (or ``house:NAME`` for a built-in house strategy: random, eager, greedy, heuristic) takes one seat, in
-the order given. Requests are the service's own: the same ``turn`` bodies (bots_api.protocol.turn_body), signed
-the same way, the same deadline per turn plus a time bank per seat and match (``--time-bank-ms``), no redirects,
-a 64 KiB reply cap. A fault (timeout, connection, http_status, redirect, oversize, bad_json, schema, illegal)
+Each URL (or ``house:NAME`` for a built-in house strategy: random, eager, greedy, heuristic, tactician) takes one
+seat, in the order given. Requests are the service's own: the same ``turn`` bodies (bots_api.protocol.turn_body),
+signed the same way, the same deadline per turn plus a time bank per seat and match (``--time-bank-ms``), no
+redirects, a 64 KiB reply cap. A fault (timeout, connection, http_status, redirect, oversize, bad_json, schema, illegal)
 plays the fallback action (draw if legal, else pass, else the first legal action) and is printed with its cause;
 ``--max-faults`` consecutive faults forfeit the match (last place), as on the ladder. After each match every bot
 gets a ``match_end`` (failures are printed and ignored). Match k is played with seed S+k-1; with several matches
@@ -110,7 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
         "locally, without the service.", epilog="Example: python -m bots_api.localrun http://127.0.0.1:8765/ "
         "house:heuristic --preset pagat --seed 1 --matches 4 --secret S")
     parser.add_argument("players", nargs="+", metavar="URL", help="bot endpoint URL, or house:NAME (random, eager, "
-                        "greedy, heuristic); one seat each, in order")
+                        "greedy, heuristic, tactician); one seat each, in order")
     parser.add_argument("--preset", required=True, help="ruleset preset (pagat, web-table, eights-classic, ...)")
     parser.add_argument("--seed", required=True, type=int, help="match seed (match k uses seed+k-1)")
     parser.add_argument("--matches", type=int, default=1, help="how many matches (default 1)")

@@ -7,6 +7,7 @@ DATABASE_URL (PostgreSQL via psycopg 3; unset = SQLite in var/, the zero-setup d
 from __future__ import annotations
 
 import os
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from config.env import env_bool, env_float, env_int, env_list, env_str
+from games.engine.tactics import GUEST_OPPONENTS as _guest_opponents_default
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("EIGHTS_VAR_DIR", str(BASE_DIR / "var")))
@@ -193,6 +195,31 @@ MATCH_MAX_RESUMES = env_int("MATCH_MAX_RESUMES", 5, 1, 1000)
 
 #: A person's move clock (seconds): when it runs out the fallback action is played for them (a "clock" fault).
 HUMAN_MOVE_SECONDS = env_int("HUMAN_MOVE_SECONDS", 60, 5, 86400)
+
+# ---- Guests (issue 10): play without an account (games.guests) ---------------------------------------------
+#: A guest's move clock (seconds). A guest match waiting this long for the guest is abandoned: housekeeping ends it
+#: (aborted, unrated) instead of playing fallbacks. Also how long a closed tab can be reopened mid-turn.
+GUEST_MOVE_SECONDS = env_int("GUEST_MOVE_SECONDS", 300, 10, 86400)
+#: Running guest matches at once per browser (guest session) and per client address (games.limits.client_address).
+GUEST_RUNNING_PER_BROWSER = env_int("GUEST_RUNNING_PER_BROWSER", 2, 1, 1000)
+GUEST_RUNNING_PER_ADDRESS = env_int("GUEST_RUNNING_PER_ADDRESS", 6, 1, 100000)
+#: New guest matches per client address (DRF rate syntax, counted in the shared cache like the other limits).
+GUEST_MATCH_RATE = env_str("GUEST_MATCH_RATE", "30/hour")
+if not re.fullmatch(r"[1-9][0-9]{0,6}/(s|sec|second|m|min|minute|h|hour|d|day)", GUEST_MATCH_RATE):
+    raise ImproperlyConfigured(f"GUEST_MATCH_RATE={GUEST_MATCH_RATE!r}: write a count per period, e.g. 30/hour")
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["guest_match"] = GUEST_MATCH_RATE
+#: Finished or aborted guest matches (and guest players left without a match) are deleted this long after.
+GUEST_KEEP_HOURS = env_int("GUEST_KEEP_HOURS", 72, 1, 24 * 3650)
+#: How often (seconds) guest housekeeping runs: Celery beat with a broker, the ladder loop without one.
+GUEST_HOUSEKEEPING_SECONDS = env_int("GUEST_HOUSEKEEPING_SECONDS", 60, 5, 86400)
+#: The house strategies a guest plays against, in seat order (a one-on-one table takes the first): ones a beginner
+#: beats sometimes. The default and the figures behind it: games.engine.tactics.GUEST_OPPONENTS.
+GUEST_OPPONENTS = env_list("GUEST_OPPONENTS", list(_guest_opponents_default))
+if len(GUEST_OPPONENTS) < 2:
+    raise ImproperlyConfigured(f"GUEST_OPPONENTS={','.join(GUEST_OPPONENTS)!r}: name at least two house strategies "
+                               "(a three-seat guest table seats two), e.g. eager,greedy")
+CELERY_BEAT_SCHEDULE["guest-housekeeping"] = {"task": "games.tasks.guest_housekeeping",
+                                              "schedule": timedelta(seconds=GUEST_HOUSEKEEPING_SECONDS)}
 
 # ---- Bots (bot protocol v1, docs/BOT_PROTOCOL.md) -------------------------------------------------------
 BOT_TURN_TIMEOUT_MS = env_int("BOT_TURN_TIMEOUT_MS", 1000, 50, 60000)  # per turn, default of every ladder

@@ -12,7 +12,12 @@ from tournaments import views as ladder_views
 
 urlpatterns = [
     path("", ladder_views.home, name="home"),
+    path("play/guest/", ladder_views.guest_deal_page, name="guest-deal"),
     path("ladders/<slug:slug>/", ladder_views.ladder_detail, name="ladder-detail"),
+    path("ladders/<slug:slug>/rules/", ladder_views.ladder_rules, name="ladder-rules"),
+    path("rules/", game_views.rules_index, name="rules-index"),
+    path("rules/<str:preset>/", game_views.rules_preset, name="rules-preset"),
+    path("matches/<int:match_id>/rules/", game_views.match_rules, name="match-rules"),
     path("matches/", game_views.match_list, name="match-list"),
     path("matches/<int:match_id>/", game_views.match_detail, name="match-detail"),
     path("healthz", game_views.healthz, name="healthz"),

@@ -100,7 +100,7 @@ def main() -> None:
     parser.add_argument("--secret", default=os.environ.get("BOT_SECRET", ""), help="the bot's signing secret")
     parser.add_argument("--name", default="ExampleBot")
     parser.add_argument("--strategy", default="heuristic", help="house strategy to play (random, eager, greedy, "
-                        "heuristic)")
+                        "heuristic, tactician)")
     args = parser.parse_args()
     if not args.secret:
         parser.error("give the signing secret with --secret or BOT_SECRET")

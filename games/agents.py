@@ -56,10 +56,11 @@ def house_agent(*, player, match_id, seat, view, legal_actions, state, **context
 def human_agent(*, player, match_id, seat, view, legal_actions, state, match, **context) -> Decision | None:
     """People move through ``games.services.match_submit_action``; the worker acts for them only when their move
     clock (``Match.move_clock_seconds`` since the last stored ply) has run out: the fallback action, as a ``clock``
-    fault (three in a row forfeit the match, as for bots)."""
+    fault (three in a row forfeit the match, as for bots). Never for a guest (``games.guests``): a guest's match
+    that waits past the clock is abandoned and ended unrated by guest housekeeping."""
     waited = (timezone.now() - match.last_progress_at).total_seconds()
     clock = match.move_clock_seconds
-    if waited < clock:
+    if waited < clock or player.is_guest:  # a guest who left gets no fallbacks: housekeeping ends the match
         return None
     return Decision(action=fallback_action(legal_actions), source="fallback", fault_kind="clock",
                     fault=f"clock: no move within {clock} s", think_ms=int(waited * 1000))

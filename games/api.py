@@ -16,14 +16,16 @@ from datetime import timedelta
 from drf_spectacular.utils import (OpenApiResponse, extend_schema, extend_schema_field, extend_schema_serializer,
                                    inline_serializer)
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException, NotFound, PermissionDenied
-from rest_framework.permissions import IsAuthenticated
+from rest_framework.authentication import CSRFCheck
+from rest_framework.exceptions import APIException, NotAuthenticated, NotFound, PermissionDenied
+from rest_framework.permissions import SAFE_METHODS, BasePermission, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import services
 from games.engine import PRESETS, IllegalAction
 from games.engine.cards import HOLLYWOOD_VALUES, STANDARD_VALUES, parse_card
+from games.guests import session_guest
 from games.limits import ScopedRateThrottle
 from games.models import Match
 from games.selectors import match_snapshot, person_seat
@@ -41,7 +43,8 @@ def _err(description: str) -> OpenApiResponse:
 
 
 #: the answers every seat endpoint may give besides its own
-SEAT_ERRORS = {401: _err("not logged in (token or session)"), 403: _err("not your seat"),
+SEAT_ERRORS = {401: _err("not logged in (token or session) and no guest session in this browser"),
+               403: _err("not your seat (or a guest's write without its CSRF token)"),
                404: _err("no such match or seat"), 429: _err("too many requests: see Retry-After")}
 
 
@@ -65,24 +68,63 @@ class InvalidMatchError(APIException):
     default_code = "invalid_match"
 
 
+class PersonOrGuest(BasePermission):
+    """A logged-in person (token or session), or a browser whose session carries a guest player
+    (``games.guests.session_guest``, kept on ``request.guest``). A guest is known by the session cookie alone, so
+    its writes must pass Django's CSRF check (DRF checks it only for logged-in sessions). Anyone else: 401 saying
+    how to get a seat."""
+
+    def has_permission(self, request, view) -> bool:
+        request.guest = None
+        if request.user and request.user.is_authenticated:
+            return True
+        guest = session_guest(request)
+        if guest is None:
+            raise NotAuthenticated("log in (a token or the session), or deal a guest table on the home page: a guest's "
+                                   "table opens only in the browser that dealt it, while its guest session lasts")
+        if request.method not in SAFE_METHODS:
+            _enforce_csrf(request)
+        request.guest = guest
+        return True
+
+
+def _enforce_csrf(request) -> None:
+    """Django's CSRF check for a cookie-identified guest's write (``PermissionDenied`` "CSRF Failed: ..." : 403)."""
+    check = CSRFCheck(lambda _request: None)
+    check.process_request(request)  # reads the CSRF cookie
+    reason = check.process_view(request, None, (), {})
+    if reason:
+        raise PermissionDenied(f"CSRF Failed: {reason}")
+
+
 def _access_seat(request, match_id: int, seat: int) -> Match:
-    """``services.access_seat`` for the requesting user, its errors as 404 / 403."""
+    """``services.access_seat`` for the requesting user or guest, its errors as 404 / 403."""
     try:
-        return services.access_seat(match_id=match_id, seat=seat, user=request.user)[0]
+        return services.access_seat(match_id=match_id, seat=seat, user=request.user,
+                                    guest=getattr(request, "guest", None))[0]
     except services.MatchNotFound as exc:
         raise NotFound(str(exc)) from None
     except services.SeatForbidden as exc:
         raise PermissionDenied(str(exc)) from None
 
 
+def _abort_reason(match: Match) -> str:
+    """Why ``match`` (a snapshot's copy) was ended early; empty unless aborted. An abort's reason never changes once
+    written, so one read after the snapshot agrees with it."""
+    if match.status != Match.Status.ABORTED:
+        return ""
+    return Match.objects.filter(pk=match.pk).values_list("abort_reason", flat=True).first() or ""
+
+
 class SeatViewApi(APIView):
-    permission_classes = [IsAuthenticated]
+    permission_classes = [PersonOrGuest]
     throttle_classes = [ScopedRateThrottle]  # a table polls: its own, larger budget (REST_FRAMEWORK rates)
     throttle_scope = "seat_view"
 
     @extend_schema(summary="Your seat's view", responses={200: inline_serializer("SeatView", {
         "match_id": serializers.IntegerField(), "seat": serializers.IntegerField(),
         "status": serializers.CharField(), "ply": serializers.IntegerField(),
+        "abort_reason": serializers.CharField(help_text="why the match was ended early (status aborted), else empty"),
         "your_turn": serializers.BooleanField(), "move_deadline": serializers.DateTimeField(allow_null=True),
         "legal_actions": serializers.ListField(child=serializers.DictField()), "view": serializers.DictField()}),
         **SEAT_ERRORS})
@@ -95,16 +137,17 @@ class SeatViewApi(APIView):
         seats = [{"index": s.index, "name": s.player.name, "kind": s.player.kind,
                   "place": None if running else s.place,  # places and forfeits are written with the match's end
                   "owner": s.player.user.username if s.player.kind == "bot" and s.player.user else None,
-                  "forfeited": s.forfeited and not running}
+                  "forfeited": s.forfeited and not running, "guest": s.player.is_guest}
                  for s in match.seats.select_related("player__user").order_by("index")]
         return Response({"match_id": match.pk, "seat": seat, "status": match.status, "ply": match.ply_count,
+                         "abort_reason": _abort_reason(match),
                          "your_turn": your_turn, "move_deadline": deadline, "seats": seats,
                          "deals_finished": len(state.results),
                          "legal_actions": state.legal_actions() if your_turn else [], "view": state.view(seat)})
 
 
 class SeatActionApi(APIView):
-    permission_classes = [IsAuthenticated]
+    permission_classes = [PersonOrGuest]
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "seat_action"
 
@@ -124,7 +167,8 @@ class SeatActionApi(APIView):
         data.is_valid(raise_exception=True)
         try:
             match = services.match_submit_action(match_id=match_id, seat=seat, ply=data.validated_data["ply"],
-                                                 action=data.validated_data["action"], user=request.user)
+                                                 action=data.validated_data["action"], user=request.user,
+                                                 guest=request.guest)
         except services.MatchNotFound as exc:
             raise NotFound(str(exc)) from None
         except services.SeatForbidden as exc:
@@ -151,7 +195,7 @@ class DealResultApi(APIView):
         match = Match.objects.filter(pk=match_id).first()
         if match is None:
             raise NotFound(f"no match {match_id}")
-        seated = person_seat(match=match, user=request.user) is not None  # a seated bot's owner is not seated
+        seated = person_seat(match=match, user=request.user, guest=session_guest(request)) is not None  # a seated bot's owner is not seated
         if not (seated or match.is_finished):  # a finished match stays finished: this row may be read first
             raise PermissionDenied("a deal's cards are shown to its players, and to everyone once the match is over")
         state = match_snapshot(match=match).state  # the deals and their plies as of one instant

@@ -10,13 +10,24 @@ def _create_cache_table(using: str = "default", **kwargs) -> None:
     call_command("createcachetable", database=using, verbosity=0)
 
 
+def _on_user_logged_in(sender, request=None, user=None, **kwargs) -> None:
+    """A log-in or sign-up keeps the session's guest matches (``games.guests.on_user_logged_in``; imported when
+    called, so loading the app imports no services)."""
+    from games.guests import on_user_logged_in
+
+    on_user_logged_in(sender, request=request, user=user, **kwargs)
+
+
 class GamesConfig(AppConfig):
     name = "games"
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from django.contrib.auth.signals import user_logged_in
+
         from games import agents
 
         agents.register("house", agents.house_agent)
         agents.register("human", agents.human_agent)
         post_migrate.connect(_create_cache_table, sender=self)
+        user_logged_in.connect(_on_user_logged_in, dispatch_uid="games.guests.on_user_logged_in")

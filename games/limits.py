@@ -39,7 +39,7 @@ def client_address(request) -> str:
 SCOPE_WORDS = {"anon": "API calls per address without an account", "user": "API calls per account",
                "seat_view": "seat views per account", "seat_action": "moves per account",
                "bot_verify": "bot verifications per account", "signup": "accounts created per address",
-               "signup_attempt": "sign-up form posts per address"}
+               "signup_attempt": "sign-up form posts per address", "guest_match": "new guest matches per address"}
 
 
 def limit_words(*, scope: str | None, rate: str | None) -> str:
@@ -70,4 +70,11 @@ class UserRateThrottle(_ByClientAddress, throttling.UserRateThrottle):
 
 
 class ScopedRateThrottle(_ByClientAddress, throttling.ScopedRateThrottle):
-    """DRF's per-view ``throttle_scope`` rates: per account, per ``client_address`` when anonymous."""
+    """DRF's per-view ``throttle_scope`` rates: per account, per guest (``request.guest``, set by the seat views'
+    permission: several guests behind one address each have their own budget), per ``client_address`` otherwise."""
+
+    def get_cache_key(self, request, view):
+        guest = getattr(request, "guest", None)
+        if guest is not None and not (request.user and request.user.is_authenticated):
+            return self.cache_format % {"scope": self.scope, "ident": f"guest{guest.pk}"}
+        return super().get_cache_key(request, view)

@@ -29,6 +29,11 @@ class Player(models.Model):
     match_with = models.CharField(max_length=10, default="both", choices=[
         ("both", "people and bots"), ("bots", "bots only"), ("people", "people only")],
         help_text="whom a person wants to be matched with by Play now")
+    is_guest = models.BooleanField(default=False, db_index=True,
+                                   help_text="a guest: a person without an account (kind human, no user), played "
+                                             "only by the browser session that dealt its matches (games.guests)")
+    guest_address = models.CharField(max_length=64, blank=True,
+                                     help_text="a guest's client address at its latest Deal (the per-address limit)")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -45,11 +50,26 @@ class Player(models.Model):
             kwargs["update_fields"] = {*update_fields, "name_skeleton"}
         super().save(*args, **kwargs)
 
-    def is_played_by(self, user) -> bool:
-        """Whether ``user`` makes this player's moves: a person plays only their own human player. A bot's moves
-        come only from its endpoint, never from its owner, though the owner is the bot's ``user``."""
-        return (self.kind == self.Kind.HUMAN and self.user_id is not None and user is not None
-                and user.is_authenticated and self.user_id == user.pk)
+    def is_played_by(self, user, guest: "Player | None" = None) -> bool:
+        """Whether ``user`` (or the browser session whose guest player is ``guest``) makes this player's moves: a
+        person plays only their own human player, a guest session only its own guest player. A bot's moves come only
+        from its endpoint, never from its owner, though the owner is the bot's ``user``."""
+        if self.kind != self.Kind.HUMAN:
+            return False
+        if self.is_guest:
+            return guest is not None and guest.is_guest and guest.pk == self.pk
+        return (self.user_id is not None and user is not None and user.is_authenticated
+                and self.user_id == user.pk)
+
+    @property
+    def label(self) -> str:
+        """What pages call this player's kind: ``guest`` for a guest, else the kind's words (``house bot``...)."""
+        return "guest" if self.is_guest else self.get_kind_display()
+
+    @property
+    def badge(self) -> str:
+        """The CSS class of the kind's badge: ``guest``, ``human``, ``bot`` or ``house``."""
+        return "guest" if self.is_guest else self.kind
 
 
 class Match(models.Model):

@@ -114,9 +114,12 @@ def match_seats_person(*, match_id: int) -> bool:
     return Seat.objects.filter(match_id=match_id, player__kind=Player.Kind.HUMAN).exists()
 
 
-def person_seat(*, match: Match, user) -> Seat | None:
-    """The seat ``user`` sits in as a person (kind human), or None. A bot's owner does not sit in the bot's seat:
-    its user is the owner, but only the bot plays it (``Player.is_played_by``)."""
+def person_seat(*, match: Match, user, guest: Player | None = None) -> Seat | None:
+    """The seat ``user`` sits in as a person (kind human), or the seat of ``guest`` (a session's guest player), or
+    None. A bot's owner does not sit in the bot's seat: its user is the owner, but only the bot plays it
+    (``Player.is_played_by``)."""
+    if (user is None or not user.is_authenticated) and guest is not None and guest.is_guest:
+        return match.seats.filter(player=guest).select_related("player").first()
     if user is None or not user.is_authenticated:
         return None
     return match.seats.filter(player__kind=Player.Kind.HUMAN, player__user=user).select_related("player").first()

@@ -344,28 +344,33 @@ def matches_runnable(*, now=None, people_only: bool = False) -> list[int]:
 
 
 def matches_clock_expired(*, now=None) -> list[int]:
-    """Ids of running matches waiting for a person whose move clock (``Match.move_clock_seconds``) has run out."""
+    """Ids of running matches waiting for a person whose move clock (``Match.move_clock_seconds``) has run out. A
+    guest's match is never among them: no fallback is played for a guest who left; guest housekeeping ends the match
+    (``games.guests.guest_housekeeping``)."""
     now = now or timezone.now()
     waiting = (Match.objects.filter(status=Match.Status.RUNNING, awaiting_human=True,
                                     last_progress_at__lt=now - timedelta(seconds=5))
+               .exclude(seats__player__is_guest=True)
                .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now)).only("pk", "move_seconds", "last_progress_at"))
     return [m.pk for m in waiting if (now - m.last_progress_at).total_seconds() >= m.move_clock_seconds]
 
 
-def access_seat(*, match_id: int, seat: int, user) -> tuple[Match, Seat]:
-    """The match and the seat, when ``seat`` exists in it and ``user`` sits in it as a person
+def access_seat(*, match_id: int, seat: int, user, guest: Player | None = None) -> tuple[Match, Seat]:
+    """The match and the seat, when ``seat`` exists in it and ``user`` sits in it as a person, or ``guest`` (the
+    request's session's guest player, ``games.guests.session_guest``) is its guest player
     (``Player.is_played_by``: never a bot's owner in the bot's seat). Raises ``MatchNotFound`` (404) or
     ``SeatForbidden`` (403)."""
     match = Match.objects.filter(pk=match_id).first()
     seat_row = None if match is None else match.seats.select_related("player").filter(index=seat).first()
     if seat_row is None:
         raise MatchNotFound(f"no match {match_id} with a seat {seat}")
-    if not seat_row.player.is_played_by(user):  # a bot's seat is not its owner's: only the bot plays it
+    if not seat_row.player.is_played_by(user, guest):  # a bot's seat is not its owner's: only the bot plays it
         raise SeatForbidden(f"seat {seat} of match {match_id} is not yours")
     return match, seat_row
 
 
-def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, user) -> Match:
+def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, user,
+                        guest: Player | None = None) -> Match:
     """A person's move: ``action`` for ``seat`` of the match, answering the position at match ply ``ply``
     (``Match.ply_count``, given with every view). Stores it as one ply and wakes the match task for the next seats.
 
@@ -373,9 +378,10 @@ def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, u
     so whichever of this move and the worker (the move clock's fallback) stores the ply first wins, and the other
     changes nothing. Raises ``MatchNotFound`` (404), ``SeatForbidden`` (403: not this user's seat), ``StalePly``
     (409: another ply was stored, it is not this seat's turn, or the match is over) and ``IllegalAction`` (400,
-    with the rule's reason). A double submit stores the ply once.
+    with the rule's reason). A double submit stores the ply once. ``guest``: the session's guest player, for a guest's
+    seat (``access_seat``).
     """
-    match, seat_row = access_seat(match_id=match_id, seat=seat, user=user)
+    match, seat_row = access_seat(match_id=match_id, seat=seat, user=user, guest=guest)
     snapshot = match_snapshot(match=match)
     match = snapshot.match
     if match.status != Match.Status.RUNNING:

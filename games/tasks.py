@@ -58,3 +58,12 @@ def watchdog() -> list[int]:
     for match_id in services.matches_clock_expired():  # a person's clock ran out: play their fallback
         match_queue(match_id=match_id)
     return stalled
+
+
+@shared_task(ignore_result=True)
+def guest_housekeeping() -> dict:
+    """End abandoned guest matches and delete old ones (``games.guests.guest_housekeeping``); on Celery beat every
+    ``GUEST_HOUSEKEEPING_SECONDS`` (the zero-setup ladder loop runs the same function without a broker)."""
+    from games.guests import guest_housekeeping as housekeeping
+
+    return housekeeping()

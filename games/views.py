@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Callable
 
 from django.contrib.auth.decorators import login_required
@@ -10,9 +11,14 @@ from django.core.paginator import Paginator
 from django.contrib import messages
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_POST
 
 from games import selectors, services
+from games.engine import PRESETS, Ruleset
+from games.engine.describe import describe_rules
+from games.guests import session_guest
 from games.models import Match
 
 #: Other apps add context to the match page here (tournaments: rating changes) without games importing them.
@@ -34,7 +40,7 @@ def match_detail(request, match_id: int):
     if context is None:
         raise Http404(f"no match {match_id}")
     match, seats = context["match"], context["seats"]
-    context["my_seat"] = (selectors.person_seat(match=match, user=request.user)
+    context["my_seat"] = (selectors.person_seat(match=match, user=request.user, guest=session_guest(request))
                           if match.status == Match.Status.RUNNING else None)  # a person's own seat, never their bot's
     for extra in MATCH_PAGE_EXTRAS:
         context.update(extra(match))
@@ -47,14 +53,20 @@ def healthz(request):
     return JsonResponse({"status": "ok"})
 
 
-@login_required
+@ensure_csrf_cookie
 def match_table(request, match_id: int):
-    """The play table for the logged-in person's seat (the page polls the seat API; state lives on the server)."""
+    """The play table for the logged-in person's seat, or the guest seat of this browser's session (the page polls the
+    seat API; state lives on the server, so a closed tab reopens where it stopped). 403 with the reason otherwise."""
     match = get_object_or_404(Match, pk=match_id)
-    seat = selectors.person_seat(match=match, user=request.user)
+    guest = None if request.user.is_authenticated else session_guest(request)
+    if not request.user.is_authenticated and guest is None:
+        raise PermissionDenied("This table is not open to you: you are not logged in, and this browser has no guest "
+                               "session (a guest's table opens only in the browser that dealt it, while its session "
+                               "lasts). Log in, or deal a new guest table on the home page.")
+    seat = selectors.person_seat(match=match, user=request.user, guest=guest)
     if seat is None:  # also a bot's owner: the bot plays its seat, not they
         raise PermissionDenied("you have no seat in this match")
-    return render(request, "games/table.html", {"match": match, "seat": seat.index})
+    return render(request, "games/table.html", {"match": match, "seat": seat.index, "guest": guest})
 
 
 def deal_code_page(request, code: str):
@@ -68,7 +80,7 @@ def deal_code_page(request, code: str):
         show = (f"python -m games.engine show --code {deal.code} --preset {deal.match.preset} --seats "
                 f"{len(seats)} --dealer {deal.dealer}") if deal.match.preset else ""
         rows.append({"deal": deal, "match": deal.match, "show": show, "seats": [
-            {"name": s.player.name, "kind": s.player.kind, "points": deal.points[s.index],
+            {"name": s.player.name, "kind": s.player.badge, "points": deal.points[s.index],
              "value": (deal.hand_values or [0] * len(seats))[s.index],
              "went_out": deal.outcome == "out" and deal.winner == s.index} for s in seats]})
     return render(request, "games/deal_code.html", {"code": plays[0].code, "rows": rows,
@@ -86,3 +98,64 @@ def deal_code_play(request, code: str):
         messages.error(request, str(exc))
         return redirect("deal-code", code=code)
     return redirect("match-table", match_id=match.pk)
+
+
+class RulesNotFound(Exception):
+    """A rules page that cannot be written (an unknown preset, a seat count outside the range): says why."""
+
+
+def rules_context(*, ruleset: Ruleset, seats: int | None, title: str, intro: str, back: tuple[str, str] | None = None,
+                  preset: str = "") -> dict:
+    """The context of ``games/rules.html``: ``describe_rules`` sections and every option's value (for bot authors).
+
+    Raises ``RulesNotFound`` when ``seats`` is outside the ruleset's seat range (the message says the range)."""
+    try:
+        sections = describe_rules(ruleset, seats)
+    except ValueError as exc:
+        raise RulesNotFound(str(exc)) from None
+    return {"title": title, "intro": intro, "sections": sections, "back": back, "preset": preset, "seats": seats,
+            "options": [(name, json.dumps(value)) for name, value in sorted(ruleset.to_dict().items())],
+            "seat_choices": range(ruleset.seats_min, ruleset.seats_max + 1)}
+
+
+def rules_index(request, problem: str = "", status: int = 200):
+    """How to play: the list of presets, each with its rules page (also the 404 answer of a rules page, ``problem``
+    saying what was wrong)."""
+    return render(request, "games/rules_index.html", {"problem": problem, "presets": [
+        {"name": name, "seats": f"{r.seats_min} to {r.seats_max}" if r.seats_min != r.seats_max else str(r.seats_min)}
+        for name, r in ((n, Ruleset.preset(n)) for n in sorted(PRESETS))]}, status=status)
+
+
+def rules_preset(request, preset: str):
+    """How to play a preset (``?seats=N`` for a seat count of its range)."""
+    if preset not in PRESETS:
+        return rules_index(request, f"There is no preset {preset[:40]!r}: choose one of the presets below.", 404)
+    ruleset = Ruleset.preset(preset)
+    seats = request.GET.get("seats")
+    try:
+        if seats is not None:
+            if not seats.isdigit() or len(seats) > 2:
+                raise RulesNotFound(f"seats is a number: this preset is for {ruleset.seats_min} to "
+                                    f"{ruleset.seats_max} seats")
+            seats = int(seats)
+        context = rules_context(ruleset=ruleset, seats=seats, preset=preset, title=f"How to play: {preset}",
+                                intro=f"The rules of the {preset} preset" + (f" with {seats} seats." if seats else "."))
+    except RulesNotFound as exc:
+        return rules_index(request, f"The {preset} rules cannot be shown: {exc}.", 404)
+    return render(request, "games/rules.html", context)
+
+
+def match_rules(request, match_id: int):
+    """How to play the ruleset this match is played under, at its seat count."""
+    match = get_object_or_404(Match, pk=match_id)
+    ruleset = Ruleset.from_dict(match.ruleset)
+    if match.preset not in PRESETS:
+        origin = ", its own options"
+    elif ruleset != Ruleset.preset(match.preset):
+        origin = f" (preset {match.preset}, with its own options)"
+    else:
+        origin = f" (preset {match.preset})"
+    return render(request, "games/rules.html", rules_context(
+        ruleset=ruleset, seats=match.seat_count, preset=match.preset, title=f"How to play match #{match.pk}",
+        intro=f"The rules of match #{match.pk}{origin}, {match.seat_count} seats.",
+        back=(reverse("match-detail", args=[match.pk]), f"match #{match.pk}")))

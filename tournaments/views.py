@@ -9,17 +9,66 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from games import selectors as game_selectors
+from games.engine import PRESETS, Ruleset
+from games.guests import GuestRefused, guest_deal, guest_opponents
+from games.services import casual_match_create
+from games.views import rules_context
 from games.models import Player
 from tournaments import selectors
 from tournaments.models import Ladder
 from tournaments.services import LadderBusy, ladder_play_now
 
 
-def home(request):
+#: the guest table's preset when none is chosen (System B's web table); any preset that has a ladder may be chosen
+GUEST_DEFAULT_PRESET = "web-table"
+
+
+def guest_presets() -> list[str]:
+    """The presets a Deal on the home page offers: ``web-table`` first, then every active ladder's preset."""
+    ladder_presets = sorted(set(Ladder.objects.filter(is_active=True).values_list("preset", flat=True)))
+    return [GUEST_DEFAULT_PRESET, *(p for p in ladder_presets if p != GUEST_DEFAULT_PRESET)]
+
+
+def home(request, *, status: int = 200, guest_error: str = "", chosen: dict | None = None):
+    """The home page: "Play now as a guest" (a table choice and Deal), the ladders and the recent matches."""
     return render(request, "tournaments/home.html", {
         "ladders": selectors.ladder_list(),
         "recent": game_selectors.match_list(status="finished")[:10],
-    })
+        "guest_presets": guest_presets(), "guest_error": guest_error,
+        "chosen": chosen or {"preset": GUEST_DEFAULT_PRESET, "seats": "2"},
+    }, status=status)
+
+
+@require_POST
+def guest_deal_page(request):
+    """The home page's Deal: a casual, unrated match against house bots at once, then its table. Without an account
+    the browser plays as a guest (``games.guests.guest_deal``: its limits answer 429 with Retry-After and the home
+    page saying which limit); a logged-in person plays as themselves. A preset without a ladder (other than
+    ``web-table``) or a seat count other than 2 or 3 answers 400. Nothing is created when refused."""
+    preset = request.POST.get("preset") or GUEST_DEFAULT_PRESET
+    seats_text = request.POST.get("seats") or "2"
+    chosen = {"preset": preset, "seats": seats_text}
+    if preset not in guest_presets():
+        return home(request, status=400, chosen=None, guest_error=(
+            f"There is no table with the preset {preset[:40]!r} here: choose one of {', '.join(guest_presets())}."))
+    if seats_text not in ("2", "3"):
+        return home(request, status=400, chosen=None,
+                    guest_error="A guest table has 2 seats (one on one) or 3 seats: choose one of them.")
+    try:
+        if request.user.is_authenticated:
+            opponents = [p.name for p in guest_opponents(int(seats_text) - 1)]
+            match = casual_match_create(user=request.user, opponents=opponents, preset=preset)
+        else:
+            match = guest_deal(request, preset=preset, seats=int(seats_text))
+    except GuestRefused as exc:
+        response = home(request, status=429, guest_error=exc.detail, chosen=chosen)
+        response["Retry-After"] = str(exc.retry_after)
+        return response
+    except ValueError as exc:
+        message = str(exc)
+        return home(request, status=400, chosen=chosen,
+                    guest_error=f"{message[0].upper()}{message[1:]}" + ("" if message.endswith(".") else "."))
+    return redirect("match-table", match_id=match.pk)
 
 
 def ladder_detail(request, slug: str):
@@ -40,6 +89,18 @@ def ladder_detail(request, slug: str):
     return render(request, "tournaments/ladder_detail.html", {"ladder": ladder, "board": board, "recent": recent,
                                                               "match_with": match_with,
                                                               "waiting": request.GET.get("waiting") == "1"})
+
+
+def ladder_rules(request, slug: str):
+    """How to play on this ladder: its ruleset (a preset with the ladder's own options) at its seats per match."""
+    ladder = get_object_or_404(Ladder, slug=slug)
+    ruleset = Ruleset.from_dict(ladder.ruleset)
+    own = ladder.preset in PRESETS and ruleset != Ruleset.preset(ladder.preset)
+    return render(request, "games/rules.html", rules_context(
+        ruleset=ruleset, seats=ladder.seats_per_match, preset=ladder.preset, title=f"How to play: {ladder.name}",
+        intro=f"The rules of the ladder {ladder.name}: preset {ladder.preset}"
+              + (" with the ladder's own options" if own else "") + f", {ladder.seats_per_match} seats per match.",
+        back=(reverse("ladder-detail", args=[slug]), ladder.name)))
 
 
 def match_page_extras(match) -> dict:

@@ -1,7 +1,9 @@
-"""Command line: ``python -m games.engine simulate ...`` and ``python -m games.engine show ...``.
+"""Command line: ``python -m games.engine simulate ...``, ``show ...`` and ``playthroughs ...``.
 
 simulate: plays house strategies against each other and prints win rates, average deals per match and average
-plies per deal. show: prints a deal (hands, starter, stock) from its deal code.
+plies per deal. show: prints a deal (hands, starter, stock) from its deal code. playthroughs: writes (``--write``)
+or compares (``--check``) the golden playthroughs in tests/engine/playthroughs/ (see ``playthrough``), or prints
+one (``--show NAME``).
 """
 
 from __future__ import annotations
@@ -9,7 +11,9 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
+from . import playthrough
 from .cards import card_code
 from .match import MatchState
 from .rng import seed_from_code
@@ -36,7 +40,62 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("--dealer", type=int, default=0,
                       help="the deal's dealer seat, as the deal code page and the match page show it (default 0): "
                            "the same code deals the hands to other seats under another dealer")
+    golden = sub.add_parser("playthroughs", help="write or check the golden playthroughs (one seeded match each)",
+                            description="The golden playthroughs: one text file per scenario (games/engine/"
+                                        "playthrough.py), compared by tests/engine/test_playthroughs.py. After a "
+                                        "change of behaviour, review the difference (--check, then git diff after "
+                                        "--write) before committing the new files.")
+    what = golden.add_mutually_exclusive_group(required=True)
+    what.add_argument("--write", action="store_true", help="regenerate every file (and remove files of no scenario)")
+    what.add_argument("--check", action="store_true",
+                      help="compare every file with the engine's text; exit 1 listing the files that differ")
+    what.add_argument("--show", metavar="NAME", help="print one scenario's text (file name without .txt)")
+    what.add_argument("--list", action="store_true", help="list the scenarios")
+    golden.add_argument("--dir", type=Path, default=PLAYTHROUGH_DIR,
+                        help=f"where the files are (default {PLAYTHROUGH_DIR})")
     return parser
+
+
+PLAYTHROUGH_DIR = Path(__file__).resolve().parents[2] / "tests" / "engine" / "playthroughs"
+
+
+def playthroughs(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """The ``playthroughs`` command: 0 when the files were written or all match; 1 when ``--check`` finds a
+    difference (each differing, missing or extra file listed on stderr)."""
+    if args.list:
+        for sc in playthrough.SCENARIOS:
+            print(f"{sc.name:<28} {sc.preset}, {sc.seats} seats: {sc.about}")
+        return 0
+    if args.show:
+        try:
+            sys.stdout.write(playthrough.render(playthrough.scenario(args.show)))
+        except ValueError as exc:
+            parser.error(str(exc))
+        return 0
+    texts = playthrough.render_all()
+    folder: Path = args.dir
+    stored = {p.name: p for p in folder.glob("*.txt")} if folder.is_dir() else {}
+    changed = [n for n, t in texts.items() if n in stored and stored[n].read_text(encoding="utf-8") != t]
+    missing = [n for n in texts if n not in stored]
+    extra = sorted(set(stored) - set(texts))
+    if args.write:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in changed + missing:
+            (folder / name).write_text(texts[name], encoding="utf-8")
+        for name in extra:
+            stored[name].unlink()
+        print(f"{len(texts)} playthroughs in {folder}: {len(changed)} changed, {len(missing)} new, "
+              f"{len(extra)} removed" + (" (review with git diff before committing)" if changed or extra else ""))
+        return 0
+    for label, names in (("differs", changed), ("missing", missing), ("belongs to no scenario", extra)):
+        for name in names:
+            sys.stderr.write(f"{folder / name}: {label}\n")
+    if changed or missing or extra:
+        sys.stderr.write("review the change of behaviour; once approved: python -m games.engine playthroughs "
+                         "--write (or make playthroughs)\n")
+        return 1
+    print(f"{len(texts)} playthroughs match")
+    return 0
 
 
 def _progress(done: int, total: int, started: float) -> None:
@@ -108,7 +167,8 @@ def show(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    return simulate(args, parser) if args.command == "simulate" else show(args, parser)
+    commands = {"simulate": simulate, "show": show, "playthroughs": playthroughs}
+    return commands[args.command](args, parser)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from typing import Callable
 
 from .cards import EIGHT, STANDARD_VALUES, parse_card, rank_of, suit_of
 from .rng import SplitMix64
+from .tactics import tactician_strategy
 
 Strategy = Callable[[dict, list, SplitMix64], dict]
 
@@ -117,6 +118,7 @@ STRATEGIES: dict[str, Strategy] = {
     "eager": _announcing(eager_strategy),
     "greedy": _announcing(greedy_strategy),
     "heuristic": _announcing(heuristic_strategy),
+    "tactician": _announcing(tactician_strategy),  # seed 001's "Tactics": games/engine/tactics.py
 }
 
 

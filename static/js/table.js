@@ -30,10 +30,15 @@
     return el;
   }
 
+  // A card: its rank as real text (it scales with the page's text size), its suit as a shape (the four shapes
+  // differ, so the table reads in greyscale), and its name in words for a screen reader: a button's accessible
+  // name, or a visually hidden text on the cards that are only shown.
   function cardEl(code, big) {
-    const el = h(big ? "div" : "button", {className: `card ${SUITS[code[1]][2]}` + (big ? " big-card" : ""),
-                                          "aria-label": cardWords(code)},
-      h("span", {}, rankText(code)), h("span", {className: "suit", "aria-hidden": "true"}, SUITS[code[1]][0]));
+    const cls = `card suit-${code[1]} ${SUITS[code[1]][2]}` + (big ? " big-card" : "");
+    const faces = [h("span", {className: "rank", "aria-hidden": "true"}, rankText(code)),
+                   h("span", {className: "suit", "aria-hidden": "true"}, SUITS[code[1]][0])];
+    const el = big ? h("div", {className: cls}, ...faces, h("span", {className: "sr-only"}, cardWords(code)))
+                   : h("button", {className: cls, type: "button", "aria-label": cardWords(code)}, ...faces);
     el.dataset.card = code;
     return el;
   }
@@ -120,9 +125,10 @@
     root.dataset.ply = state.ply;  // for tests and assistive tools: the position shown
     root.dataset.yourTurn = mine ? "yes" : "no";
     $("seats").replaceChildren(...state.seats.map(s => {
-      const label = s.index === seat ? "you" : (s.kind === "human" ? "person" : s.kind === "bot" ? "bot" : "house bot");
+      const label = (s.index === seat ? "you" : "") + (s.guest ? (s.index === seat ? ", guest" : "guest")
+        : s.index === seat ? "" : s.kind === "human" ? "person" : s.kind === "bot" ? "bot" : "house bot");
       return h("div", {className: "seat" + (v.to_play === s.index ? " to-play" : "")},
-        h("strong", {}, s.name), " ", h("span", {className: `badge ${s.kind}`}, label),
+        h("strong", {}, s.name), " ", h("span", {className: `badge ${s.guest ? "guest" : s.kind}`}, label),
         s.kind === "bot" && s.owner ? " " : null,
         s.kind === "bot" && s.owner ? h("span", {className: "muted small"}, `by ${s.owner}`) : null,
         h("br"), h("span", {className: "small"}, `${v.hand_counts[s.index]} cards · total ${v.totals[s.index]}`),
@@ -130,11 +136,17 @@
         v.to_play === s.index ? " " : null, v.to_play === s.index ? h("span", {className: "small"}, "▶ to play") : null);
     }));
     $("top").replaceChildren(...(v.top_card ? [cardEl(v.top_card, true)] : []));
-    if (v.active_suit) {
+    if (v.active_suit) {  // the suit to follow: its shape and its name in words
       const [sym, word] = SUITS[v.active_suit];
-      $("suit").replaceChildren(h("span", {"aria-hidden": "true"}, sym), ` ${word}`,
+      $("suit").replaceChildren(h("span", {className: `suit-shape ${SUITS[v.active_suit][2]}`, "aria-hidden": "true"}, sym),
+        " ", h("span", {className: "suit-name"}, word),
         ...(v.declared ? [" ", h("span", {className: "badge"}, "declared")] : []));
     } else $("suit").textContent = "any card leads";
+    if ($("direction")) {  // only under reverse rules: play never reverses otherwise, and no arrow is shown
+      const clockwise = (v.direction ?? 1) === 1;
+      $("direction").replaceChildren(h("span", {className: "arrow", "aria-hidden": "true"}, clockwise ? "↻" : "↺"),
+        ` Play goes ${clockwise ? "clockwise" : "anticlockwise"} (an ace reverses it).`);
+    }
     $("stock").textContent = v.stock_count; $("discard").textContent = v.discard_count;
     $("totals").textContent = `deal ${v.deal_number} · to ${v.target}`;
     const playable = new Set(legal("play").map(a => a.card));
@@ -170,7 +182,10 @@
     if (!state) return;
     const v = state.view, names = state.seats.map(s => s.name);
     $("my-hand").hidden = state.status !== "running";  // nothing left to play once the match is over
-    if (state.status !== "running") {
+    if (state.status === "aborted") {
+      $("turn").replaceChildren(h("strong", {}, "This match was ended early, unrated."), ` ${state.abort_reason || ""} `,
+        h("a", {href: "/"}, "Deal a new table"), ".");
+    } else if (state.status !== "running") {
       const me = state.seats[seat], totals = state.seats.map(s => `${s.name} ${v.totals[s.index]}`).join(" · ");
       const place = me.place === 1 ? "You won!" : `You came ${ordinal(me.place ?? 0)} of ${state.seats.length}.`;
       $("turn").replaceChildren(h("strong", {}, `The match is over. ${place}`), ` Final totals: ${totals}. `,

@@ -29,6 +29,8 @@ CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 pytestmark = pytest.mark.zero_setup
 #: The children's SQLite busy timeout (s): shorter than the default 20 so the last test can outlast it quickly.
 BUSY_TIMEOUT = 5
+#: A guest's move clock in the children (s): short, so the test sees an abandoned guest match ended by the loop.
+GUEST_CLOCK = 12
 
 
 def _free_port(pairs: int = 1) -> int:
@@ -65,7 +67,8 @@ class ZeroSetup:
         env.update(DJANGO_SETTINGS_MODULE="config.settings", EIGHTS_VAR_DIR=str(var), EIGHTS_BIND=f"127.0.0.1:{port}",
                    DEMO_BOT_PORT=str(_free_port(2)), DEMO_BOT_SECRET="zero-setup-test-secret",
                    PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-                   SQLITE_TIMEOUT_SECONDS=str(BUSY_TIMEOUT), PYTHONUNBUFFERED="1")
+                   SQLITE_TIMEOUT_SECONDS=str(BUSY_TIMEOUT), PYTHONUNBUFFERED="1",
+                   GUEST_MOVE_SECONDS=str(GUEST_CLOCK), GUEST_HOUSEKEEPING_SECONDS="5")
         self.env = env
 
     def run(self, *args: str) -> str:
@@ -281,6 +284,55 @@ def test_a_person_plays_a_whole_match_at_the_browser_table_while_the_ladder_play
     _assert_loop_alive(stack)
     assert stack.bot_matches_finished() > bots_before, "the ladder stopped finishing its own matches"
     print(f"browser: a whole match of {moves} moves in {took:.1f} s, no 5xx")
+
+
+def test_a_guest_deals_and_plays_with_no_account_and_the_loop_ends_what_the_guest_leaves(stack):
+    """Issue 10: with no setup at all (SQLite, no broker) a stranger presses Deal on the home page and plays a whole
+    deal over the seat API with the session cookie alone; the ladder loop answers for the bots, and its housekeeping
+    ends the guest's match once it is left alone past the guest move clock (aborted, unrated)."""
+    seen: list[tuple[str, int, str]] = []
+
+    def record(response: httpx.Response) -> None:
+        response.read()
+        seen.append((f"{response.request.method} {response.request.url.path}", response.status_code,
+                     response.text[:200] if response.status_code >= 500 else ""))
+
+    started = time.monotonic()
+    with httpx.Client(base_url=stack.url, timeout=30, event_hooks={"response": [record]}) as web:
+        assert "Play now as a guest" in web.get("/").text
+        deal = web.post("/play/guest/", data={"preset": "web-table", "seats": "2",
+                                               "csrfmiddlewaretoken": web.cookies["csrftoken"]})
+        assert deal.status_code == 302, deal.text[:500]
+        match_id = int(re.search(r"/matches/(\d+)/play/", deal.headers["location"])[1])
+        assert web.get(deal.headers["location"]).status_code == 200
+        headers = {"X-CSRFToken": web.cookies["csrftoken"]}
+        first_turn, moves, body = None, 0, {}
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            body = web.get(f"/api/matches/{match_id}/seats/0/").json()
+            if body["status"] != "running" or body["deals_finished"] >= 1:
+                break
+            if not body["your_turn"]:
+                time.sleep(0.05)
+                continue
+            first_turn = first_turn or time.monotonic() - started
+            move = web.post(f"/api/matches/{match_id}/seats/0/actions/", headers=headers,
+                            json={"ply": body["ply"], "action": _choose(body["legal_actions"])})
+            assert move.status_code in (200, 409), move.text[:300]
+            moves += move.status_code == 200
+        assert body.get("deals_finished", 0) >= 1, f"no deal finished ({moves} moves)"
+        left_at = time.monotonic()
+        while time.monotonic() - left_at < GUEST_CLOCK + 30:  # leave it: the loop's housekeeping ends it
+            body = web.get(f"/api/matches/{match_id}/seats/0/").json()
+            if body["status"] != "running":
+                break
+            time.sleep(1)
+        ended = time.monotonic() - left_at
+    _assert_no_5xx(stack, seen)
+    assert body["status"] == "aborted" and "guest" in body["abort_reason"], body
+    _assert_loop_alive(stack)
+    print(f"guest: first turn {first_turn:.2f} s after opening the home page; a deal of {moves} moves; left alone, "
+          f"ended after {ended:.0f} s (clock {GUEST_CLOCK} s, housekeeping every 5 s)")
 
 
 def test_the_ladder_loop_outlives_a_database_locked_for_longer_than_its_busy_timeout(stack):

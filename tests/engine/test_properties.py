@@ -1,5 +1,9 @@
 """Properties of random legal play in every preset the engine plays (DESIGN.md, "Engine API" and
-"Hidden information"; the invariants listed at the top of ``games/engine/deal.py``)."""
+"Hidden information"; the invariants listed at the top of ``games/engine/deal.py``): cards are conserved after every
+ply, ``legal_actions()`` is never empty while the deal runs, every listed action applies and every other one raises
+``IllegalAction`` leaving the deal untouched, no view shows a hidden card, every deal ends, and replaying the same
+actions from the same seed gives the same deal (and the same match record). ``test_random_rulesets.py`` runs the
+same checks over random option mixes (partnership, reverse, 36 cards, double decks, 2 to 8 seats)."""
 
 import dataclasses
 import json
@@ -14,7 +18,7 @@ from games.engine import (
 )
 from games.engine.cards import CARD_CODES, card_code, deck_cards
 
-PLAYED = ["pagat", "web-table", "eights-classic", "crazy-eights", "points-game", "russian-36", "no-draw"]  # hollywood: test_random_rulesets (shorter target)
+PLAYED = sorted(PRESETS)  # every preset, hollywood too (its deals; whole hollywood matches: test_random_rulesets)
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -31,12 +35,16 @@ def all_cards(deal):
     return sorted([c for h in deal.hands for c in h] + deal.stock + deal.discard)
 
 
-def snapshot(deal):
-    """The whole state of a deal (views are functions of it; ``history`` compared by length and last entry)."""
+def snapshot(deal, every_view=False):
+    """The whole state of a deal: hands, stock order, pile, the turn's counters, the public history (its length and
+    last entry: a ply only appends) and who is out; ``every_view`` adds every seat's whole view (slower, as each
+    view lists the history: for the end of a deal and for comparing two deals)."""
     return (
         [list(h) for h in deal.hands], list(deal.stock), list(deal.discard), deal.to_play, deal.declared_suit,
         deal.drawn_this_turn, deal.last_drawn, deal.awaiting_declaration, deal.passes_in_row, deal.ply,
-        deal.reshuffles, deal.result, len(deal.history), deal.history[-1:],
+        deal.reshuffles, deal.result, deal.pending_draw, deal.direction, len(deal.history), deal.history[-1:],
+        list(getattr(deal, "out", [])), getattr(deal, "announced", None),
+        [json.dumps(deal.view(s), sort_keys=True) for s in range(deal.seats)] if every_view else None,
     )
 
 
@@ -52,6 +60,16 @@ def candidate_actions(deal):
             out.append({"type": "play", "card": code})
             out.append({"type": "play", "card": code, "suit": code[1]})
     return out
+
+
+def listed_alias(action, legal):
+    """The listed action an unlisted one may stand for: an eight played without a suit when it goes out and ends the
+    deal is taken as declaring its own suit (``deal.py``'s action vocabulary), so it must act exactly as that."""
+    if action["type"] == "play" and action["card"][0] == "8" and "suit" not in action:
+        own = {"type": "play", "card": action["card"], "suit": action["card"][1]}
+        if own in legal:
+            return own
+    return None
 
 
 def check_view(deal):
@@ -101,11 +119,21 @@ def check_ply(deal, rng):
         assert all_cards(twin) == full_deck(twin)
     assert snapshot(deal) == before  # clones are independent
     unlisted = [a for a in candidate_actions(deal) if a not in legal]
-    for action in rng.sample(unlisted, min(8, len(unlisted))):
+    aliases = [a for a in unlisted if listed_alias(a, legal)]  # always tried: they are the edge cases
+    others = [a for a in unlisted if a not in aliases]
+    for action in aliases + rng.sample(others, min(8, len(others))):
         twin = deal.clone()
-        with pytest.raises(IllegalAction):
+        try:
             twin.apply(action)
-        assert snapshot(twin) == before
+        except IllegalAction:
+            assert snapshot(twin) == before, f"the refused {action} changed the deal"
+            continue
+        alias = listed_alias(action, legal)
+        assert alias is not None, f"{action} is not listed but was accepted"
+        assert twin.is_over, f"{action} (no suit) was accepted although the deal goes on"
+        listed = deal.clone()
+        listed.apply(alias)
+        assert snapshot(twin, True) == snapshot(listed, True), f"{action} does not act as {alias}"
     return legal
 
 
@@ -118,34 +146,49 @@ def pick(legal, rng, eagerness):
     return rng.choice(legal)
 
 
-def play_out(deal, rng, check=True, eagerness=0.7):
+def play_out(deal, rng, check=True, eagerness=0.7, restart=None):
+    """Play ``deal`` to its end with random legal actions, checking every ply (``check_ply``). ``restart()``, when
+    given, deals the same deal afresh: the same actions must then give the same deal, ply by ply in every view."""
     limit = deal.ruleset.ply_limit + 5
+    actions = []
     for _ in range(limit):
         legal = check_ply(deal, rng) if check else deal.legal_actions()
         if deal.is_over:
             break
-        deal.apply(pick(legal, rng, eagerness))
+        action = pick(legal, rng, eagerness)
+        deal.apply(action)
+        actions.append(action)
     assert deal.is_over, "the deal did not end"
+    assert deal.result.plies == deal.ply == len(actions)
     if check:
         check_ply(deal, rng)
+    if restart is not None:
+        again = restart()
+        for action in actions:
+            again.apply(action)
+        assert snapshot(again, True) == snapshot(deal, True), "the same seed and actions gave another deal"
     return deal.result
 
 
 @SETTINGS
 @given(
     preset=st.sampled_from(PLAYED),
-    seats=st.integers(2, 4),
+    seats=st.sampled_from([2, 3, 4, 2, 3, 4, 5, 6, 7, 8]),  # 6..8: two decks in the presets that allow them
     seed=st.integers(0, 2**40 - 1),
     choices=st.integers(0, 2**32 - 1),
     eagerness=st.sampled_from([0.0, 0.5, 0.9]),
 )
 def test_random_legal_play_keeps_the_invariants(preset, seats, seed, choices, eagerness):
+    check_random_deal(preset, seats, seed, choices, eagerness)
+
+
+def check_random_deal(preset, seats, seed, choices, eagerness):
     seats = seats_for(preset, seats)
     rules = Ruleset.preset(preset, ply_limit=300)  # keeps a purely random deal short; the limit ends it as blocked
     dealer = seed % seats
     deal = Deal.start(rules, seats, seed, dealer=dealer)
     rng = random.Random(choices)
-    result = play_out(deal, rng, eagerness=eagerness)
+    result = play_out(deal, rng, eagerness=eagerness, restart=lambda: Deal.start(rules, seats, seed, dealer=dealer))
     assert result.outcome in ("out", "blocked")
     assert len(result.points) == len(result.hand_values) == seats
     assert result.hand_values == [deal.hand_value(s) for s in range(seats)]
@@ -160,6 +203,19 @@ def test_random_legal_play_keeps_the_invariants(preset, seats, seed, choices, ea
     if rules.scoring == "winner_collects" and result.outcome == "out":
         assert result.points[result.winner] == sum(result.hand_values)
         assert sum(result.points) == result.points[result.winner]
+
+
+def fewest_and_most_seats():
+    return sorted({(name, n) for name in PRESETS
+                   for n in (Ruleset.preset(name).seats_min, Ruleset.preset(name).seats_max)})
+
+
+@pytest.mark.parametrize("preset,seats", fewest_and_most_seats())
+def test_every_preset_keeps_the_invariants_at_its_fewest_and_most_seats(preset, seats):
+    """Not left to chance: every preset (a new one too) at both ends of its seat range (two decks at 6..8 seats,
+    a double 36-card deck for russian-36 at 6)."""
+    for i in range(2):
+        check_random_deal(preset, seats, seed=7919 * i + seats, choices=i, eagerness=0.5)
 
 
 @SETTINGS
@@ -186,12 +242,22 @@ def test_pagat_deals_with_little_stock(seed, seats, choices, hand_size, empty_st
 @SETTINGS
 @given(
     preset=st.sampled_from(PLAYED),
-    seats=st.integers(2, 4),
+    seats=st.sampled_from([2, 3, 4, 2, 3, 4, 5, 6, 7, 8]),
     seed=st.integers(0, 2**31),
-    strategies=st.lists(st.sampled_from(sorted(STRATEGIES)), min_size=4, max_size=4),
+    strategies=st.lists(st.sampled_from(sorted(STRATEGIES)), min_size=8, max_size=8),
 )
 def test_matches_end_and_replay(preset, seats, seed, strategies):
-    seats = seats_for(preset, seats)
+    check_match(preset, seats_for(preset, seats), seed, strategies)
+
+
+@pytest.mark.parametrize("preset,seats", fewest_and_most_seats())
+def test_every_preset_plays_matches_that_end_and_replay(preset, seats):
+    check_match(preset, seats, 4242 + seats, ["heuristic", "random", "greedy", "eager"] * 2)
+
+
+def check_match(preset, seats, seed, strategies):
+    """A whole match of house strategies ends, places every seat, refuses actions once over and replays from its
+    record to the same record (every deal's seed, actions and points), totals and standings."""
     rules = Ruleset.preset(preset)
     match = MatchState.start(rules, seats, seed)
     for _ in range(200_000):
@@ -204,7 +270,10 @@ def test_matches_end_and_replay(preset, seats, seed, strategies):
         assert action in legal
         match.apply(action)
     assert match.is_over
-    assert max(match.totals) >= match.target or match.deal_number >= 500
+    if match.hollywood:
+        assert len(match.hollywood.finished) == rules.hollywood_total_games
+    else:
+        assert max(match.totals) >= match.target or match.deal_number >= 500
     assert len(match.standings) == seats and min(match.standings) == 1
     assert match.legal_actions() == []
     with pytest.raises(IllegalAction):
@@ -212,10 +281,12 @@ def test_matches_end_and_replay(preset, seats, seed, strategies):
     record = json.loads(json.dumps(match.record()))
     again = replay(record)
     assert again.is_over
+    assert again.record() == match.record()
     assert again.totals == match.totals
     assert again.standings == match.standings
     assert again.deal_number == match.deal_number
     assert [r.points for r in again.results] == [r.points for r in match.results]
+    assert again.final_hands == match.final_hands
 
 
 def test_replay_detects_tampering():

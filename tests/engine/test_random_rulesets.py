@@ -1,12 +1,17 @@
 """Properties over random combinations of ruleset options (and the hollywood preset): the invariants of
-test_properties hold for any valid ruleset, every deal ends, and replay reproduces every match."""
+test_properties hold for any valid ruleset (cards conserved after every ply, legal actions never empty while the
+deal runs, listed actions apply and unlisted ones raise leaving the deal untouched, no view leaks), every deal ends,
+and replay reproduces every deal and match. The mixes include partnership (4 seats), reverse at 2 and more seats,
+36-card decks (twos off), double decks and 2 to 8 seats; ``test_named_mixes_keep_the_invariants`` plays each of
+those every run rather than leaving them to the draw."""
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.engine import MatchState, Ruleset, replay
+from games.engine import Deal, MatchState, Ruleset, replay
 from test_properties import play_out
 
 OPTIONS = {
@@ -34,34 +39,56 @@ OPTIONS = {
     "blocked_tie": st.sampled_from(["split", "nobody"]),
     "first_player": st.sampled_from(["left_of_dealer", "previous_winner"]),
     "dealer_rotates": st.booleans(),
+    "ranks": st.sampled_from(["52", "36"]),
 }
+
+
+def dealable(options, seats):
+    """``options`` adjusted so that ``seats`` hands and a starter fit the deck: a second deck first, then the
+    default hand size (a ruleset that seats 2 to 8 is valid even where one seat count cannot deal)."""
+    for fix in ({}, {"decks": 2}, {"decks": 2, "hand_size": "auto"}):
+        rules = Ruleset.preset("pagat", **{**options, **fix})
+        per_hand = rules.cards_per_hand(seats)
+        if per_hand is None or per_hand * seats + 1 <= rules.deck_size(seats):
+            return rules
+    raise AssertionError(f"no deal fits {options} at {seats} seats")
 
 
 @st.composite
 def rulesets(draw):
     chosen = {name: draw(strategy) for name, strategy in OPTIONS.items() if draw(st.booleans())}
+    if chosen.get("ranks") == "36":
+        chosen["twos"] = "off"  # a 36-card deck has no twos
     partnership = draw(st.booleans()) and draw(st.booleans())
-    seats = 4 if partnership else draw(st.integers(2, 5))
-    rules = Ruleset.preset("pagat", ply_limit=400, target=60, partnership=partnership, **chosen)
+    seats = 4 if partnership else draw(st.sampled_from([2, 3, 4, 5, 2, 3, 4, 5, 6, 7, 8]))
+    rules = dealable({"ply_limit": 400, "target": 60, "partnership": partnership, **chosen}, seats)
     return rules, seats
 
 
 @settings(max_examples=40, deadline=None)
 @given(case=rulesets(), seed=st.integers(0, 2**40 - 1), choices=st.integers(0, 2**32 - 1))
 def test_any_combination_of_options_keeps_the_deal_invariants(case, seed, choices):
-    rules, seats = case
-    from games.engine import Deal
+    check_deal(*case, seed, choices)
 
-    deal = Deal.start(rules, seats, seed)
-    result = play_out(deal, random.Random(choices), eagerness=0.6)
+
+def check_deal(rules, seats, seed, choices):
+    dealer = seed % seats
+    deal = Deal.start(rules, seats, seed, dealer=dealer)
+    result = play_out(deal, random.Random(choices), eagerness=0.6,
+                      restart=lambda: Deal.start(rules, seats, seed, dealer=dealer))
     assert result.outcome in ("out", "blocked")
     assert len(result.points) == seats and len(result.hand_values) == seats
+    if rules.partnership and result.outcome == "out":
+        assert deal.hand(result.winner) == [] and deal.hand((result.winner + 2) % 4) == []
 
 
 @settings(max_examples=25, deadline=None)
 @given(case=rulesets(), seed=st.integers(0, 2**40 - 1), choices=st.integers(0, 2**32 - 1))
 def test_any_combination_of_options_plays_whole_matches_that_replay(case, seed, choices):
-    rules, seats = case
+    check_match(*case, seed, choices)
+
+
+def check_match(rules, seats, seed, choices):
     rng = random.Random(choices)
     state = MatchState.start(rules, seats, seed)
     while not state.is_over:
@@ -69,8 +96,39 @@ def test_any_combination_of_options_plays_whole_matches_that_replay(case, seed, 
         plays = [a for a in legal if a["type"] == "play"]
         state.apply(rng.choice(plays) if plays and rng.random() < 0.6 else rng.choice(legal))
     again = replay(state.record())
+    assert again.record() == state.record()
     assert again.totals == state.totals and again.standings == state.standings
     assert min(state.standings) == 1
+
+
+#: The mixes the issue names, each played every run (random seeds and choices within each).
+NAMED_MIXES = {
+    "partnership, reverse": (4, {"partnership": True, "reverse_rank": "A"}),
+    "partnership, twos, skip, reverse, apply": (4, {"partnership": True, "twos": "stack", "skip_rank": "J",
+                                                   "reverse_rank": "A", "action_on_going_out": "apply"}),
+    "reverse at 2 seats (skip)": (2, {"reverse_rank": "A", "reverse_two_seats": "skip"}),
+    "reverse at 2 seats (noop)": (2, {"reverse_rank": "A", "reverse_two_seats": "noop", "twos": "winding"}),
+    "reverse at 3 seats": (3, {"reverse_rank": "A", "skip_rank": "Q", "queen_of_spades_draw": 5}),
+    "reverse at 7 seats": (7, {"reverse_rank": "A", "action_on_going_out": "apply"}),
+    "36 cards": (3, {"ranks": "36", "draw": "up_to", "play_after_draw": "any"}),
+    "36 cards, two decks, 6 seats": (6, {"ranks": "36", "decks": 2, "reverse_rank": "A"}),
+    "36 cards, partnership": (4, {"ranks": "36", "partnership": True, "skip_rank": "J"}),
+    "two decks at 2 seats": (2, {"decks": 2, "hand_size": 10, "eights": "match_suit"}),
+    "two decks at 6 seats": (6, {"twos": "stack", "queen_of_spades_draw": 5}),
+    "two decks at 8 seats": (8, {"hand_size": 7, "draw": "until_playable", "empty_stock": "pass"}),
+    "two decks at 8 seats, last card": (8, {"last_card_penalty": 2, "starter_eight": "bury"}),
+}
+
+
+@pytest.mark.parametrize("name", NAMED_MIXES)
+@settings(max_examples=4, deadline=None)
+@given(seed=st.integers(0, 2**40 - 1), choices=st.integers(0, 2**32 - 1))
+def test_named_mixes_keep_the_invariants(name, seed, choices):
+    seats, options = NAMED_MIXES[name]
+    rules = dealable({"ply_limit": 250, "target": 60, **options}, seats)
+    assert rules.deck_count(seats) == (2 if seats >= 6 or options.get("decks") == 2 else 1)
+    check_deal(rules, seats, seed, choices)
+    check_match(rules, seats, seed, choices)
 
 
 @settings(max_examples=15, deadline=None)

@@ -70,3 +70,53 @@ def test_no_response_of_a_running_match_shows_a_hidden_card(house_bots, ladder, 
                 assert not (tokens & own - public), f"{who} sees the person's hand at {url}"
             for secret in secrets_:
                 assert secret not in body, f"{who} sees a seed or deal code at {url}"
+
+
+@pytest.mark.django_db
+def test_no_response_of_a_running_guest_match_shows_a_hidden_card(house_bots, ladder):
+    """The same walk for a guest's seat (issue 10): the guest's browser sees its own hand and nothing else; another
+    guest, a person, a browser with a forged session cookie and an anonymous one see no hand, no stock, no seed."""
+    from games.models import Seat
+
+    def deal(client: Client) -> int:
+        client.get("/")
+        answer = client.post("/play/guest/", {"preset": "pagat", "seats": "3",
+                                              "csrfmiddlewaretoken": client.cookies["csrftoken"].value})
+        assert answer.status_code == 302, answer.content[:300]
+        return int(answer["Location"].split("/")[2])
+
+    clients = {"guest": Client(), "other guest": Client(), "stranger": Client(), "anonymous": Client(),
+               "forged": Client()}
+    match = Match.objects.get(pk=deal(clients["guest"]))
+    deal(clients["other guest"])
+    clients["stranger"].force_login(get_user_model().objects.create_user("eve", password="pw-eve-12345"))
+    clients["forged"].cookies["sessionid"] = "x" * 32
+    match_advance(match_id=match.pk)
+    match.refresh_from_db()
+    assert match.status == Match.Status.RUNNING
+    guest = Seat.objects.get(match=match, index=0).player
+    state = match_state(match=match)
+    deal_ = state.deal
+    public = {h["card"] for h in deal_.history if "card" in h} | {deal_.top_card}
+    bots = (set(deal_.hand(1)) | set(deal_.hand(2))) - public
+    stock = {card_code(c) for c in deal_.stock} - public
+    own = set(deal_.hand(0))
+    secrets_ = [str(match.seed), *(d.code for d in match.deals.all()), *(str(d.seed) for d in match.deals.all())]
+    urls = ["/", "/matches/", f"/matches/{match.pk}/", f"/matches/{match.pk}/play/", f"/players/{guest.name}/",
+            *(f"/api/matches/{match.pk}/seats/{s}/" for s in range(3)), f"/api/matches/{match.pk}/deals/1/",
+            f"/api/players/{guest.name}/"]
+    for who, client in clients.items():
+        for url in urls:
+            body = client.get(url).content.decode(errors="replace")
+            tokens = set(re.findall(r"(?<![A-Za-z0-9])[A2-9TJQK][CDHS](?![A-Za-z0-9])", body))
+            leaked = (tokens & (bots | stock)) - (own if who == "guest" else set())
+            assert not leaked, f"{who} sees {sorted(leaked)} at {url}"
+            if who != "guest":
+                assert not (tokens & own - public), f"{who} sees the guest's hand at {url}"
+            for secret in secrets_:
+                assert secret not in body, f"{who} sees a seed or deal code at {url}"
+    assert clients["guest"].get(f"/api/matches/{match.pk}/seats/0/").status_code == 200
+    for who in ("other guest", "stranger"):
+        assert clients[who].get(f"/api/matches/{match.pk}/seats/0/").status_code == 403
+    for who in ("anonymous", "forged"):
+        assert clients[who].get(f"/api/matches/{match.pk}/seats/0/").status_code == 401

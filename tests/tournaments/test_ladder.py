@@ -136,3 +136,14 @@ def test_people_on_a_ladder_are_never_scheduled_by_it(ladder):
         matches = ladder_schedule_matches(ladder=ladder)
         assert all(s.player_id != person.pk for m in matches for s in m.seats.all())
         _finish_all(matches)
+
+
+@pytest.mark.django_db
+def test_the_demo_roster_seats_the_tactician_with_a_description():
+    from games.models import Player
+
+    call_command("demo_setup")
+    tactician = Player.objects.get(strategy="tactician")
+    assert tactician.kind == Player.Kind.HOUSE and tactician.name == "Old Hand"
+    assert "eights" in tactician.description and "last card" in tactician.description
+    assert tactician.ladder_entries.filter(ladder__slug="demo").exists()

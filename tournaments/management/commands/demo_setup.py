@@ -12,6 +12,8 @@ HOUSE_BOTS = [
     ("Professor", "heuristic", "holds eights, follows its longest suit, sheds high cards"),
     ("Rando Jr", "random", "another random player, to fill the ladder"),
     ("Counsel", "heuristic", "a second heuristic player"),
+    ("Old Hand", "tactician", "plays the web table's tactics: holds eights while its hand is long, leads into its "
+     "longest suit once a suit is gone, changes suit or sheds its dearest card when someone is on a last card"),
 ]
 
 

@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError
 from kombu.exceptions import OperationalError
 
+from games.guests import guest_housekeeping
 from games.models import Match
 from games.services import match_advance, match_note_resume, matches_clock_expired, matches_runnable
 from games.tasks import match_queue
@@ -138,7 +139,8 @@ class _Worker:
     plays each runnable match on by a step (``PLIES_PER_TURN`` plies, ``STEP_MS``), in turn, serving the matches
     with a person seated (and the fallback of people whose move clock ran out) again after each bots-only step. It
     counts the ladder matches it started as they finish (``--matches``); matches left running by an earlier run and
-    people's matches are played too (this process is the only worker).
+    people's matches are played too (this process is the only worker). With ``--forever`` it also does the guest
+    housekeeping (``_housekeeping``) that Celery beat does with a broker.
 
     With ``--forever`` a failing step (a database error, a bug in one match) is logged with its traceback and the
     loop carries on: a dead loop would stop every match, and honcho would stop the web server with it.
@@ -161,12 +163,15 @@ class _Worker:
             if not self.serve():
                 break  # only failing matches left: the main loop tries them again later
         began = time.monotonic()
-        next_tick = began
+        next_tick = next_housekeeping = began
         while self.forever or self.finished < self.matches:
             now = time.monotonic()
             if now >= next_tick:
                 self._guarded("schedule ladder matches", self._schedule)
                 next_tick = now + (self.interval if self.forever else 0.5)
+            if self.forever and now >= next_housekeeping:
+                self._guarded("do guest housekeeping", self._housekeeping)
+                next_housekeeping = now + settings.GUEST_HOUSEKEEPING_SECONDS
             progressed = self.serve()
             if not self.forever and time.monotonic() - began > self.timeout:
                 raise CommandError(f"gave up after {self.timeout:.0f} s with {self.finished} of {self.matches} "
@@ -202,6 +207,11 @@ class _Worker:
             if limit == 0:
                 return
             self.started.update(m.pk for m in ladder_schedule_matches(ladder=lad, limit=limit))
+
+    def _housekeeping(self) -> None:
+        """Guest housekeeping (``games.guests.guest_housekeeping``): with no broker there is no Celery beat, so the
+        loop (``--forever``) runs it every ``GUEST_HOUSEKEEPING_SECONDS``."""
+        guest_housekeeping()
 
     def _open(self) -> int:
         """Matches this run started that are still running."""
