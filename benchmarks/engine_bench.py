@@ -4,8 +4,10 @@ Prints, as medians of ``--repeats`` runs: deals/s and plies/s for complete pagat
 matches to 100 (2 seats, ms per match), through the integer fast path (``legal_ids``/``apply_id``) and the dict
 API (``legal_actions``/``apply``); peak memory; and, when ``pyspiel`` is installed (``pip install open_spiel``),
 the comparison of ``benchmarks/openspiel_bench.py`` on the configuration both engines play, with the ratio.
-Moves are chosen with ``random.Random(seed).choice`` in every loop.
-Usage: ``python benchmarks/engine_bench.py [--seconds 2] [--repeats 3]``.
+Moves are chosen with ``random.Random(seed).choice`` in every loop. ``--baseline DIR`` adds another checkout's engine
+(e.g. ``git worktree add /tmp/base main``) to the OpenSpiel comparison's interleaved runs (see
+``openspiel_bench.load_baseline``), so a change to the engine is compared with the code before it in one run.
+Usage: ``python benchmarks/engine_bench.py [--seconds 2] [--repeats 3] [--baseline DIR]``.
 """
 
 from __future__ import annotations
@@ -68,6 +70,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=2.0, help="length of one run (default 2)")
     parser.add_argument("--repeats", type=int, default=3, help="runs per figure; the median is printed (default 3)")
     parser.add_argument("--no-openspiel", action="store_true", help="skip the OpenSpiel comparison")
+    parser.add_argument("--baseline", metavar="DIR",
+                        help="a checkout whose engine's fast path joins the OpenSpiel comparison's runs")
     args = parser.parse_args()
     if args.seconds <= 0 or args.repeats < 1:
         parser.error("--seconds must be positive and --repeats at least 1")
@@ -96,15 +100,18 @@ def main() -> None:
         return
     from benchmarks.openspiel_bench import run
 
-    result = run(args.seconds, args.repeats, progress=True)
+    result = run(args.seconds, args.repeats, progress=True, baseline=args.baseline)
     print(f"\nvs OpenSpiel crazy_eights {result['openspiel_params']} (ours: {result['our_ruleset']}), "
-          f"{result['seats']} seats, median of {args.repeats} interleaved runs:")
-    names = {"openspiel": "OpenSpiel (pyspiel Python loop)", "ours_dict": "ours, dict API", "ours_fast": "ours, fast path"}
-    for key, name in names.items():
-        fig = result["figures"][key]
-        print(f"  {name:<32} {fig['plies_per_s']:>10,.0f} plies/s {fig['deals_per_s']:>8,.0f} deals/s")
-    for key in ("ours_fast", "ours_dict"):
-        ratio = result["ratios_vs_openspiel"][key]
+          f"{result['seats']} seats, median of {args.repeats} interleaved runs"
+          + (f" (baseline: the engine of {args.baseline}):" if args.baseline else ":"))
+    names = {"openspiel": "OpenSpiel (pyspiel Python loop)", "ours_dict": "ours, dict API", "ours_fast": "ours, fast path",
+             "base_fast": "baseline, fast path"}
+    for key, fig in result["figures"].items():
+        print(f"  {names[key]:<32} {fig['plies_per_s']:>10,.0f} plies/s {fig['deals_per_s']:>8,.0f} deals/s")
+    for key in ("ours_fast", "base_fast", "ours_dict"):
+        ratio = result["ratios_vs_openspiel"].get(key)
+        if ratio is None:
+            continue
         print(f"  ratio {names[key]} / OpenSpiel: {ratio['plies']:.2f}x plies/s, {ratio['deals']:.2f}x deals/s")
 
 

@@ -9,13 +9,18 @@ card) are sampled with that generator too: their time is counted, they are not c
 player decisions: OpenSpiel's include its separate suit nomination after an eight and the pass that closes a
 fruitless drawing turn, which our engine folds into the play or does by itself, so deals/s is printed as well.
 
-Prints the median of ``--repeats`` runs of ``--seconds`` each and the ratios ours/OpenSpiel.
-Usage: ``python benchmarks/openspiel_bench.py [--seconds 2] [--repeats 3]``; ``run(seconds)`` returns the figures.
+Prints the median of ``--repeats`` runs of ``--seconds`` each and the ratios ours/OpenSpiel. ``--baseline DIR``
+times a second copy of our engine in the same interleaved runs: ``DIR/games/engine`` of another checkout (e.g.
+``git worktree add /tmp/base main``), loaded under the module name ``baseline_engine``; its fast path is printed
+beside ours, with its own ratio to OpenSpiel, so a change to the engine is judged within one run.
+Usage: ``python benchmarks/openspiel_bench.py [--seconds 2] [--repeats 3] [--baseline DIR]``; ``run(seconds)``
+returns the figures.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import random
 import statistics
@@ -34,8 +39,23 @@ OUR_RULES = {"draw": "up_to", "draw_limit": 5, "play_after_draw": "any", "volunt
              "empty_stock": "pass", "starter_eight": "reshuffle"}
 
 
-def our_ruleset() -> Ruleset:
-    return Ruleset.preset("pagat", **OUR_RULES)
+def our_ruleset(ruleset_class: type = Ruleset) -> Ruleset:
+    return ruleset_class.preset("pagat", **OUR_RULES)
+
+
+def load_baseline(checkout: str):
+    """The ``games.engine`` package of another checkout at ``checkout``, imported as ``baseline_engine`` (the
+    engine imports only its own modules, relatively, so the two copies never mix). ``ValueError`` when
+    ``checkout/games/engine/__init__.py`` does not exist."""
+    package = os.path.join(os.path.abspath(checkout), "games", "engine")
+    init = os.path.join(package, "__init__.py")
+    if not os.path.isfile(init):
+        raise ValueError(f"--baseline {checkout!r}: no games/engine/__init__.py there (give a checkout's root)")
+    spec = importlib.util.spec_from_file_location("baseline_engine", init, submodule_search_locations=[package])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["baseline_engine"] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def _openspiel(seconds: float, seed: int) -> tuple[int, int, float]:
@@ -67,19 +87,31 @@ def _ours_fast(seconds: float, seed: int) -> tuple[int, int, float]:
     return play_random(lambda s: Deal.start(rules, SEATS, s), seconds, seed, fast=True)
 
 
+def _baseline_fast(engine):
+    def loop(seconds: float, seed: int) -> tuple[int, int, float]:
+        rules = our_ruleset(engine.Ruleset)
+        return play_random(lambda s: engine.Deal.start(rules, SEATS, s), seconds, seed, fast=True)
+    return loop
+
+
 LOOPS = (("openspiel", "OpenSpiel crazy_eights (pyspiel)", _openspiel),
          ("ours_dict", "ours, dict API (legal_actions/apply)", _ours_dict),
          ("ours_fast", "ours, fast path (legal_ids/apply_id)", _ours_fast))
+BASELINE_LABEL = "baseline, fast path (legal_ids/apply_id)"
 
 
-def run(seconds: float = 2.0, repeats: int = 3, progress: bool = False) -> dict:
+def run(seconds: float = 2.0, repeats: int = 3, progress: bool = False, baseline: str | None = None) -> dict:
     """Median plies/s and deals/s of each loop over ``repeats`` runs of ``seconds``, and ours/OpenSpiel ratios.
 
-    The loops are interleaved run by run so that drifting machine load hits all three alike.
+    The loops are interleaved run by run so that drifting machine load hits all of them alike. ``baseline``: a
+    checkout whose engine's fast path is timed too (key ``base_fast``, see ``load_baseline``).
     """
-    samples: dict[str, dict[str, list[float]]] = {key: {"plies": [], "deals": []} for key, _, _ in LOOPS}
+    loops = LOOPS
+    if baseline is not None:
+        loops = LOOPS + (("base_fast", BASELINE_LABEL, _baseline_fast(load_baseline(baseline))),)
+    samples: dict[str, dict[str, list[float]]] = {key: {"plies": [], "deals": []} for key, _, _ in loops}
     for i in range(repeats):
-        for key, _label, fn in LOOPS:
+        for key, _label, fn in loops:
             deals, plies, elapsed = fn(seconds, 1000 * i + 1)
             samples[key]["plies"].append(plies / elapsed)
             samples[key]["deals"].append(deals / elapsed)
@@ -89,7 +121,7 @@ def run(seconds: float = 2.0, repeats: int = 3, progress: bool = False) -> dict:
                      "runs_plies_per_s": s["plies"]} for key, s in samples.items()}
     os_fig = figures["openspiel"]
     ratios = {key: {"plies": figures[key]["plies_per_s"] / os_fig["plies_per_s"],
-                    "deals": figures[key]["deals_per_s"] / os_fig["deals_per_s"]} for key in ("ours_dict", "ours_fast")}
+                    "deals": figures[key]["deals_per_s"] / os_fig["deals_per_s"]} for key in figures if key != "openspiel"}
     return {"seconds": seconds, "repeats": repeats, "seats": SEATS, "openspiel_params": dict(OPENSPIEL_PARAMS),
             "our_ruleset": {"preset": "pagat", **OUR_RULES}, "figures": figures, "ratios_vs_openspiel": ratios}
 
@@ -98,6 +130,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="length of one run (default 2)")
     parser.add_argument("--repeats", type=int, default=3, help="runs per figure; the median is printed (default 3)")
+    parser.add_argument("--baseline", metavar="DIR", help="a checkout whose engine is timed in the same runs")
     args = parser.parse_args()
     if args.seconds <= 0 or args.repeats < 1:
         parser.error("--seconds must be positive and --repeats at least 1")
@@ -117,14 +150,14 @@ def main() -> None:
     print(f"random legal play (random.Random.choice), median of {args.repeats} x {args.seconds:g} s per loop")
     sys.stdout.flush()
     tty = sys.stderr.isatty()
-    result = run(args.seconds, args.repeats, progress=tty)
+    result = run(args.seconds, args.repeats, progress=tty, baseline=args.baseline)
     if tty:
         print(" " * 40, end="\r", file=sys.stderr)
-    for key, label, _ in LOOPS:
-        f = result["figures"][key]
-        print(f"{label:<40} {f['plies_per_s']:>10,.0f} plies/s  {f['deals_per_s']:>8,.0f} deals/s")
-    for key, label, _ in LOOPS[1:]:
-        r = result["ratios_vs_openspiel"][key]
+    labels = {key: label for key, label, _ in LOOPS} | {"base_fast": BASELINE_LABEL}
+    for key, f in result["figures"].items():
+        print(f"{labels[key]:<42} {f['plies_per_s']:>10,.0f} plies/s  {f['deals_per_s']:>8,.0f} deals/s")
+    for key, r in result["ratios_vs_openspiel"].items():
+        label = labels[key]
         print(f"ratio {label} / OpenSpiel: {r['plies']:.2f}x plies/s, {r['deals']:.2f}x deals/s")
 
 

@@ -17,7 +17,8 @@ SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 SUIT_SYMBOLS = ("\u2663", "\u2666", "\u2665", "\u2660")
 RANK_NAMES = ("ace", "2", "3", "4", "5", "6", "7", "8", "9", "10", "jack", "queen", "king")
 
-ACE, EIGHT, JACK, QUEEN, KING = 0, 7, 10, 11, 12
+ACE, TWO, EIGHT, JACK, QUEEN, KING = 0, 1, 7, 10, 11, 12
+QUEEN_OF_SPADES = 3 * 13 + QUEEN  # the draw-five card of A3 E
 CARD_CODES = tuple(r + s for s in SUITS for r in RANKS)
 _CODE_TO_CARD = {code: i for i, code in enumerate(CARD_CODES)}
 

@@ -12,148 +12,42 @@ Invariants (checked by the property tests in ``tests/engine``):
 
 Action vocabulary (dicts, DESIGN.md): ``{"type": "play", "card": "8H", "suit": "S"}`` (``suit`` only with an
 eight that declares; it may be left out when the eight is the seat's last card and its going out ends the deal,
-since nobody follows that suit: the play is then taken as declaring the eight's own suit), ``{"type": "draw"}`` (one card; or, for a seat facing a draw penalty, the whole penalty,
-which ends its turn), ``{"type": "pass"}``, ``{"type": "declare", "suit": "S"}`` (the dealer under a starter
-eight, system D), ``{"type": "announce"}`` (last card, with ``last_card_penalty``).
+since nobody follows that suit: the play is then taken as declaring the eight's own suit), ``{"type": "draw"}``
+(one card; or, for a seat facing a draw penalty, the whole penalty, which ends its turn), ``{"type": "pass"}``,
+``{"type": "declare", "suit": "S"}`` (the dealer under a starter eight, system D), ``{"type": "announce"}`` (last
+card, with ``last_card_penalty``).
 
 Beneath the dict API is an integer fast path for simulations (``legal_ids``, ``apply_id``, ``ACTIONS``):
 an action id is the card (0..51, ``suit * 13 + rank``) for a play without declaration, ``52 + 4 * suit + declared``
 for an eight with a declaration, then ``DRAW`` (68), ``PASS`` (69), ``DECLARE + suit`` (70..73), ``ANNOUNCE`` (74).
-Hands are bitmasks (bit = card; a second mask holds second copies under a double deck).
 
-The rule steps are small methods chosen by the ruleset's options (``rules.Ruleset``): the starter policy
-(``_turn_starter``), what may be played (``_playable_mask``), whether a seat may draw or pass (``legal_ids``,
-inlined there: it is the hot path), action-card effects (``_card_effects``), turn order (``_advance``), the reshuffle
-(``_refill_stock``) and the scoring (``scoring.deal_points``).
+This module holds the state and its public API; the rules live in rooms named for what they do:
+
+* ``actions.py``: the action ids, their dict forms, parsing a dict action, the history entries;
+* ``hands.py``: hands as bitmasks (bit = card; a second mask holds second copies under a double deck);
+* ``options.py``: the ruleset's options resolved once into named booleans and the rule steps chosen for it;
+* ``legality.py``: what may be played, the draw rule, ``legal_ids`` by phase;
+* ``effects.py``: play, draw, pass, the action cards, turn order, the reshuffle, the starter, the end of a deal;
+* ``explain.py``: why an action is illegal, from legality's own steps;
+* ``scoring.py``: ``DealResult`` and what a finished deal scores.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import lru_cache
-
-from .cards import (
-    ACE, EIGHT, HOLLYWOOD_VALUES, QUEEN, RANK_NAMES, RANKS, STANDARD_VALUES, SUIT_NAMES, SUITS, card_code,
-    deck_cards, describe_card, parse_card, parse_suit, rank_of,
-)
+from . import effects, explain, legality
+from .actions import ACTIONS, ANNOUNCE, DECLARE, DRAW, PASS, entry_dict, parse_action
+from .cards import SUITS, TWO, card_code, deck_cards, parse_card, parse_suit, rank_of
 from .errors import IllegalAction
+from .hands import bits, hand_cards, hand_masks
+from .options import options_for
 from .rng import SplitMix64, deal_code, seed_from_code
 from .rules import Ruleset
-from .scoring import deal_points
+from .scoring import DealResult
+
+__all__ = ["ACTIONS", "ANNOUNCE", "DECLARE", "DRAW", "ENGINE_VERSION", "PASS", "Deal", "DealResult",
+           "check_ruleset_seats"]
 
 ENGINE_VERSION = "1"
-
-DRAW, PASS, DECLARE, ANNOUNCE = 68, 69, 70, 74
-TWO = 1
-_MAX_STARTER_TURNS = 10_000  # bound on turning a starter eight again (``Deal._turn_starter``); never reached in play
-QUEEN_OF_SPADES = 3 * 13 + QUEEN
-
-#: ACTIONS[id] is the dict form of action id (treat as read-only; ``legal_actions`` returns copies).
-ACTIONS: list[dict] = [{"type": "play", "card": card_code(c)} for c in range(52)]
-ACTIONS += [{"type": "play", "card": card_code(s * 13 + EIGHT), "suit": SUITS[d]} for s in range(4) for d in range(4)]
-ACTIONS += [{"type": "draw"}, {"type": "pass"}] + [{"type": "declare", "suit": s} for s in SUITS]
-ACTIONS += [{"type": "announce"}]
-
-SUIT_MASKS = [sum(1 << (s * 13 + r) for r in range(13)) for s in range(4)]
-RANK_MASKS = [sum(1 << (s * 13 + r) for s in range(4)) for r in range(13)]
-EIGHTS_MASK = RANK_MASKS[EIGHT]
-TWOS_MASK = RANK_MASKS[TWO]
-ALL_MASK = (1 << 52) - 1
-_CARD_BITS = [1 << c for c in range(52)]
-_EIGHT_IDS = [[52 + 4 * s + d for d in range(4)] for s in range(4)]
-_EIGHT_CARDS = frozenset(s * 13 + EIGHT for s in range(4))
-_TWO_CARDS = frozenset(s * 13 + TWO for s in range(4))
-_CODES = [card_code(c) for c in range(52)]
-
-
-class _ChunkIds(dict):
-    """(shift + 52 * chunk) -> the action ids of the cards in a 13-bit chunk of a playable mask (one suit),
-    in code order, an eight expanded to its four declarations when eights declare. Filled on first use."""
-
-    def __init__(self, declares: bool) -> None:
-        super().__init__()
-        self.declares = declares
-
-    def __missing__(self, key: int) -> tuple:
-        shift, chunk = key % 52, key // 52
-        ids: list[int] = []
-        for rank in range(13):
-            if chunk >> rank & 1:
-                card = shift + rank
-                ids.extend(_EIGHT_IDS[card // 13] if self.declares and rank == EIGHT else [card])
-        self[key] = value = tuple(ids)
-        return value
-
-
-_CHUNKS = _ChunkIds(True)
-_CHUNKS_NO_DECLARE = _ChunkIds(False)
-_PLAY_IDS: dict[int, tuple] = {}  # playable mask -> play ids, a bounded memo of _play_ids
-_PLAY_IDS_NO_DECLARE: dict[int, tuple] = {}
-
-
-def _play_ids(playable: int, declares: bool, cache: dict) -> tuple:
-    """The play ids for a playable mask, in canonical order (memoised in ``cache``, at most 2**17 masks)."""
-    chunks = _CHUNKS if declares else _CHUNKS_NO_DECLARE
-    ids: tuple = ()
-    for shift in (0, 13, 26, 39):
-        chunk = (playable >> shift) & 0x1FFF
-        if chunk:
-            ids += chunks[shift + chunk * 52]
-    if len(cache) < 1 << 17:
-        cache[playable] = ids
-    return ids
-
-
-def _fast_ids(declares: bool) -> dict:
-    """(type, card, suit, number of keys) -> action id, for actions written exactly as ``ACTIONS`` has them."""
-    table = {}
-    for i, a in enumerate(ACTIONS):
-        if a["type"] == "play" and a["card"][0] == "8" and ("suit" in a) != declares:
-            continue
-        table[(a["type"], a.get("card"), a.get("suit"), len(a))] = i
-    return table
-
-_FAST_IDS = _fast_ids(True)
-_FAST_IDS_NO_DECLARE = _fast_ids(False)
-
-_ACTION_KEYS = {
-    "play": ({"type", "card"}, {"suit"}),
-    "draw": ({"type"}, set()),
-    "pass": ({"type"}, set()),
-    "declare": ({"type", "suit"}, set()),
-    "announce": ({"type"}, set()),
-}
-
-
-def _bits(mask: int) -> list[int]:
-    """Card integers of the set bits of ``mask``, ascending (code order)."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
-
-
-@dataclass(frozen=True)
-class DealResult:
-    """How a deal ended.
-
-    ``outcome`` is ``"out"`` (``winner`` emptied the hand; under ``partnership``, the seat whose going out
-    completed its side) or ``"blocked"`` (nobody could play or draw, or the ruleset's ``ply_limit`` was reached;
-    ``winner`` is None). ``hand_values`` lists each seat's remaining cards in the ruleset's card values (points);
-    ``points`` what the deal adds to each seat's match total under the scoring mode.
-    """
-
-    outcome: str
-    winner: int | None
-    hand_values: list[int]
-    points: list[int]
-    plies: int
-
-    def to_dict(self) -> dict:
-        return {"outcome": self.outcome, "winner": self.winner, "hand_values": list(self.hand_values),
-                "points": list(self.points), "plies": self.plies}
 
 
 class Deal:
@@ -167,8 +61,16 @@ class Deal:
         "ruleset", "seats", "dealer", "seed", "leader", "masks", "dups", "sizes", "stock", "discard", "to_play",
         "declared_suit", "drawn_this_turn", "last_drawn", "pending_draw", "pending_from_twos", "twos_run",
         "direction", "awaiting_declaration", "announced", "passes_in_row", "reshuffles", "ply", "_log",
-        "result", "out", "_legal", "_o", "_step",
+        "result", "out", "_legal", "_why_no_draw", "_o", "_step",
     )
+
+    # the rule steps, bound as methods (no extra call on the hot path): see legality.py, effects.py, explain.py
+    legal_ids = legality.legal_ids
+    _playable_mask = legality.playable_mask
+    _play = effects.play
+    _draw = effects.draw
+    _pass = effects.pass_turn
+    _explain = explain.explain
 
     def __init__(self, ruleset: Ruleset, seats: int, dealer: int, hands: list[list[int]], stock: list[int],
                  discard: list[int], to_play: int, seed: int | None = None, leader: int | None = None) -> None:
@@ -181,14 +83,7 @@ class Deal:
         self.dups = dups = [0] * seats
         self.sizes = [len(cards) for cards in hands]
         for seat, cards in enumerate(hands):
-            mask = dup = 0
-            for card in cards:
-                bit = _CARD_BITS[card]
-                if mask & bit:
-                    dup |= bit
-                else:
-                    mask |= bit
-            masks[seat], dups[seat] = mask, dup
+            masks[seat], dups[seat] = hand_masks(cards)
         self.stock = stock
         self.discard = discard
         self.to_play = to_play
@@ -208,8 +103,9 @@ class Deal:
         self.result: DealResult | None = None
         self.out = [False] * seats
         self._legal: list[int] | None = None
-        self._o = _options(ruleset)
-        self._step = 1
+        self._why_no_draw: str | None = None  # why DRAW is not legal now (legality.legal_ids), for explain.py
+        self._o = options_for(ruleset)
+        self._step = 1  # seats the turn moves on after an action card (effects.py)
 
     # ---- construction -------------------------------------------------------------------------------
     @classmethod
@@ -217,8 +113,9 @@ class Deal:
         """Shuffle by ``seed`` (an int, or its ``deal_code``) and deal.
 
         Cards go one at a time from the top of the shuffled deck (the end of the shuffled list), starting left of
-        ``dealer``; then the starter is turned and handled by ``ruleset.starter_eight``. ``leader`` overrides who
-        plays first (system B: the previous deal's winner); by default the seat left of the dealer. Raises
+        ``dealer``; then the starter is turned and handled by ``ruleset.starter_eight`` (``effects.starter_*``).
+        ``leader`` overrides who plays first (system B: the previous deal's winner); by default the seat left of the
+        dealer. Raises
         ``ValueError`` for a seat count outside the ruleset's range, a bad seed or code, or a bad dealer.
         """
         check_ruleset_seats(ruleset, seats)
@@ -249,7 +146,7 @@ class Deal:
         first = (dealer + 1) % seats if leader is None else leader
         deal = cls(ruleset, seats, dealer, hands, deck, [], first, seed=seed, leader=first)
         if per_hand is not None:
-            deal._turn_starter(rng)
+            deal._o.starter(deal, rng)  # starter_eight: effects.starter_*
         return deal
 
     @classmethod
@@ -284,74 +181,19 @@ class Deal:
             deal.out = list(out)
         return deal
 
-    def _turn_starter(self, rng: SplitMix64) -> None:
-        """Turn the starter; an eight is handled by ``starter_eight`` (D: dealer declares, A: reshuffle and
-        turn again, C: bury in the middle of the stock, B: it stands for its own suit).
-
-        When turning again can never bring up anything but an eight, the first eight turned stays as the starter
-        and stands for its own suit, as under B: nobody declares, the seat left of the dealer (or ``leader``)
-        plays first, and the stock keeps its dealt order. That happens under A when the stock holds only eights
-        (a reshuffle only reorders them; e.g. ``eights-classic`` with ``hand_size=17`` and 3 seats leaves one
-        card), and under C when the top half of the stock (from index ``(len - 1) // 2`` up, where a buried eight
-        goes back) holds only eights, since burying then only rotates that half. RULES.md reads A's rule as "turn
-        the next card onto it" and says the suit to follow is the top card's suit unless an eight was *played*
-        (a starter eight declares nothing), so once there is no other card to turn the eight on top stands for
-        its own suit. Both tests are exact: every deal that found a non-eight before is dealt exactly as before
-        (same cards, same random draws). As a bound on the random reshuffles of A, after ``_MAX_STARTER_TURNS``
-        turns the eight on top stands the same way; with a non-eight among at most nine stock cards (eight
-        eights at most, double deck) the chance of getting there is below (8/9)**10000, so it never happens in
-        practice and changes no deal.
-        """
-        policy = self.ruleset.starter_eight
-        stock = self.stock
-        if policy == "reshuffle" or policy == "bury":
-            start = 0 if policy == "reshuffle" else (len(stock) - 1) // 2
-            for i in range(start, len(stock)):
-                if rank_of(stock[i]) != EIGHT:
-                    break
-            else:  # only eights could ever come up: the first one stays (see the docstring)
-                self.discard.append(stock.pop())
-                return
-        turns = 0
-        while True:
-            card = stock.pop()
-            if rank_of(card) != EIGHT or policy == "own_suit" or turns >= _MAX_STARTER_TURNS:
-                self.discard.append(card)
-                return
-            if policy == "dealer_declares":
-                self.discard.append(card)
-                self.awaiting_declaration = True
-                self.to_play = self.dealer
-                return
-            if policy == "reshuffle":
-                stock.append(card)
-                rng.shuffle(stock)
-            else:  # bury
-                stock.insert(len(stock) // 2, card)
-            turns += 1
-
-    # ---- hands as bitmasks ---------------------------------------------------------------------------
-    def _add(self, seat: int, card: int) -> None:
-        bit = _CARD_BITS[card]
-        if self.masks[seat] & bit:
-            self.dups[seat] |= bit
-        else:
-            self.masks[seat] |= bit
-        self.sizes[seat] += 1
-
+    # ---- public reads -------------------------------------------------------------------------------
     @property
     def history(self) -> list[dict]:
         """The public plies of this deal, oldest first: ``{"seat", "type"}`` plus ``card`` and ``suit`` for a play,
         ``suit`` for a declaration, ``count`` and ``penalty`` for a penalty draw, and ``{"type": "penalty",
         "count"}`` entries (not plies) for cards taken for a forgotten last-card announcement or on going out."""
-        return [_entry_dict(e) for e in self._log]
+        return [entry_dict(e) for e in self._log]
 
     @property
     def hands(self) -> list[list[int]]:
         """Every hand as a sorted list of card ints (second copies of a double deck listed twice)."""
-        return [sorted(_bits(m) + _bits(d)) for m, d in zip(self.masks, self.dups)]
+        return [hand_cards(m, d) for m, d in zip(self.masks, self.dups)]
 
-    # ---- public reads ------------------------------------------------------------------------------
     @property
     def is_over(self) -> bool:
         return self.result is not None
@@ -364,7 +206,7 @@ class Deal:
     @property
     def active_suit(self) -> str | None:
         """The suit to follow: the declared suit, else the top card's suit (None on an empty discard pile)."""
-        suit = self._active_suit()
+        suit = legality.active_suit(self)
         return None if suit is None else SUITS[suit]
 
     @property
@@ -380,7 +222,7 @@ class Deal:
         """The seat's cards as codes, in code order. ``ValueError`` for a seat that is not 0..seats-1 (as
         ``view``)."""
         self._check_seat(seat)
-        return [card_code(c) for c in sorted(_bits(self.masks[seat]) + _bits(self.dups[seat]))]
+        return [card_code(c) for c in hand_cards(self.masks[seat], self.dups[seat])]
 
     def _check_seat(self, seat: object) -> None:
         """``ValueError`` unless ``seat`` is a seat of this deal (an int from 0 to seats-1)."""
@@ -390,7 +232,7 @@ class Deal:
     def hand_value(self, seat: int) -> int:
         """Points of the seat's hand in the ruleset's card values."""
         values = self._o.values
-        return sum(values[c] for c in _bits(self.masks[seat])) + sum(values[c] for c in _bits(self.dups[seat]))
+        return sum(values[c] for c in bits(self.masks[seat])) + sum(values[c] for c in bits(self.dups[seat]))
 
     def draws_left(self) -> int | None:
         """How many more cards the seat to play may draw this turn under the draw rule (None: no fixed limit)."""
@@ -444,141 +286,6 @@ class Deal:
         twin._legal = None
         return twin
 
-    # ---- rule steps --------------------------------------------------------------------------------
-    def _active_suit(self) -> int | None:
-        if self.declared_suit is not None:
-            return self.declared_suit
-        return self.discard[-1] // 13 if self.discard else None
-
-    def _fits_mask(self) -> int:
-        """Cards that may go on the discard pile now, ignoring whose hand (common core; ``eights`` of C)."""
-        if not self.discard:
-            return ALL_MASK  # whole deck dealt: the first player leads any card (our reading, A4)
-        top = self.discard[-1]
-        top_rank = top % 13
-        suit = self.declared_suit if self.declared_suit is not None else top // 13
-        fits = SUIT_MASKS[suit] | RANK_MASKS[top_rank]
-        if self._o.eights_match_suit and top_rank != EIGHT:
-            return fits  # an eight too must follow suit unless an eight is on top
-        return fits | EIGHTS_MASK
-
-    def _playable_mask(self) -> int:
-        """Distinct cards the seat to play may play now (``play_after_draw`` after a draw; a pending penalty
-        may only be answered with a two under ``twos="stack"``)."""
-        seat = self.to_play
-        hand = self.masks[seat]
-        if self.pending_draw:
-            return hand & TWOS_MASK if self.pending_from_twos and self._o.twos_stack else 0
-        if self.drawn_this_turn:
-            mode = self._o.after_draw
-            if mode == 2:  # none
-                return 0
-            if mode == 0:  # drawn_only
-                c = self.last_drawn
-                hand = _CARD_BITS[c] if c is not None and hand & _CARD_BITS[c] else 0
-        mask = hand & self._fits_mask()
-        if not self._o.go_out_on_eight and self.sizes[seat] == 1:
-            mask &= ~EIGHTS_MASK
-        return mask
-
-    def _stock_available(self) -> bool:
-        return bool(self.stock) or (self._o.reshuffle and len(self.discard) > 1)
-
-    def legal_ids(self) -> list[int]:
-        """The fast path's legal action ids (see the module docstring), canonical order; [] once over."""
-        legal = self._legal
-        if legal is not None:
-            return legal
-        if self.result is not None:
-            legal = []
-        elif self.awaiting_declaration:
-            legal = [DECLARE, DECLARE + 1, DECLARE + 2, DECLARE + 3]
-        else:
-            o = self._o
-            pending = self.pending_draw
-            drawn = self.drawn_this_turn
-            if pending or not self.discard or o.special_fits or (drawn and o.after_draw != 1):
-                playable = self._playable_mask()
-            else:  # the common case, inlined: follow suit or rank, or an eight
-                top = self.discard[-1]
-                suit = self.declared_suit
-                fits = SUIT_MASKS[top // 13 if suit is None else suit] | RANK_MASKS[top % 13] | EIGHTS_MASK
-                playable = self.masks[self.to_play] & fits
-            if playable:
-                cache = _PLAY_IDS if o.declares else _PLAY_IDS_NO_DECLARE
-                ids = cache.get(playable)
-                if ids is None:
-                    ids = _play_ids(playable, o.declares, cache)
-                legal = list(ids)
-            else:
-                legal = []
-            # the draw rule: D one card; A/C until a playable card comes; B up to draw_limit; forced play (C,
-            # voluntary_draw false): no draw while holding a playable card; play_after_draw "none": a draw ends the
-            # turn. A seat facing a penalty (twos, queen of spades) may always take it, even from an empty stock.
-            if pending:
-                can_draw = True
-            elif not (self.stock or (o.reshuffle and len(self.discard) > 1)):
-                can_draw = False
-            elif not drawn:
-                can_draw = o.voluntary or not playable
-            elif o.stock_out_ends_turn and not self.stock:
-                can_draw = False  # C: the draws used up the stock; the pile is reshuffled for the next seat's draw
-            elif o.draw == 0 or o.after_draw == 2:
-                can_draw = False
-            elif o.draw == 2:
-                can_draw = drawn < o.limit and (o.voluntary or not playable)
-            else:
-                can_draw = not playable
-            if can_draw:
-                legal.append(DRAW)
-            if pending:
-                pass
-            elif (drawn and o.draw == 0 and o.voluntary) or not (playable or can_draw):
-                legal.append(PASS)  # nothing to play or draw; or D's "may": keep a playable drawn card
-            if o.last_card and playable and not self.announced and self.sizes[self.to_play] == 2:
-                legal.append(ANNOUNCE)  # also when answering a pending two with the second-last card
-        self._legal = legal
-        return legal
-
-    def _refill_stock(self) -> None:
-        """Empty stock: the top card stays, every card under it is shuffled into a new stock (B C D); the
-        declared suit does not change. The k-th reshuffle of a deal is keyed by (seed, k)."""
-        self.reshuffles += 1
-        top = self.discard.pop()
-        self.stock = self.discard
-        self.discard = [top]
-        SplitMix64(self.seed or 0, self.reshuffles).shuffle(self.stock)
-
-    def _draw_cards(self, seat: int, count: int) -> int:
-        """Move up to ``count`` cards from the stock (refilled as needed) to the seat's hand; returns how many."""
-        drawn = 0
-        while drawn < count:
-            if not self.stock:
-                if not (self._o.reshuffle and len(self.discard) > 1):
-                    break
-                self._refill_stock()
-            card = self.stock.pop()
-            self._add(seat, card)
-            self.last_drawn = card
-            drawn += 1
-        return drawn
-
-    def _advance(self, steps: int = 1) -> None:
-        """Pass the turn ``steps`` (1 or 2) seats on in the current direction, counting only seats in play: every
-        step lands on a seat that is not out, so the seat to play never has an empty hand (partnership)."""
-        seat = self.to_play
-        n = self.seats
-        for _ in range(steps):
-            seat = (seat + self.direction) % n
-            while self.out[seat]:
-                seat = (seat + self.direction) % n
-        self.to_play = seat
-        self.drawn_this_turn = 0
-        self.last_drawn = None
-        self.announced = False
-
-    def _active_seats(self) -> int:
-        return self.seats - sum(self.out)
 
     # ---- apply --------------------------------------------------------------------------------------
     def apply(self, action: dict) -> None:
@@ -593,7 +300,16 @@ class Deal:
         """The fast path's id of a dict action that is legal now; ``IllegalAction`` (saying why) otherwise."""
         if self.result is not None:
             raise IllegalAction("the deal is over: no more actions")
-        action_id = self._action_id(action)
+        action_id = None
+        if type(action) is dict:  # canonical actions (as legal_actions gives them) skip the parser
+            try:
+                action_id = self._o.fast_ids.get((action.get("type"), action.get("card"), action.get("suit"), len(action)))
+            except TypeError:  # an unhashable value: let the parser say what is wrong
+                pass
+        if action_id is None:
+            seat = self.to_play
+            action_id = parse_action(action, self._o.declares,
+                                     self.sizes[seat] == 1 and effects.deal_ends_with(self, seat))
         if action_id not in self.legal_ids():
             raise IllegalAction(self._explain(action_id))
         return action_id
@@ -617,349 +333,11 @@ class Deal:
         elif action_id == PASS:
             self._pass(seat)
         elif action_id < ANNOUNCE:
-            self.awaiting_declaration = False
-            self.declared_suit = action_id - DECLARE
-            self.to_play = self.leader
-            self._record((seat, "declare", SUITS[action_id - DECLARE]))
+            effects.declare(self, seat, action_id - DECLARE)
         else:
-            self.announced = True
-            self._record((seat, "announce"))
+            effects.announce(self, seat)
         if self.ply >= self._o.ply_limit and self.result is None:
-            self._finish("blocked", None)  # service safeguard against endless draw-and-play loops
-
-    def _play(self, seat: int, a: int) -> None:
-        if a < 52:
-            card, declared = a, None
-        else:
-            card, declared = ((a - 52) // 4) * 13 + EIGHT, (a - 52) % 4
-        bit = _CARD_BITS[card]
-        if self.dups[seat] & bit:
-            self.dups[seat] ^= bit
-        else:
-            self.masks[seat] ^= bit
-        self.sizes[seat] -= 1
-        self.discard.append(card)
-        self.declared_suit = declared
-        self.passes_in_row = 0
-        if declared is None:
-            self._log.append((seat, "play", _CODES[card]))
-        else:
-            self._log.append((seat, "play", _CODES[card], SUITS[declared]))
-        self.ply += 1
-        o = self._o
-        size = self.sizes[seat]
-        if size == 0:
-            self.out[seat] = True
-            if self._deal_ends_with(seat):
-                if o.action_on_going_out == "apply" and card in o.action_cards:
-                    self._card_effects(seat, card)
-                    if self.pending_draw:  # the next seat takes the penalty before the deal is scored
-                        self._advance(self._step)
-                        victim = self.to_play
-                        count = self._draw_cards(victim, self.pending_draw)
-                        self._log.append((victim, "penalty", count))
-                        self.pending_draw = 0
-                self._finish("out", seat)  # going out on an action card: the effect is void (E) by default
-                return
-        elif size == 1 and o.last_card and not self.announced:
-            count = self._draw_cards(seat, o.last_card)  # forgot to announce the last card (C D)
-            self._log.append((seat, "penalty", count))
-        if card in o.action_cards:
-            self._card_effects(seat, card)
-            self._advance(self._step)
-            return
-        self.twos_run = 0
-        if o.simple_turns:
-            self.to_play = (seat + self.direction) % self.seats
-            self.drawn_this_turn = 0
-            self.last_drawn = None
-            self.announced = False
-        else:
-            self._advance(1)
-
-    def _deal_ends_with(self, seat: int) -> bool:
-        if not self._o.partnership:
-            return True
-        return self.out[(seat + 2) % 4]  # a side is out when both partners are (A C)
-
-    def _card_effects(self, seat: int, card: int) -> None:
-        """Action cards (D E A2 A3): set the pending penalty, the skip step and the direction for ``_advance``.
-
-        Twos ``stack``: the next seat answers with a two or draws the whole sum (an eight is no answer). Twos
-        ``winding``: the next seat draws 2, 4, 6 or 8 (by the unbroken run of twos) and misses its turn. Queen of
-        spades: the next seat draws five and misses its turn; it cannot be answered (and it does not also skip).
-        With ``skip_rank="Q"`` too, the Q♠ is the draw-five card only: its victim draws five and misses that one
-        turn (the skip is not added on top, so the seat after the victim plays next), while the other three
-        queens skip.
-        Skip rank: the next seat is skipped (two seats: the player goes again). Reverse: direction flips (two
-        seats: ``reverse_two_seats`` = ``skip`` plays again, ``noop`` nothing).
-
-        Seats are counted in play (partnership, A C: the deal goes on until both partners of a side are out, and a
-        seat that is out never acts again). The reverse acting as a skip is a step of two seats in play, like the
-        skip rank: with two seats in play that is the player again; when the player has just gone out on it (its
-        partner still in), the next seat in play misses its turn and the seat after it plays: the turn never
-        comes back to the player's empty hand (issue 9). The count of seats in play excludes the player going out.
-        """
-        o = self._o
-        self._step = 1
-        rank = card % 13
-        if o.twos and rank == TWO:
-            if o.twos_stack:
-                self.pending_draw += 2
-            else:
-                self.twos_run = min(self.twos_run + 1, 4)
-                self.pending_draw = 2 * self.twos_run
-            self.pending_from_twos = True
-            return
-        self.twos_run = 0
-        if o.queen_draw and card == QUEEN_OF_SPADES:
-            self.pending_draw = o.queen_draw
-            self.pending_from_twos = False
-            return
-        if rank == o.skip_rank:
-            self._step = 2
-        elif rank == o.reverse_rank:
-            if self._active_seats() == 2:
-                if o.reverse_two_seats == "skip":
-                    self._step = 2  # same seat again, or past the next seat in play when the player is out
-            else:
-                self.direction = -self.direction
-
-    def _draw(self, seat: int) -> None:
-        if self.pending_draw:
-            count = self._draw_cards(seat, self.pending_draw)  # the rest lapses if the stock runs dry
-            self.pending_draw = 0
-            self.pending_from_twos = False
-            self.passes_in_row = 0
-            self._record((seat, "draw", count, True))
-            self._advance(1)  # the victim misses the turn
-            return
-        stock = self.stock
-        if not stock:
-            self._refill_stock()
-            stock = self.stock
-        card = stock.pop()
-        bit = _CARD_BITS[card]  # _add, inlined: this is the hot path of every draw
-        if self.masks[seat] & bit:
-            self.dups[seat] |= bit
-        else:
-            self.masks[seat] |= bit
-        self.sizes[seat] += 1
-        self.last_drawn = card
-        self.drawn_this_turn += 1
-        self.passes_in_row = 0
-        self.twos_run = 0
-        self._log.append((seat, "draw"))
-        self.ply += 1
-        self._legal = None
-        if self.legal_ids() == [PASS] and not self._o.explicit_pass:
-            # no play, no further draw: the turn ends (D: "otherwise the turn ends"); under explicit_pass (B) the
-            # seat stays to play and passes as a ply of its own
-            self._legal = None
-            self._advance(1)
-
-    def _pass(self, seat: int) -> None:
-        if not self.drawn_this_turn:
-            self.passes_in_row += 1
-        self.twos_run = 0
-        self._record((seat, "pass"))
-        if self.passes_in_row >= self._active_seats():
-            self._finish("blocked", None)  # every seat passed in turn (D)
-        else:
-            self._advance(1)
-
-    def _record(self, entry: tuple) -> None:
-        self._log.append(entry)
-        self.ply += 1
-
-    def _finish(self, outcome: str, winner: int | None) -> None:
-        values = [self.hand_value(s) for s in range(self.seats)]
-        points = deal_points(self.ruleset, outcome, winner, values)
-        self.result = DealResult(outcome=outcome, winner=winner, hand_values=values, points=points, plies=self.ply)
-        self.drawn_this_turn = 0
-        self.last_drawn = None
-        self.pending_draw = 0
-        self._legal = []
-
-    # ---- dict actions and messages --------------------------------------------------------------------
-    def _action_id(self, action: object) -> int:
-        """The id of a dict action, after checking its shape (not its legality)."""
-        if type(action) is dict:  # canonical actions (as legal_actions gives them) skip the parser
-            key = (action.get("type"), action.get("card"), action.get("suit"), len(action))
-            try:
-                fast = (_FAST_IDS if self._o.declares else _FAST_IDS_NO_DECLARE).get(key)
-            except TypeError:  # an unhashable value: let the parser say what is wrong
-                fast = None
-            if fast is not None:
-                return fast
-        kind = _check_shape(action)
-        if kind == "play":
-            card = parse_card(action["card"])
-            declares = card % 13 == EIGHT and self._o.declares
-            if declares and "suit" not in action:
-                seat = self.to_play
-                if self.sizes[seat] == 1 and self.result is None and self._deal_ends_with(seat):
-                    # going out on an eight ends the deal: nobody follows the suit, so none need be named. The play
-                    # is taken (and recorded) as declaring the eight's own suit; a play naming a suit stays valid.
-                    return _EIGHT_IDS[card // 13][card // 13]
-                raise IllegalAction(f'playing the {card_code(card)} needs a declared suit: add "suit": one of C, D, H, S')
-            if not declares and "suit" in action:
-                why = ("eights declare no suit under this ruleset" if card % 13 == EIGHT
-                       else "only an eight declares a suit")
-                raise IllegalAction(f'remove "suit": {why}')
-            return _EIGHT_IDS[card // 13][parse_suit(action["suit"])] if declares else card
-        if kind == "declare":
-            return DECLARE + parse_suit(action["suit"])
-        return {"draw": DRAW, "pass": PASS, "announce": ANNOUNCE}[kind]
-
-    def _explain(self, a: int) -> str:
-        """Why action id ``a`` is not legal now, in a player's words."""
-        seat = self.to_play
-        if self.awaiting_declaration:
-            return (f"seat {seat} (the dealer) must first declare a suit for the starter eight: "
-                    '{"type": "declare", "suit": "C|D|H|S"}')
-        if DECLARE <= a < ANNOUNCE:
-            return 'a suit is declared with the eight that is played: {"type": "play", "card": "8H", "suit": "S"}'
-        if self.pending_draw:
-            answer = " or answer with a two" if self.pending_from_twos and self._o.twos_stack else ""
-            extra = " (an eight is no answer to a two)" if a < DRAW and answer and (a >= 52 or a % 13 == EIGHT) else ""
-            return f"seat {seat} must draw the {self.pending_draw} penalty cards{answer}{extra}"
-        playable = self._playable_mask()
-        if a == ANNOUNCE:
-            if not self._o.last_card:
-                return "this ruleset has no last-card announcement (last_card_penalty is 0)"
-            if self.announced:
-                return "you have already announced your last card this turn"
-            return "announce only when you hold two cards and are about to play one of them"
-        if a == DRAW:
-            return self._why_no_draw(playable)
-        if a == PASS:
-            if playable:
-                return f"you cannot pass while you can play (e.g. the {card_code(_bits(playable)[0])})"
-            return "you cannot pass while you can still draw"
-        card = a if a < 52 else ((a - 52) // 4) * 13 + EIGHT
-        code = card_code(card)
-        if not self.masks[seat] & _CARD_BITS[card]:
-            return f"seat {seat} does not hold the {code}"
-        if self.drawn_this_turn:
-            if self._o.after_draw == 2:
-                return "after drawing the turn ends without a play under this ruleset"
-            if self._o.after_draw == 0 and card != self.last_drawn:
-                return f"after drawing only the drawn card ({card_code(self.last_drawn)}) may be played"
-        if not self._fits_mask() & _CARD_BITS[card]:
-            return f"the {code} does not fit: {self._needs()}"
-        if not self._o.go_out_on_eight and self.sizes[seat] == 1 and card % 13 == EIGHT:
-            return "going out on an eight is not allowed under this ruleset"
-        return f"the {code} cannot be played now"
-
-    def _why_no_draw(self, playable: int) -> str:
-        if not self._stock_available():
-            return "there is nothing to draw: the stock is empty and there is no card under the top card"
-        if self.drawn_this_turn and self._o.stock_out_ends_turn and not self.stock:
-            return ("the stock ran out during your draws: pass (the cards under the top card become the new stock "
-                    "for the next seat's draw)")
-        if self.drawn_this_turn and self._o.draw == 0:
-            return "you have already drawn your card this turn: play the drawn card or pass"
-        if self._o.draw == 2 and self.drawn_this_turn >= self._o.limit:
-            return f"you have drawn the limit of {self._o.limit} cards this turn: play or pass"
-        if self.drawn_this_turn and self._o.draw == 1:
-            return "you drew a playable card: play it"
-        return "you must play: you hold a playable card and drawing is only allowed without one"
-
-    def _needs(self) -> str:
-        """Words for what may be played now, e.g. 'needs a heart, a 6 or an eight; hearts were declared'."""
-        top = self.discard[-1]
-        suit = self._active_suit()
-        wants = [f"a {SUIT_NAMES[suit][:-1]}"]
-        if top % 13 != EIGHT:
-            wants.append(f"a {RANK_NAMES[top % 13]}")
-        if not self._o.eights_match_suit or top % 13 == EIGHT:
-            wants.append("an eight")
-        text = "needs " + (", ".join(wants[:-1]) + " or " + wants[-1] if len(wants) > 1 else wants[0])
-        if self.declared_suit is not None:
-            text += f"; {SUIT_NAMES[suit]} were declared"
-        return text + f" (top card {describe_card(top)})"
-
-
-class _Options:
-    """The ruleset's options as plain attributes, read on the hot path."""
-
-    __slots__ = ("draw", "limit", "after_draw", "voluntary", "reshuffle", "declares", "eights_match_suit",
-                 "go_out_on_eight", "twos", "twos_stack", "queen_draw", "skip_rank", "reverse_rank",
-                 "reverse_two_seats", "last_card", "action_on_going_out", "partnership", "values", "ply_limit",
-                 "action_cards", "simple_turns", "special_fits", "stock_out_ends_turn", "explicit_pass")
-
-    def __init__(self, r: Ruleset) -> None:
-        self.draw = {"one": 0, "until_playable": 1, "up_to": 2}[r.draw]
-        self.limit = r.draw_limit
-        self.after_draw = {"drawn_only": 0, "any": 1, "none": 2}[r.play_after_draw]
-        self.voluntary = r.voluntary_draw
-        self.reshuffle = r.empty_stock == "reshuffle"
-        self.stock_out_ends_turn = r.stock_out_ends_turn
-        self.explicit_pass = r.explicit_pass
-        self.declares = r.eights != "no_declare"
-        self.eights_match_suit = r.eights == "match_suit"
-        self.go_out_on_eight = r.go_out_on_eight
-        self.twos = r.twos != "off"
-        self.twos_stack = r.twos == "stack"
-        self.queen_draw = r.queen_of_spades_draw
-        self.skip_rank = RANKS.index(r.skip_rank) if r.skip_rank else -1
-        self.reverse_rank = ACE if r.reverse_rank == "A" else -1
-        self.reverse_two_seats = r.reverse_two_seats
-        self.last_card = r.last_card_penalty
-        self.action_on_going_out = r.action_on_going_out
-        self.partnership = r.partnership
-        self.values = HOLLYWOOD_VALUES if r.card_values == "hollywood" else STANDARD_VALUES
-        self.ply_limit = r.ply_limit
-        cards: set[int] = set()
-        if self.twos:
-            cards |= _TWO_CARDS
-        if self.queen_draw:
-            cards.add(QUEEN_OF_SPADES)
-        for rank in (self.skip_rank, self.reverse_rank):
-            if rank >= 0:
-                cards |= {s * 13 + rank for s in range(4)}
-        self.action_cards = frozenset(cards)  # cards whose play has an effect beyond the discard pile
-        self.simple_turns = not r.partnership  # no seat is ever skipped for being out
-        self.special_fits = r.eights == "match_suit" or not r.go_out_on_eight  # legal_ids cannot inline the fit
-
-
-def _entry_dict(entry: tuple) -> dict:
-    seat, kind = entry[0], entry[1]
-    out = {"seat": seat, "type": kind}
-    if kind == "play":
-        out["card"] = entry[2]
-        if len(entry) > 3:
-            out["suit"] = entry[3]
-    elif kind == "declare":
-        out["suit"] = entry[2]
-    elif kind == "penalty":
-        out["count"] = entry[2]
-    elif kind == "draw" and len(entry) > 2:
-        out["count"], out["penalty"] = entry[2], entry[3]
-    return out
-
-
-@lru_cache(maxsize=64)
-def _options(ruleset: Ruleset) -> _Options:
-    return _Options(ruleset)
-
-
-def _check_shape(action: object) -> str:
-    """The action's type, after checking it is a dict with exactly the keys its type takes."""
-    if not isinstance(action, dict):
-        raise IllegalAction('an action is a JSON object such as {"type": "draw"}')
-    kind = action.get("type")
-    if not isinstance(kind, str) or kind not in _ACTION_KEYS:
-        raise IllegalAction(f"unknown action type {kind!r:.40}: use play, draw, pass, declare or announce")
-    required, optional = _ACTION_KEYS[kind]
-    missing = sorted(required - set(action), key=repr)
-    if missing:
-        raise IllegalAction(f"a {kind} action needs {missing[0]!r}")
-    extra = sorted(set(action) - required - optional, key=repr)
-    if extra:
-        raise IllegalAction(f"a {kind} action takes no {extra[0]!r:.40}")
-    return kind
+            effects.finish(self, "blocked", None)  # service safeguard against endless draw-and-play loops
 
 
 def check_ruleset_seats(ruleset: Ruleset, seats: int) -> None:
@@ -972,3 +350,4 @@ def check_ruleset_seats(ruleset: Ruleset, seats: int) -> None:
         raise ValueError("ruleset field 'partnership' needs exactly 4 seats (seats 0+2 against 1+3)")
     if ruleset.scoring == "hollywood" and seats != 2:
         raise ValueError("ruleset field 'scoring'='hollywood' is for 2 seats")
+

@@ -16,7 +16,30 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .rules import Ruleset
+
+
+@dataclass(frozen=True)
+class DealResult:
+    """How a deal ended.
+
+    ``outcome`` is ``"out"`` (``winner`` emptied the hand; under ``partnership``, the seat whose going out
+    completed its side) or ``"blocked"`` (nobody could play or draw, or the ruleset's ``ply_limit`` was reached;
+    ``winner`` is None). ``hand_values`` lists each seat's remaining cards in the ruleset's card values (points);
+    ``points`` what the deal adds to each seat's match total under the scoring mode.
+    """
+
+    outcome: str
+    winner: int | None
+    hand_values: list[int]
+    points: list[int]
+    plies: int
+
+    def to_dict(self) -> dict:
+        return {"outcome": self.outcome, "winner": self.winner, "hand_values": list(self.hand_values),
+                "points": list(self.points), "plies": self.plies}
 
 
 def deal_points(ruleset: Ruleset, outcome: str, winner: int | None, hand_values: list[int]) -> list[int]:

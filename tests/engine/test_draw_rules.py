@@ -366,3 +366,63 @@ def test_explicit_pass_is_an_option_of_its_own():
     deal = pos(rules("pagat", explicit_pass=True), [["2C"], ["3D"]], ["9S", "4D"], ["5H"])
     deal.apply(DRAW)  # D's one card, no fit: with explicit_pass the seat passes as its own ply
     assert deal.to_play == 0 and deal.legal_actions() == [PASS]
+
+
+# ---- issue 9 structure: a refused draw says the draw rule's own reason -------------------------------------------
+
+def test_play_after_draw_none_a_further_draw_is_refused_because_the_turn_ends():
+    """With ``play_after_draw="none"`` and ``explicit_pass`` the seat that drew stays to pass; a draw is refused
+    because drawing ended the turn (the old message told it to play a playable card it could not play)."""
+    deal = pos(rules(draw="until_playable", play_after_draw="none", explicit_pass=True),
+               [["2H", "3C"], ["3D"]], ["9S", "4H"], ["5H"])
+    deal.apply(DRAW)
+    assert deal.to_play == 0 and deal.legal_actions() == [PASS]
+    assert_illegal(deal, DRAW, "after drawing the turn ends", "pass")
+    assert_illegal(deal, play("2H"), "after drawing the turn ends without a play")
+
+
+def _draw_refusal_agrees_with_the_position(deal, message):
+    """What a draw-refusal message claims must be true of the position it was given in."""
+    r, drawn = deal.ruleset, deal.drawn_this_turn
+    plays = [a for a in deal.legal_actions() if a["type"] == "play"]
+    if "nothing to draw" in message:
+        return not deal.stock and (r.empty_stock == "pass" or len(deal.discard) <= 1)
+    if "you must play" in message or "you drew a playable card" in message:
+        return bool(plays) and (r.play_after_draw != "none" or not drawn)
+    if "limit of" in message:
+        return r.draw == "up_to" and drawn >= r.draw_limit and f"limit of {r.draw_limit} " in message
+    if "already drawn your card" in message:
+        return r.draw == "one" and drawn >= 1
+    if "stock ran out" in message:
+        return r.stock_out_ends_turn and drawn >= 1 and not deal.stock
+    if "after drawing the turn ends" in message:
+        return r.play_after_draw == "none" and drawn >= 1
+    return False
+
+
+def test_every_refused_draw_says_a_reason_true_of_the_position():
+    """Random play over option mixes (both explicit_pass settings, so the seat often stays to play after its
+    draws): wherever DRAW is not legal in an ordinary turn, its message names a reason that holds."""
+    import random
+
+    from games.engine import IllegalAction
+
+    rng = random.Random(9)
+    checked = 0
+    for case in range(60):
+        options = {"draw": rng.choice(["one", "until_playable", "up_to"]), "draw_limit": rng.randint(1, 3),
+                   "play_after_draw": rng.choice(["drawn_only", "any", "none"]),
+                   "voluntary_draw": rng.random() < 0.5, "empty_stock": rng.choice(["reshuffle", "pass"]),
+                   "stock_out_ends_turn": rng.random() < 0.5, "explicit_pass": rng.random() < 0.7,
+                   "hand_size": rng.choice(["auto", 3, 7])}
+        deal = Deal.start(rules("pagat", **options), rng.randint(2, 4), case)
+        while not deal.is_over:
+            if {"type": "draw"} not in deal.legal_actions() and not deal.pending_draw \
+                    and not deal.awaiting_declaration:
+                try:
+                    deal.clone().apply(DRAW)
+                except IllegalAction as refusal:
+                    assert _draw_refusal_agrees_with_the_position(deal, str(refusal)), (options, str(refusal))
+                    checked += 1
+            deal.apply(rng.choice(deal.legal_actions()))
+    assert checked > 200
