@@ -129,7 +129,7 @@ def stack(tmp_path_factory):
         z.run("demo_setup", "--slug", "quick", "--target", "10", "--max-running", "1")
         z.start("bot1")
         z.start("bot2")
-        z.run("demo_bots")
+        z.run("demo_bots", "--wait", "60")  # the example bots may take a while to start on a loaded machine
         z.start("web")
         z.start("ladder")
         deadline = time.monotonic() + 30
