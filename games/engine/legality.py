@@ -28,6 +28,7 @@ LIMIT_REACHED = "you have drawn the limit of {limit} cards this turn: play or pa
 PLAY_THE_DRAWN_CARD = "you drew a playable card: play it"
 STOCK_RAN_OUT = ("the stock ran out during your draws: pass (the cards under the top card become the new stock "
                  "for the next seat's draw)")
+STOCK_RAN_OUT_PLAY = "the stock ran out during your draws: play a card that fits"
 TURN_ENDS_AFTER_DRAW = "after drawing the turn ends without a play under this ruleset"
 NO_DRAW_AFTER_DRAW = "after drawing the turn ends under this ruleset: pass"
 DRAWN_CARD_ONLY = "after drawing only the drawn card{drawn} may be played"
@@ -159,8 +160,8 @@ def legal_ids(deal) -> list[int]:
             why = NOTHING_TO_DRAW
         elif not drawn:
             why = o.holding_a_play_first if playable else None
-        elif o.stock_out_ends_turn and not deal.stock:
-            why = STOCK_RAN_OUT
+        elif o.stock_out_ends_turn and not deal.stock:  # holding a play, the draw rule's own reason comes first
+            why = (o.holding_a_play_later or STOCK_RAN_OUT_PLAY) if playable else STOCK_RAN_OUT
         elif drawn >= o.cards_a_turn:
             why = o.at_the_limit
         else:

@@ -426,3 +426,18 @@ def test_every_refused_draw_says_a_reason_true_of_the_position():
                     checked += 1
             deal.apply(rng.choice(deal.legal_actions()))
     assert checked > 200
+
+
+def test_stock_out_with_a_playable_drawn_card_the_refused_draw_says_play_it():
+    """Breaker F7: the draw that emptied the stock brought a card that fits; drawing is refused, and the reason must
+    not send the seat to pass (a pass is refused too while it can play)."""
+    deal = Deal.from_position(rules("crazy-eights"), [["5C", "KD", "9H"], ["2S", "3S", "4S"]], [], ["7D", "QD", "TC"],
+                              0, drawn_this_turn=1, drawn_card="5C")
+    assert deal.legal_actions() == [play("5C")]
+    assert_illegal(deal, DRAW, "play it")
+    assert_illegal(deal, PASS, "cannot pass while you can play")
+    r = rules("crazy-eights", draw="up_to", play_after_draw="any")  # a later draw may be voluntary here
+    deal = Deal.from_position(r, [["5C", "KD", "9H"], ["2S", "3S", "4S"]], [], ["7D", "QD", "TC"],
+                              0, drawn_this_turn=1, drawn_card="5C")
+    assert DRAW not in deal.legal_ids()
+    assert_illegal(deal, DRAW, "stock ran out", "play")
