@@ -131,7 +131,7 @@
         h("strong", {}, s.name), " ", h("span", {className: `badge ${s.guest ? "guest" : s.kind}`}, label),
         s.kind === "bot" && s.owner ? " " : null,
         s.kind === "bot" && s.owner ? h("span", {className: "muted small"}, `by ${s.owner}`) : null,
-        h("br"), h("span", {className: "small"}, `${v.hand_counts[s.index]} cards · total ${v.totals[s.index]}`),
+        h("br"), h("span", {className: "small"}, `${v.hand_counts[s.index]} ${v.hand_counts[s.index] === 1 ? "card" : "cards"} · total ${v.totals[s.index]}`),
         v.dealer === s.index ? " " : null, v.dealer === s.index ? h("span", {className: "muted small"}, "(dealer)") : null,
         v.to_play === s.index ? " " : null, v.to_play === s.index ? h("span", {className: "small"}, "▶ to play") : null);
     }));
@@ -161,6 +161,8 @@
     $("draw").textContent = v.draws_left === null || v.draws_left === undefined ? "Draw" : `Draw (${v.draws_left} left)`;
     if (v.pending_draw) $("draw").textContent = `Take ${v.pending_draw} penalty cards`;
     $("pass").disabled = !mine || !passes;
+    // the one thing left to do is to pass (e.g. the draw limit used and no card fits): say so and light the button
+    $("pass").classList.toggle("primary", mine && passes > 0 && state.legal_actions.length === 1);
     $("announce").hidden = !legal("announce").length;
     const names = state.seats.map(s => s.name);
     drawTurn();
@@ -189,11 +191,13 @@
       const me = state.seats[seat], totals = state.seats.map(s => `${s.name} ${v.totals[s.index]}`).join(" · ");
       const place = me.place === 1 ? "You won!" : `You came ${ordinal(me.place ?? 0)} of ${state.seats.length}.`;
       $("turn").replaceChildren(h("strong", {}, `The match is over. ${place}`), ` Final totals: ${totals}. `,
-        h("a", {href: `/matches/${matchId}/`}, "See the match and your rating change"), ".");
+        h("a", {href: `/matches/${matchId}/`}, "See the match page"), " (deal by deal, and the rating change of a ladder match).");
     } else if (state.your_turn) {
       const left = state.move_deadline ? Math.max(0, Math.round((new Date(state.move_deadline) - new Date()) / 1000)) : null;
+      const onlyPass = state.legal_actions.length === 1 && state.legal_actions[0].type === "pass";
       $("turn").replaceChildren(h("strong", {}, "Your turn."),
         ` ${v.drawn_card ? "You drew the " + cardWords(v.drawn_card) + ". " : ""}`,
+        ...(onlyPass ? [h("strong", {}, "No card fits and you cannot draw: press Pass. ")] : []),
         ...(left !== null ? [h("span", {className: "muted small"}, `${left} s left on your clock`)] : []));
     } else {
       $("turn").textContent = `Waiting for ${names[v.to_play] ?? "…"}.`;
