@@ -138,7 +138,9 @@
     note.textContent = reshuffleWords(entry.count) + ".";
     note.hidden = false;
     clearTimeout(showReshuffle.timer);
-    showReshuffle.timer = setTimeout(() => { stock.classList.remove("receiving"); discard.classList.remove("giving"); }, 2500);
+    showReshuffle.timer = setTimeout(() => {  // the movement is over (1.6 s): the piles are as the numbers say
+      pile.classList.remove("moving"); stock.classList.remove("receiving"); discard.classList.remove("giving");
+    }, 2500);
   }
   function noticeReshuffles(v) {  // only those that happen while the page is open move; the log keeps them all
     const count = v.history.filter(e => e.type === "reshuffle").length, key = v.deal_number;

@@ -59,13 +59,15 @@ def test_the_person_sees_the_pile_go_back_into_the_stock(live_server, browser, s
     style = "getComputedStyle(document.querySelector('#pile-move'))"
     if motion == "reduce":  # a still notice instead of the movement
         assert page.evaluate(f"() => {style}.animationName") == "none"
-        assert page.evaluate(f"() => {style}.visibility") == "hidden"
+        assert page.evaluate(f"() => {style}.display") == "none"
     else:  # the pile really travels: its animation runs from the discard spot to the stock spot
         assert page.evaluate(f"() => {style}.animationName") == "pile-to-stock"
         assert page.evaluate("() => document.querySelector('#pile-move').getAnimations().length") >= 1
     # the piles show where the cards went (a play or the bot's turn may have followed the draw already)
     assert int(page.inner_text("#discard")) <= 3 and int(page.inner_text("#stock")) >= count - 3
 
+    page.wait_for_function("() => !document.querySelector('#pile-move').classList.contains('moving')", timeout=5000)
+    assert note.is_visible()  # the words stay until the next reshuffle or deal
     page.reload()  # a reload shows the history as it is: the log keeps the line, nothing moves again
     page.wait_for_selector("#log li.log-reshuffle")
     page.wait_for_timeout(1500)
