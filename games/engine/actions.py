@@ -140,7 +140,8 @@ def parse_action(action: object, declares: bool, last_card_ends_deal: bool) -> i
 def entry_dict(entry: tuple) -> dict:
     """A history entry as ``Deal.history`` gives it, from the compact tuple the deal logs: ``(seat, "play", code[,
     suit])``, ``(seat, "draw"[, count, penalty])``, ``(seat, "pass")``, ``(seat, "declare", suit)``, ``(seat,
-    "announce")``, ``(seat, "penalty", count)``."""
+    "announce")``, ``(seat, "penalty", count)``, ``(seat, "reshuffle", count)`` (the stock ran out: ``count`` cards
+    from under the discard pile's top card were shuffled into a new stock; not a ply)."""
     seat, kind = entry[0], entry[1]
     out = {"seat": seat, "type": kind}
     if kind == "play":
@@ -149,7 +150,7 @@ def entry_dict(entry: tuple) -> dict:
             out["suit"] = entry[3]
     elif kind == "declare":
         out["suit"] = entry[2]
-    elif kind == "penalty":
+    elif kind == "penalty" or kind == "reshuffle":
         out["count"] = entry[2]
     elif kind == "draw" and len(entry) > 2:
         out["count"], out["penalty"] = entry[2], entry[3]

@@ -186,7 +186,10 @@ class Deal:
     def history(self) -> list[dict]:
         """The public plies of this deal, oldest first: ``{"seat", "type"}`` plus ``card`` and ``suit`` for a play,
         ``suit`` for a declaration, ``count`` and ``penalty`` for a penalty draw, and ``{"type": "penalty",
-        "count"}`` entries (not plies) for cards taken for a forgotten last-card announcement or on going out."""
+        "count"}`` entries (not plies) for cards taken for a forgotten last-card announcement or on going out, and
+        ``{"seat", "type": "reshuffle", "count"}`` entries (not plies) when the stock ran out and ``count`` cards
+        from under the discard pile's top card were shuffled into a new stock (``seat``: whose draw needed it),
+        recorded before the draw that needed them."""
         return [entry_dict(e) for e in self._log]
 
     @property

@@ -93,7 +93,7 @@ def draw(deal, seat: int) -> None:
         return
     stock = deal.stock
     if not stock:
-        refill_stock(deal)
+        refill_stock(deal, seat)
         stock = deal.stock
     card = stock.pop()
     bit = CARD_BITS[card]  # add_card, inlined: this is the hot path of every draw
@@ -234,10 +234,13 @@ def reverse_direction(deal, card: int) -> None:
 
 
 # ---- the stock ---------------------------------------------------------------------------------------------------
-def refill_stock(deal) -> None:
+def refill_stock(deal, seat: int) -> None:
     """Empty stock: the top card stays, every card under it is shuffled into a new stock (B C D); the declared
-    suit does not change. The k-th reshuffle of a deal is keyed by (seed, k)."""
+    suit does not change. The k-th reshuffle of a deal is keyed by (seed, k). The public history records it as
+    an event of its own, not a ply: ``(seat, "reshuffle", count)``, ``seat`` the one whose draw found the stock
+    empty, ``count`` the cards that went back (seeing them go back is a player's only proof; issue 10)."""
     deal.reshuffles += 1
+    deal._log.append((seat, "reshuffle", len(deal.discard) - 1))
     top = deal.discard.pop()
     deal.stock = deal.discard
     deal.discard = [top]
@@ -251,7 +254,7 @@ def draw_cards(deal, seat: int, count: int) -> int:
         if not deal.stock:
             if not (deal._o.reshuffle and len(deal.discard) > 1):
                 break
-            refill_stock(deal)
+            refill_stock(deal, seat)
         card = deal.stock.pop()
         add_card(deal, seat, card)
         deal.last_drawn = card

@@ -142,7 +142,7 @@ def _legal_text(legal: list[dict]) -> str:
 
 
 def _entry_text(entry: dict) -> str:
-    """A public history entry: ``s1 play 8S>H``, ``s2 draw 4 (penalty)``, ``s0 penalty 2``."""
+    """A public history entry: ``s1 play 8S>H``, ``s2 draw 4 (penalty)``, ``s0 penalty 2``, ``s1 reshuffle 23``."""
     parts = [f"s{entry['seat']}", entry["type"]]
     if "card" in entry:
         parts.append(entry["card"] + (f">{entry['suit']}" if "suit" in entry else ""))
@@ -244,7 +244,9 @@ class _Counts:
                 n["announcements"] += 1
             elif kind == "penalty":
                 n["penalties"] += 1
-        n["reshuffles"] += reshuffled
+            elif kind == "reshuffle":
+                n["reshuffles"] += 1
+        assert reshuffled == any(e["type"] == "reshuffle" for e in entries), "a reshuffle without its entry"
 
     def text(self) -> str:
         return ", ".join(f"{k} {v}" for k, v in self.n.items())

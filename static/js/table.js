@@ -13,7 +13,7 @@
   const csrf = document.cookie.split("; ").find(c => c.startsWith("csrftoken="))?.split("=")[1] || "";
   const SUITS = {C: ["♣", "clubs", "black"], D: ["♦", "diamonds", "red"], H: ["♥", "hearts", "red"], S: ["♠", "spades", "black"]};
   const RANKS = {A: "ace", T: "10", J: "jack", Q: "queen", K: "king", "8": "eight"};
-  let state = null, busy = false, shownDeals = null, pendingEight = null;
+  let state = null, busy = false, shownDeals = null, pendingEight = null, shuffleSeen = null;
   const $ = id => document.getElementById(id);
   const rankText = c => c[0] === "T" ? "10" : c[0];
   const cardWords = c => `${RANKS[c[0]] || c[0]} of ${SUITS[c[1]][1]}`;
@@ -120,6 +120,37 @@
     box.append(h("p", {className: "done"}, "Score card complete."));
   }
 
+  // The reshuffle in words: the log line and the notice say the same (issue 10: seeing the cards go back is the
+  // only proof a player has that the cards played earlier are in the stock again).
+  function reshuffleWords(count) {
+    return `The stock ran out: ${count} ${count === 1 ? "card" : "cards"} from the discard pile ${count === 1 ? "was" : "were"} ` +
+      "shuffled into a new stock (the top card stays)";
+  }
+  // A reshuffle the page has not shown yet: the pile moves from the discard spot into the stock (CSS; still under
+  // prefers-reduced-motion) and the notice says it in words until the next one.
+  function showReshuffle(entry) {
+    const pile = $("pile-move"), stock = document.querySelector(".spot-stock"), discard = document.querySelector(".spot-discard");
+    for (const el of [pile, stock, discard]) el.classList.remove("moving", "receiving", "giving");
+    void pile.offsetWidth;  // restart the animation when two reshuffles come close together
+    pile.classList.add("moving"); stock.classList.add("receiving"); discard.classList.add("giving");
+    root.dataset.reshuffles = String(Number(root.dataset.reshuffles || 0) + 1);  // for tests: movements shown
+    const note = $("reshuffle-note");
+    note.textContent = reshuffleWords(entry.count) + ".";
+    note.hidden = false;
+    clearTimeout(showReshuffle.timer);
+    showReshuffle.timer = setTimeout(() => {  // the movement is over (1.6 s): the piles are as the numbers say
+      pile.classList.remove("moving"); stock.classList.remove("receiving"); discard.classList.remove("giving");
+    }, 2500);
+  }
+  function noticeReshuffles(v) {  // only those that happen while the page is open move; the log keeps them all
+    const count = v.history.filter(e => e.type === "reshuffle").length, key = v.deal_number;
+    if (shuffleSeen !== null && (key !== shuffleSeen.deal ? count > 0 : count > shuffleSeen.count)) {
+      showReshuffle(v.history.filter(e => e.type === "reshuffle").pop());
+    }
+    if (shuffleSeen !== null && key !== shuffleSeen.deal && !count) $("reshuffle-note").hidden = true;  // a new deal
+    shuffleSeen = {deal: key, count};
+  }
+
   function render() {
     const v = state.view, mine = state.your_turn;
     root.dataset.ply = state.ply;  // for tests and assistive tools: the position shown
@@ -169,12 +200,14 @@
     const log = $("log"), grew = log.childElementCount !== v.history.length;
     log.replaceChildren(...v.history.map(entry => {
       const who = names[entry.seat] ?? ("seat " + entry.seat);
-      return h("li", {}, entry.type === "play" ? `${who} played the ${cardWords(entry.card)}` + (entry.suit ? ` and declared ${SUITS[entry.suit][1]}` : "")
+      return h("li", entry.type === "reshuffle" ? {className: "log-reshuffle"} : {}, entry.type === "play" ? `${who} played the ${cardWords(entry.card)}` + (entry.suit ? ` and declared ${SUITS[entry.suit][1]}` : "")
         : entry.type === "draw" ? (entry.penalty ? `${who} took ${entry.count} penalty cards` : `${who} drew a card`)
         : entry.type === "declare" ? `${who} declared ${SUITS[entry.suit][1]}` : entry.type === "penalty" ? `${who} drew ${entry.count} penalty cards`
+        : entry.type === "reshuffle" ? reshuffleWords(entry.count) + ` (${who} was to draw)`
         : `${who} ${entry.type === "pass" ? "passed" : "announced a last card"}`);
     }));
     if (grew) log.scrollTop = log.scrollHeight;  // the newest ply in view
+    noticeReshuffles(v);
     if (shownDeals === null) shownDeals = state.deals_finished;
     if (state.deals_finished > shownDeals) { shownDeals = state.deals_finished; showScorecard(shownDeals); }
   }
