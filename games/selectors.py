@@ -172,3 +172,17 @@ def match_deal_table(*, match: Match, deals: list[Deal], seats: list[Seat]) -> l
 
 def ruleset_of(match: Match) -> Ruleset:
     return Ruleset.from_dict(match.ruleset)
+
+
+def running_tables(*, player, limit: int = 10) -> list[dict]:
+    """The running matches where ``player`` (a person or a guest; None gives []) has a seat, newest first, at most
+    ``limit``: ``[{"match": Match, "seat": int, "opponents": [name, ...]}]``, for the home page's way back to a table."""
+    if player is None:
+        return []
+    seats = (Seat.objects.filter(player=player, match__status=Match.Status.RUNNING)
+             .select_related("match").order_by("-match__created_at", "-match_id")[:limit])
+    others = {}
+    for seat in Seat.objects.filter(match_id__in=[s.match_id for s in seats]).exclude(player=player) \
+            .select_related("player").order_by("index"):
+        others.setdefault(seat.match_id, []).append(seat.player.name)
+    return [{"match": s.match, "seat": s.index, "opponents": others.get(s.match_id, [])} for s in seats]

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_POST
 
 from games import selectors as game_selectors
 from games.engine import PRESETS, Ruleset
-from games.guests import GuestRefused, guest_deal, guest_opponents
+from games.guests import GuestRefused, guest_deal, guest_opponents, session_guest
 from games.services import casual_match_create
 from games.views import rules_context
 from games.models import Player
@@ -36,7 +36,15 @@ def home(request, *, status: int = 200, guest_error: str = "", chosen: dict | No
         "recent": game_selectors.match_list(status="finished")[:10],
         "guest_presets": guest_presets(), "guest_error": guest_error,
         "chosen": chosen or {"preset": GUEST_DEFAULT_PRESET, "seats": "2"},
+        "your_tables": game_selectors.running_tables(player=_person(request)),
     }, status=status)
+
+
+def _person(request) -> Player | None:
+    """The player this browser plays as: the logged-in person's player, else the session's guest (or None)."""
+    if request.user.is_authenticated:
+        return Player.objects.filter(user=request.user, kind=Player.Kind.HUMAN).first()
+    return session_guest(request)
 
 
 @require_POST

@@ -347,3 +347,20 @@ def test_each_guest_behind_one_address_has_its_own_seat_view_budget(house_bots, 
     first, second = _table(_deal(one)), _table(_deal(two))
     assert [one.get(f"/api/matches/{first}/seats/0/").status_code for _ in range(4)] == [200, 200, 200, 429]
     assert two.get(f"/api/matches/{second}/seats/0/").status_code == 200  # the other guest's budget is untouched
+
+
+def test_the_home_page_leads_back_to_the_browsers_running_tables_and_no_one_elses(house_bots):
+    """Newcomer trial: after leaving a table there was no way back from the home page. The home page lists the
+    running matches of this browser's guest (or of the logged-in person), each linked to its table; another
+    browser sees none of them."""
+    me, other = Client(), Client()
+    first = _table(_deal(me))
+    second = _table(_deal(me, seats="3"))
+    page = me.get("/").content.decode()
+    assert "Your tables" in page
+    assert f'href="/matches/{first}/play/"' in page and f'href="/matches/{second}/play/"' in page
+    page = other.get("/").content.decode()
+    assert "Your tables" not in page and f"/matches/{first}/play/" not in page
+    Match.objects.filter(pk=first).update(status=Match.Status.FINISHED)
+    page = me.get("/").content.decode()
+    assert f'href="/matches/{first}/play/"' not in page and f'href="/matches/{second}/play/"' in page
