@@ -163,6 +163,13 @@ MATCH_WORKER = "celery" if CELERY_BROKER_URL else "ladder_loop"
 if not CELERY_BROKER_URL:
     CELERY_BROKER_URL = "memory://localhost/"
 CELERY_TASK_EAGER_PROPAGATES = True
+#: The queue every task goes to and every worker takes from (the project routes nothing elsewhere: no
+#: CELERY_TASK_ROUTES, no named queues). Two deployments (or test runs) sharing one broker database keep apart by
+#: their own names; config/test_settings.py gives each test run its own.
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "celery")
+if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", CELERY_TASK_DEFAULT_QUEUE):
+    raise ImproperlyConfigured(f"CELERY_QUEUE={CELERY_TASK_DEFAULT_QUEUE[:40]!r}: a queue name is 1 to 100 letters, "
+                               "digits, '.', '_' or '-', e.g. eights")
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True  # a worker killed mid-task leaves the message for another worker

@@ -102,6 +102,7 @@ def _test_env(settings) -> dict[str, str]:
         "TEST_CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
         "TEST_CACHE_URL": str(cache.get("LOCATION", "")),
         "TEST_CACHE_KEY_PREFIX": str(cache.get("KEY_PREFIX", "")),
+        "TEST_CELERY_QUEUE": settings.CELERY_TASK_DEFAULT_QUEUE,
     })
     return env
 
