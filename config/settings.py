@@ -127,6 +127,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "config.api.exception_handler",
+    # DRF's three, with JSON's refusing a body nested too deeply (400 parse_error, not 500)
+    "DEFAULT_PARSER_CLASSES": ["config.parsers.JSONParser", "rest_framework.parsers.FormParser",
+                               "rest_framework.parsers.MultiPartParser"],
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",  # first: anonymous callers get 401, not 403
         "rest_framework.authentication.SessionAuthentication",
@@ -149,7 +152,7 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     # request bodies get their own components ("...Request"), so a required text field says minLength 1 there
     "COMPONENT_SPLIT_REQUEST": True,
-    "PARSER_WHITELIST": ["rest_framework.parsers.JSONParser"],  # the API speaks JSON (forms are for pages)
+    "PARSER_WHITELIST": ["config.parsers.JSONParser"],  # the API speaks JSON (forms are for pages)
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.api.schema_refuse_nul"],
 }
 
