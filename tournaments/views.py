@@ -12,7 +12,7 @@ from games import selectors as game_selectors
 from games.engine import PRESETS, Ruleset
 from games.guests import GuestRefused, guest_deal, guest_opponents
 from games.services import casual_match_create
-from games.views import rules_context
+from games.views import RulesNotFound, rules_context, rules_index
 from games.models import Player
 from tournaments import selectors
 from tournaments.models import Ladder
@@ -94,13 +94,18 @@ def ladder_detail(request, slug: str):
 def ladder_rules(request, slug: str):
     """How to play on this ladder: its ruleset (a preset with the ladder's own options) at its seats per match."""
     ladder = get_object_or_404(Ladder, slug=slug)
-    ruleset = Ruleset.from_dict(ladder.ruleset)
-    own = ladder.preset in PRESETS and ruleset != Ruleset.preset(ladder.preset)
-    return render(request, "games/rules.html", rules_context(
-        ruleset=ruleset, seats=ladder.seats_per_match, preset=ladder.preset, title=f"How to play: {ladder.name}",
-        intro=f"The rules of the ladder {ladder.name}: preset {ladder.preset}"
-              + (" with the ladder's own options" if own else "") + f", {ladder.seats_per_match} seats per match.",
-        back=(reverse("ladder-detail", args=[slug]), ladder.name)))
+    try:
+        ruleset = Ruleset.from_dict(ladder.ruleset)
+        own = ladder.preset in PRESETS and ruleset != Ruleset.preset(ladder.preset)
+        context = rules_context(
+            ruleset=ruleset, seats=ladder.seats_per_match, preset=ladder.preset, title=f"How to play: {ladder.name}",
+            intro=f"The rules of the ladder {ladder.name}: preset {ladder.preset}"
+                  + (" with the ladder's own options" if own else "") + f", {ladder.seats_per_match} seats per match.",
+            back=(reverse("ladder-detail", args=[slug]), ladder.name))
+    except (RulesNotFound, ValueError, TypeError) as exc:  # a ladder stored with rules the engine cannot seat
+        return rules_index(request, f"The rules of the ladder {ladder.name} cannot be shown: {exc}. The ladder's "
+                                    "settings need fixing by an administrator.", 404)
+    return render(request, "games/rules.html", context)
 
 
 def match_page_extras(match) -> dict:
