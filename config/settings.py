@@ -218,6 +218,13 @@ GUEST_MATCH_RATE = env_str("GUEST_MATCH_RATE", "30/hour")
 if not re.fullmatch(r"[1-9][0-9]{0,6}/(s|sec|second|m|min|minute|h|hour|d|day)", GUEST_MATCH_RATE):
     raise ImproperlyConfigured(f"GUEST_MATCH_RATE={GUEST_MATCH_RATE!r}: write a count per period, e.g. 30/hour")
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["guest_match"] = GUEST_MATCH_RATE
+#: A logged-in person's casual (unrated) matches (games.casual): running at once, and new ones per account (the
+#: home page's Deal, POST /api/matches/casual/, "Play this deal").
+CASUAL_RUNNING_PER_PERSON = env_int("CASUAL_RUNNING_PER_PERSON", 3, 1, 1000)
+CASUAL_MATCH_RATE = env_str("CASUAL_MATCH_RATE", "60/hour")
+if not re.fullmatch(r"[1-9][0-9]{0,6}/(s|sec|second|m|min|minute|h|hour|d|day)", CASUAL_MATCH_RATE):
+    raise ImproperlyConfigured(f"CASUAL_MATCH_RATE={CASUAL_MATCH_RATE!r}: write a count per period, e.g. 60/hour")
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["casual_match"] = CASUAL_MATCH_RATE
 #: Finished or aborted guest matches (and guest players left without a match) are deleted this long after.
 GUEST_KEEP_HOURS = env_int("GUEST_KEEP_HOURS", 72, 1, 24 * 3650)
 #: How often (seconds) guest housekeeping runs: Celery beat with a broker, the ladder loop without one.

@@ -17,6 +17,7 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_POST
 
 from games import selectors, services
+from games.casual import CasualRefused, casual_start
 from games.engine import PRESETS, Ruleset
 from games.engine.describe import describe_rules
 from games.guests import session_guest
@@ -97,10 +98,17 @@ def deal_code_play(request, code: str):
         if not re.fullmatch(r"[0-9]{1,2}", seat_text):
             raise ValueError(f"seat is a seat number (0, 1, ...), not {seat_text[:10]!r}")
         seat = int(seat_text)
-        match = services.deal_replay_create(code=code, user=request.user, seat=seat)
+        match = casual_start(person=services.player_for_user(user=request.user), create=lambda: (
+            services.deal_replay_create(code=code, user=request.user, seat=seat)))
     except ValueError as exc:
         messages.error(request, str(exc))
         return redirect("deal-code", code=code)
+    except CasualRefused as exc:  # the account's casual match limits: the deal's page saying which, 429
+        messages.error(request, exc.detail)
+        response = deal_code_page(request, code)
+        response.status_code = 429
+        response["Retry-After"] = str(exc.retry_after)
+        return response
     return redirect("match-table", match_id=match.pk)
 
 

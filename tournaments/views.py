@@ -10,8 +10,10 @@ from django.views.decorators.http import require_POST
 
 from games import selectors as game_selectors
 from games.engine import PRESETS, Ruleset
-from games.guests import GuestRefused, guest_deal, guest_opponents
-from games.services import casual_match_create
+from games.casual import casual_start
+from games.guests import guest_deal, guest_opponents
+from games.limits import LimitRefused
+from games.services import casual_match_create, player_for_user
 from games.views import RulesNotFound, rules_context, rules_index
 from games.models import Player
 from tournaments import selectors
@@ -43,7 +45,8 @@ def home(request, *, status: int = 200, guest_error: str = "", chosen: dict | No
 def guest_deal_page(request):
     """The home page's Deal: a casual, unrated match against house bots at once, then its table. Without an account
     the browser plays as a guest (``games.guests.guest_deal``: its limits answer 429 with Retry-After and the home
-    page saying which limit); a logged-in person plays as themselves. A preset without a ladder (other than
+    page saying which limit); a logged-in person plays as themselves, under the casual match limits
+    (``games.casual``, answered the same way). A preset without a ladder (other than
     ``web-table``) or a seat count other than 2 or 3 answers 400. Nothing is created when refused."""
     preset = request.POST.get("preset") or GUEST_DEFAULT_PRESET
     seats_text = request.POST.get("seats") or "2"
@@ -57,10 +60,11 @@ def guest_deal_page(request):
     try:
         if request.user.is_authenticated:
             opponents = [p.name for p in guest_opponents(int(seats_text) - 1)]
-            match = casual_match_create(user=request.user, opponents=opponents, preset=preset)
+            match = casual_start(person=player_for_user(user=request.user), create=lambda: casual_match_create(
+                user=request.user, opponents=opponents, preset=preset))
         else:
             match = guest_deal(request, preset=preset, seats=int(seats_text))
-    except GuestRefused as exc:
+    except LimitRefused as exc:  # a guest limit, or the account's casual match limits (games.casual)
         response = home(request, status=429, guest_error=exc.detail, chosen=chosen)
         response["Retry-After"] = str(exc.retry_after)
         return response
