@@ -426,3 +426,10 @@ def test_every_refused_draw_says_a_reason_true_of_the_position():
                     checked += 1
             deal.apply(rng.choice(deal.legal_actions()))
     assert checked > 200
+
+
+def test_the_draw_limit_refusal_counts_one_card_in_the_singular():
+    """russian-36 draws up to 1: "the limit of 1 card", not "1 cards" (breaker F8)."""
+    deal = pos(rules(draw="up_to", draw_limit=1, play_after_draw="any"), [["2H"], ["3D"]], ["9S", "KD"], ["5H"])
+    deal.apply(DRAW)
+    assert_illegal(deal, DRAW, "you have drawn the limit of 1 card this turn: play or pass")
