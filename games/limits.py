@@ -35,9 +35,10 @@ def client_address(request) -> str:
     return str(address)
 
 
-#: what each throttle scope counts, for the 429's message (``config.api.exception_handler``)
+#: what each throttle scope counts, for the 429's message (``config.api.exception_handler``); "per player": per account, or
+#: per guest for a guest (``ScopedRateThrottle``)
 SCOPE_WORDS = {"anon": "API calls per address without an account", "user": "API calls per account",
-               "seat_view": "seat views per account", "seat_action": "moves per account",
+               "seat_view": "seat views per player", "seat_action": "moves per player",
                "bot_verify": "bot verifications per account", "signup": "accounts created per address",
                "signup_attempt": "sign-up form posts per address", "guest_match": "new guest matches per address",
                "casual_match": "new casual matches per account"}
