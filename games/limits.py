@@ -35,8 +35,8 @@ def client_address(request) -> str:
     return str(address)
 
 
-#: what each throttle scope counts, for the 429's message (``config.api.exception_handler``); "per player": per account, or
-#: per guest for a guest (``ScopedRateThrottle``)
+#: what each throttle scope counts, for the 429's message (``config.api.exception_handler``); "per player": per
+#: account, or per guest for a guest (``ScopedRateThrottle``)
 SCOPE_WORDS = {"anon": "API calls per address without an account", "user": "API calls per account",
                "seat_view": "seat views per player", "seat_action": "moves per player",
                "bot_verify": "bot verifications per account", "signup": "accounts created per address",
