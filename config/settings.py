@@ -28,6 +28,11 @@ if not SECRET_KEY:
         raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off")
     SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
+#: Send the session and CSRF cookies over HTTPS only. Off by default: `make run` and docker-compose.yml serve plain
+#: HTTP on loopback, where a Secure cookie would never come back (no login). Turn it on behind HTTPS.
+SECURE_COOKIES = env_bool("SECURE_COOKIES", False)
+SESSION_COOKIE_SECURE = SECURE_COOKIES
+CSRF_COOKIE_SECURE = SECURE_COOKIES
 
 INSTALLED_APPS = [
     "django.contrib.admin",
