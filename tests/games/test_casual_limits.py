@@ -6,7 +6,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from games.models import Match
+from games.engine import Ruleset
+from games.models import Match, Player
+from games.services import match_advance, match_create
 from tournaments.services import ladder_play_now
 
 pytestmark = pytest.mark.django_db
@@ -61,3 +63,18 @@ def test_ladder_matches_do_not_count(person_client, settings, ladder):
     match, _seat = ladder_play_now(ladder=ladder, user=get_user_model().objects.get(username="casual-person"))
     assert match is not None and match.status == Match.Status.RUNNING
     assert _api(person_client).status_code == 201
+
+
+def test_play_this_deal_counts_too_and_takes_ascii_seats_only(person_client, settings):
+    settings.CASUAL_RUNNING_PER_PERSON = 1
+    houses = list(Player.objects.filter(kind=Player.Kind.HOUSE).order_by("pk"))[:2]
+    original = match_create(players=houses, ruleset=Ruleset.preset("pagat"), seed=2024)
+    assert match_advance(match_id=original.pk) == "finished"
+    code = original.deals.order_by("number").first().code
+    assert person_client.post(f"/deals/{code}/play/", {"seat": "\u0661"}).status_code == 302  # refused: a message
+    assert Match.objects.count() == 1
+    assert person_client.post(f"/deals/{code}/play/", {"seat": "1"}).status_code == 302
+    refused = person_client.post(f"/deals/{code}/play/", {"seat": "1"})
+    assert refused.status_code == 429 and int(refused["Retry-After"]) >= 1
+    assert "limit 1 running casual matches per account" in refused.content.decode()
+    assert Match.objects.count() == 2
