@@ -159,7 +159,7 @@ def _status_problem(reply: Reply) -> str | None:
 def _json(reply: Reply) -> tuple[object, str | None]:
     try:
         return json.loads(reply.data), None
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # RecursionError: nested too deeply
         return None, f"the reply is not JSON ({exc}): {_snippet(reply.data)}"
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import time
 
 from jsonschema import Draft202012Validator
@@ -118,7 +119,7 @@ def sign(secret: str, body: bytes, timestamp: int | None = None) -> dict[str, st
 def verify(secret: str, body: bytes, timestamp: str | None, signature: str | None,
            max_age_s: int = SIGNATURE_MAX_AGE_S, now: float | None = None) -> bool:
     """What a bot does with a request: True when the signature matches and the timestamp is fresh."""
-    if not timestamp or not signature or not timestamp.isdigit():
+    if not timestamp or not signature or not re.fullmatch(r"[0-9]{1,12}", timestamp):  # ASCII: int() reads "١٢"
         return False
     if abs((time.time() if now is None else now) - int(timestamp)) > max_age_s:
         return False

@@ -138,7 +138,8 @@ def _nul_where(request) -> str | None:
             body = request.body
             if b"\x00" in body or (b"\\u0000" in body.lower() and _has_nul(json.loads(body))):
                 return "JSON body"
-    except (RequestDataTooBig, TooManyFieldsSent, ValueError, MultiPartParserError, UnreadablePostError):
+    except (RequestDataTooBig, TooManyFieldsSent, ValueError, RecursionError, MultiPartParserError,
+            UnreadablePostError):  # a JSON body nested too deeply: the API's JSONParser says so (400 parse_error)
         return None
     return None
 

@@ -28,6 +28,11 @@ if not SECRET_KEY:
         raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off")
     SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
+#: Send the session and CSRF cookies over HTTPS only. Off by default: `make run` and docker-compose.yml serve plain
+#: HTTP on loopback, where a Secure cookie would never come back (no login). Turn it on behind HTTPS.
+SECURE_COOKIES = env_bool("SECURE_COOKIES", False)
+SESSION_COOKIE_SECURE = SECURE_COOKIES
+CSRF_COOKIE_SECURE = SECURE_COOKIES
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -127,6 +132,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "config.api.exception_handler",
+    # DRF's three, with JSON's refusing a body nested too deeply (400 parse_error, not 500)
+    "DEFAULT_PARSER_CLASSES": ["config.parsers.JSONParser", "rest_framework.parsers.FormParser",
+                               "rest_framework.parsers.MultiPartParser"],
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",  # first: anonymous callers get 401, not 403
         "rest_framework.authentication.SessionAuthentication",
@@ -149,7 +157,7 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     # request bodies get their own components ("...Request"), so a required text field says minLength 1 there
     "COMPONENT_SPLIT_REQUEST": True,
-    "PARSER_WHITELIST": ["rest_framework.parsers.JSONParser"],  # the API speaks JSON (forms are for pages)
+    "PARSER_WHITELIST": ["config.parsers.JSONParser"],  # the API speaks JSON (forms are for pages)
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.api.schema_refuse_nul"],
 }
 
@@ -163,6 +171,13 @@ MATCH_WORKER = "celery" if CELERY_BROKER_URL else "ladder_loop"
 if not CELERY_BROKER_URL:
     CELERY_BROKER_URL = "memory://localhost/"
 CELERY_TASK_EAGER_PROPAGATES = True
+#: The queue every task goes to and every worker takes from (the project routes nothing elsewhere: no
+#: CELERY_TASK_ROUTES, no named queues). Two deployments (or test runs) sharing one broker database keep apart by
+#: their own names; config/test_settings.py gives each test run its own.
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "celery")
+if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", CELERY_TASK_DEFAULT_QUEUE):
+    raise ImproperlyConfigured(f"CELERY_QUEUE={CELERY_TASK_DEFAULT_QUEUE[:40]!r}: a queue name is 1 to 100 letters, "
+                               "digits, '.', '_' or '-', e.g. eights")
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True  # a worker killed mid-task leaves the message for another worker
@@ -208,6 +223,13 @@ GUEST_MATCH_RATE = env_str("GUEST_MATCH_RATE", "30/hour")
 if not re.fullmatch(r"[1-9][0-9]{0,6}/(s|sec|second|m|min|minute|h|hour|d|day)", GUEST_MATCH_RATE):
     raise ImproperlyConfigured(f"GUEST_MATCH_RATE={GUEST_MATCH_RATE!r}: write a count per period, e.g. 30/hour")
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["guest_match"] = GUEST_MATCH_RATE
+#: A logged-in person's casual (unrated) matches (games.casual): running at once, and new ones per account (the
+#: home page's Deal, POST /api/matches/casual/, "Play this deal").
+CASUAL_RUNNING_PER_PERSON = env_int("CASUAL_RUNNING_PER_PERSON", 3, 1, 1000)
+CASUAL_MATCH_RATE = env_str("CASUAL_MATCH_RATE", "60/hour")
+if not re.fullmatch(r"[1-9][0-9]{0,6}/(s|sec|second|m|min|minute|h|hour|d|day)", CASUAL_MATCH_RATE):
+    raise ImproperlyConfigured(f"CASUAL_MATCH_RATE={CASUAL_MATCH_RATE!r}: write a count per period, e.g. 60/hour")
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["casual_match"] = CASUAL_MATCH_RATE
 #: Finished or aborted guest matches (and guest players left without a match) are deleted this long after.
 GUEST_KEEP_HOURS = env_int("GUEST_KEEP_HOURS", 72, 1, 24 * 3650)
 #: How often (seconds) guest housekeeping runs: Celery beat with a broker, the ladder loop without one.

@@ -10,12 +10,19 @@ os.environ["CELERY_BROKER_URL"] = os.environ.get("TEST_CELERY_BROKER_URL", "redi
 # clears only this run's keys before each test, so two runs sharing the database do not wipe each other's counts
 os.environ["CACHE_URL"] = os.environ.get("TEST_CACHE_URL", "redis://127.0.0.1:6379/14")
 os.environ["CACHE_KEY_PREFIX"] = os.environ.get("TEST_CACHE_KEY_PREFIX", f"test{os.getpid()}")
+# the run's own Celery queue: two runs (or a run and a worker of `make run` on that Redis database) sharing the
+# broker database never take each other's tasks (e.g. advance_match against the other run's test database). The
+# run id is kept in the environment, so a process this run starts (a Celery worker loading these settings) takes
+# tasks from the same queue.
+RUN_ID = os.environ.setdefault("TEST_RUN_ID", str(os.getpid()))
+os.environ["CELERY_QUEUE"] = os.environ.get("TEST_CELERY_QUEUE", f"eights.test{RUN_ID}")
 
 from config.settings import *  # noqa: E402,F403
 
 # read now; a process a test starts (e.g. the zero-setup configuration) must not inherit this run's cache
 os.environ.pop("CACHE_URL", None)
 os.environ.pop("CACHE_KEY_PREFIX", None)
+os.environ.pop("CELERY_QUEUE", None)  # TEST_RUN_ID stays: a process loading these settings again finds the queue
 
 DATABASES["default"]["CONN_MAX_AGE"] = 0  # noqa: F405
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -16,6 +16,7 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -27,7 +28,8 @@ MAX_AGE_S = 300
 
 def signature_ok(secret: str, body: bytes, timestamp: str | None, signature: str | None) -> bool:
     """The check every bot should make before trusting a request."""
-    if not timestamp or not signature or not timestamp.isdigit() or abs(time.time() - int(timestamp)) > MAX_AGE_S:
+    if (not timestamp or not signature or not re.fullmatch(r"[0-9]{1,12}", timestamp)  # ASCII digits only
+            or abs(time.time() - int(timestamp)) > MAX_AGE_S):
         return False
     expected = "sha256=" + hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
     return hmac.compare_digest(expected, signature)

@@ -17,12 +17,13 @@ from drf_spectacular.utils import (OpenApiResponse, extend_schema, extend_schema
                                    inline_serializer)
 from rest_framework import serializers, status
 from rest_framework.authentication import CSRFCheck
-from rest_framework.exceptions import APIException, NotAuthenticated, NotFound, PermissionDenied
+from rest_framework.exceptions import APIException, NotAuthenticated, NotFound, PermissionDenied, Throttled
 from rest_framework.permissions import SAFE_METHODS, BasePermission, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import services
+from games.casual import CasualRefused, casual_start
 from games.engine import PRESETS, IllegalAction, referee
 from games.engine.cards import HOLLYWOOD_VALUES, STANDARD_VALUES, parse_card
 from games.guests import session_guest
@@ -228,12 +229,20 @@ class CasualMatchApi(APIView):
                               400: _err("invalid_match: a name that is not a house bot, a name given twice, or "
                                         "more players than the preset seats (the detail says which)"),
                               401: _err("not logged in (token or session)"),
-                              429: _err("too many requests: see Retry-After")})
+                              429: _err("too many requests, or a casual match limit of the account "
+                                        "(CASUAL_RUNNING_PER_PERSON running, CASUAL_MATCH_RATE new): the detail "
+                                        "names it; see Retry-After")})
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            match = services.casual_match_create(user=request.user, **data.validated_data)
+            match = casual_start(person=services.player_for_user(user=request.user), create=lambda: (
+                services.casual_match_create(user=request.user, **data.validated_data)))
         except ValueError as exc:  # which house bots exist is data, not schema: a documented 400 of its own
             raise InvalidMatchError(str(exc)) from None
+        except CasualRefused as exc:
+            refused = Throttled(detail=exc.detail)  # the words say how long already
+            refused.wait = exc.retry_after  # Retry-After
+            refused.says_which_limit = True  # config.api.exception_handler keeps these words
+            raise refused from None
         return Response({"match_id": match.pk, "seat": 0}, status=status.HTTP_201_CREATED)

@@ -39,7 +39,7 @@ from django.utils import timezone
 from rest_framework.throttling import SimpleRateThrottle
 
 from games.engine import Ruleset
-from games.limits import client_address
+from games.limits import LimitRefused, client_address
 from games.models import Match, Player, Seat
 from games.services import match_create, match_wake, player_for_user, player_house_create
 
@@ -52,15 +52,10 @@ SESSION_KEY = "guest_player_id"
 _ADDRESS_LOCK, _GUEST_LOCK = 0x6E57, 0x6E58
 
 
-class GuestRefused(Exception):
+class GuestRefused(LimitRefused):
     """A Deal refused by a guest limit (or while another Deal of the same browser or address is being started).
     ``detail``: plain words saying which limit and what to do; ``retry_after``: seconds (>= 1) until a new try may
     pass."""
-
-    def __init__(self, detail: str, retry_after: int):
-        super().__init__(detail)
-        self.detail = detail
-        self.retry_after = max(1, int(retry_after))
 
 
 class GuestMatchThrottle(SimpleRateThrottle):

@@ -35,11 +35,24 @@ def client_address(request) -> str:
     return str(address)
 
 
-#: what each throttle scope counts, for the 429's message (``config.api.exception_handler``)
+#: what each throttle scope counts, for the 429's message (``config.api.exception_handler``); "per player": per
+#: account, or per guest for a guest (``ScopedRateThrottle``)
 SCOPE_WORDS = {"anon": "API calls per address without an account", "user": "API calls per account",
-               "seat_view": "seat views per account", "seat_action": "moves per account",
+               "seat_view": "seat views per player", "seat_action": "moves per player",
                "bot_verify": "bot verifications per account", "signup": "accounts created per address",
-               "signup_attempt": "sign-up form posts per address", "guest_match": "new guest matches per address"}
+               "signup_attempt": "sign-up form posts per address", "guest_match": "new guest matches per address",
+               "casual_match": "new casual matches per account"}
+
+
+class LimitRefused(Exception):
+    """Something refused by a limit outside DRF's throttles (a guest Deal: ``games.guests.GuestRefused``; a casual
+    match: ``games.casual.CasualRefused``). ``detail``: plain words naming the limit and what to do;
+    ``retry_after``: seconds (>= 1) until a new try may pass (the 429's Retry-After)."""
+
+    def __init__(self, detail: str, retry_after: int):
+        super().__init__(detail)
+        self.detail = detail
+        self.retry_after = max(1, int(retry_after))
 
 
 def limit_words(*, scope: str | None, rate: str | None) -> str:

@@ -112,11 +112,27 @@ def name_skeleton(name: str) -> str:
     return skeleton
 
 
+@lru_cache(maxsize=1)
+def _guest_pattern() -> re.Pattern:
+    """Skeletons of the guests' naming scheme (``games.guests``: ``Guest <6 hex digits>``): ``guest`` alone, or
+    followed by any run of spaces, ``_``, ``.`` or ``-`` and six characters whose skeletons are a hex digit's (``0``
+    and ``O`` are both ``o``)."""
+    hex_like = "".join(sorted({name_skeleton(ch) for ch in "0123456789abcdef"}))
+    return re.compile(rf"{name_skeleton('Guest')}(?:[ _.\-]*[{re.escape(hex_like)}]{{6}})?")
+
+
+def looks_like_a_guest(name: str) -> bool:
+    """Whether ``name`` could pass for a guest's name (``Guest 0a0a0a``, ``Guest``, ``GUEST_0A0A0A``, ``Guеst``
+    with a Cyrillic e, ...): compared by skeleton, like names among themselves."""
+    return _guest_pattern().fullmatch(name_skeleton(name)) is not None
+
+
 def player_name_check(*, name: object, exclude_player_id: int | None = None, min_length: int = 2,
                       max_length: int = 40) -> str:
     """A name a new or renamed player may take: returns it normalised (``name_normalize``). Raises ``NameRefused``:
     ``invalid_name`` for a length outside ``min_length``..``max_length`` characters or an invisible or control
-    character, ``name_taken`` when another player (not ``exclude_player_id``) has a name that looks the same."""
+    character or a name that looks like a guest's (``looks_like_a_guest``), ``name_taken`` when another player (not
+    ``exclude_player_id``) has a name that looks the same."""
     from games.models import Player
 
     if not isinstance(name, str):
@@ -131,6 +147,9 @@ def player_name_check(*, name: object, exclude_player_id: int | None = None, min
     problem = name_problem(name)  # NFKC could make one (it maps U+3164 to U+1160)
     if problem:
         raise NameRefused("invalid_name", problem)
+    if looks_like_a_guest(name):
+        raise NameRefused("invalid_name", f"the name {name!r} looks like a guest's (guests who play without an "
+                                          "account are named \"Guest\" and six hex digits): choose another name")
     taken = Player.objects.filter(name_skeleton=name_skeleton(name))
     if exclude_player_id is not None:
         taken = taken.exclude(pk=exclude_player_id)

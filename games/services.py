@@ -438,14 +438,29 @@ def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, u
 
 
 def player_house_create(*, name: str, strategy: str, description: str = "") -> Player:
-    """A house bot playing engine strategy ``strategy``; ``ValueError`` for an unknown strategy."""
+    """A house bot playing engine strategy ``strategy``, named ``name``: the house bot of that name is updated when
+    there is one; when a person or a user's bot has the name (or a look-alike of it) the new house bot is named
+    ``"<name> (2)"``, ``"<name> (3)"``, ... instead, and the other player is left alone. ``ValueError`` for an
+    unknown strategy."""
     from games.engine import STRATEGIES
 
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r}: choose one of {', '.join(STRATEGIES)}")
-    player, _ = Player.objects.update_or_create(
-        name=name, defaults={"kind": Player.Kind.HOUSE, "strategy": strategy, "description": description})
-    return player
+    wanted, n = name, 1
+    with transaction.atomic():
+        while True:
+            player = Player.objects.select_for_update().filter(name=name).first()
+            if player is not None and player.kind == Player.Kind.HOUSE:  # the same house bot again: update it
+                player.strategy, player.description = strategy, description
+                player.save(update_fields=["strategy", "description"])
+                return player
+            # never rewrite a person's or a user's bot's player, nor take a look-alike of their name
+            if player is None and not Player.objects.filter(name_skeleton=name_skeleton(name)).exclude(
+                    kind=Player.Kind.HOUSE).exists():
+                return Player.objects.create(name=name, kind=Player.Kind.HOUSE, strategy=strategy,
+                                             description=description)
+            n += 1
+            name = f"{wanted[:52]} ({n})"
 
 
 def player_for_user(*, user) -> Player:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Callable
 
 from django.contrib.auth.decorators import login_required
@@ -16,6 +17,7 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_POST
 
 from games import selectors, services
+from games.casual import CasualRefused, casual_start
 from games.engine import PRESETS, Ruleset
 from games.engine.describe import describe_rules
 from games.guests import session_guest
@@ -92,11 +94,21 @@ def deal_code_page(request, code: str):
 def deal_code_play(request, code: str):
     """"Play this deal": the same cards, the person in the chosen seat, house bots elsewhere; then the table."""
     try:
-        seat = int(request.POST.get("seat", 0))
-        match = services.deal_replay_create(code=code, user=request.user, seat=seat)
+        seat_text = request.POST.get("seat") or "0"
+        if not re.fullmatch(r"[0-9]{1,2}", seat_text):
+            raise ValueError(f"seat is a seat number (0, 1, ...), not {seat_text[:10]!r}")
+        seat = int(seat_text)
+        match = casual_start(person=services.player_for_user(user=request.user), create=lambda: (
+            services.deal_replay_create(code=code, user=request.user, seat=seat)))
     except ValueError as exc:
         messages.error(request, str(exc))
         return redirect("deal-code", code=code)
+    except CasualRefused as exc:  # the account's casual match limits: the deal's page saying which, 429
+        messages.error(request, exc.detail)
+        response = deal_code_page(request, code)
+        response.status_code = 429
+        response["Retry-After"] = str(exc.retry_after)
+        return response
     return redirect("match-table", match_id=match.pk)
 
 
@@ -134,7 +146,7 @@ def rules_preset(request, preset: str):
     seats = request.GET.get("seats")
     try:
         if seats is not None:
-            if not seats.isdigit() or len(seats) > 2:
+            if not re.fullmatch(r"[0-9]{1,3}", seats):  # ASCII digits: str.isdigit() passes "²", int() "٢"
                 raise RulesNotFound(f"seats is a number: this preset is for {ruleset.seats_min} to "
                                     f"{ruleset.seats_max} seats")
             seats = int(seats)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError
 from django.db import models
 
+from games.engine import Ruleset
 from games.models import Match, Player
 
 
@@ -28,6 +30,19 @@ class Ladder(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        """``full_clean`` (the admin's form): the ruleset must be one the engine reads, and ``seats_per_match`` in
+        its seat range (a stored ladder outside it could schedule no match, and its rules page none). Raises
+        ``ValidationError`` naming the field and the range."""
+        try:
+            ruleset = Ruleset.from_dict(self.ruleset)
+        except (ValueError, TypeError) as exc:
+            raise ValidationError({"ruleset": str(exc)}) from None
+        if not ruleset.seats_min <= self.seats_per_match <= ruleset.seats_max:
+            raise ValidationError({"seats_per_match": (
+                f"the ruleset (preset {self.preset!r}) seats {ruleset.seats_min} to {ruleset.seats_max} players per "
+                f"match, not {self.seats_per_match}: choose a seat count in that range")})
 
 
 class LadderEntry(models.Model):

@@ -10,9 +10,11 @@ from django.views.decorators.http import require_POST
 
 from games import selectors as game_selectors
 from games.engine import PRESETS, Ruleset
-from games.guests import GuestRefused, guest_deal, guest_opponents, session_guest
-from games.services import casual_match_create
-from games.views import rules_context
+from games.casual import casual_start
+from games.guests import guest_deal, guest_opponents, session_guest
+from games.limits import LimitRefused
+from games.services import casual_match_create, player_for_user
+from games.views import RulesNotFound, rules_context, rules_index
 from games.models import Player
 from tournaments import selectors
 from tournaments.models import Ladder
@@ -51,7 +53,8 @@ def _person(request) -> Player | None:
 def guest_deal_page(request):
     """The home page's Deal: a casual, unrated match against house bots at once, then its table. Without an account
     the browser plays as a guest (``games.guests.guest_deal``: its limits answer 429 with Retry-After and the home
-    page saying which limit); a logged-in person plays as themselves. A preset without a ladder (other than
+    page saying which limit); a logged-in person plays as themselves, under the casual match limits
+    (``games.casual``, answered the same way). A preset without a ladder (other than
     ``web-table``) or a seat count other than 2 or 3 answers 400. Nothing is created when refused."""
     preset = request.POST.get("preset") or GUEST_DEFAULT_PRESET
     seats_text = request.POST.get("seats") or "2"
@@ -65,10 +68,11 @@ def guest_deal_page(request):
     try:
         if request.user.is_authenticated:
             opponents = [p.name for p in guest_opponents(int(seats_text) - 1)]
-            match = casual_match_create(user=request.user, opponents=opponents, preset=preset)
+            match = casual_start(person=player_for_user(user=request.user), create=lambda: casual_match_create(
+                user=request.user, opponents=opponents, preset=preset))
         else:
             match = guest_deal(request, preset=preset, seats=int(seats_text))
-    except GuestRefused as exc:
+    except LimitRefused as exc:  # a guest limit, or the account's casual match limits (games.casual)
         response = home(request, status=429, guest_error=exc.detail, chosen=chosen)
         response["Retry-After"] = str(exc.retry_after)
         return response
@@ -102,13 +106,18 @@ def ladder_detail(request, slug: str):
 def ladder_rules(request, slug: str):
     """How to play on this ladder: its ruleset (a preset with the ladder's own options) at its seats per match."""
     ladder = get_object_or_404(Ladder, slug=slug)
-    ruleset = Ruleset.from_dict(ladder.ruleset)
-    own = ladder.preset in PRESETS and ruleset != Ruleset.preset(ladder.preset)
-    return render(request, "games/rules.html", rules_context(
-        ruleset=ruleset, seats=ladder.seats_per_match, preset=ladder.preset, title=f"How to play: {ladder.name}",
-        intro=f"The rules of the ladder {ladder.name}: preset {ladder.preset}"
-              + (" with the ladder's own options" if own else "") + f", {ladder.seats_per_match} seats per match.",
-        back=(reverse("ladder-detail", args=[slug]), ladder.name)))
+    try:
+        ruleset = Ruleset.from_dict(ladder.ruleset)
+        own = ladder.preset in PRESETS and ruleset != Ruleset.preset(ladder.preset)
+        context = rules_context(
+            ruleset=ruleset, seats=ladder.seats_per_match, preset=ladder.preset, title=f"How to play: {ladder.name}",
+            intro=f"The rules of the ladder {ladder.name}: preset {ladder.preset}"
+                  + (" with the ladder's own options" if own else "") + f", {ladder.seats_per_match} seats per match.",
+            back=(reverse("ladder-detail", args=[slug]), ladder.name))
+    except (RulesNotFound, ValueError, TypeError) as exc:  # a ladder stored with rules the engine cannot seat
+        return rules_index(request, f"The rules of the ladder {ladder.name} cannot be shown: {exc}. The ladder's "
+                                    "settings need fixing by an administrator.", 404)
+    return render(request, "games/rules.html", context)
 
 
 def match_page_extras(match) -> dict:

@@ -24,7 +24,7 @@ from .hands import ALL_MASK, CARD_BITS, EIGHTS_MASK, RANK_MASKS, SUIT_MASKS, TWO
 NOTHING_TO_DRAW = "there is nothing to draw: the stock is empty and there is no card under the top card"
 MUST_PLAY = "you must play: you hold a playable card and drawing is only allowed without one"
 ALREADY_DREW = "you have already drawn your card this turn: play the drawn card or pass"
-LIMIT_REACHED = "you have drawn the limit of {limit} cards this turn: play or pass"
+LIMIT_REACHED = "you have drawn the limit of {limit} {cards} this turn: play or pass"
 PLAY_THE_DRAWN_CARD = "you drew a playable card: play it"
 STOCK_RAN_OUT = ("the stock ran out during your draws: pass (the cards under the top card become the new stock "
                  "for the next seat's draw)")
@@ -121,7 +121,7 @@ def draw_rule(draw: str, draw_limit: int, play_after_draw: str, voluntary_draw: 
     if play_after_draw == "none":
         return DrawRule("turn_ends_after_draw", 1, NO_DRAW_AFTER_DRAW, forced, None)
     if draw == "up_to":
-        return DrawRule("draw_up_to_limit", draw_limit, LIMIT_REACHED.format(limit=draw_limit), forced, forced)
+        return DrawRule("draw_up_to_limit", draw_limit, LIMIT_REACHED.format(limit=draw_limit, cards="card" if draw_limit == 1 else "cards"), forced, forced)
     return DrawRule("draw_until_playable", NO_LIMIT, "", forced, PLAY_THE_DRAWN_CARD)
 
 

@@ -102,6 +102,7 @@ def _test_env(settings) -> dict[str, str]:
         "TEST_CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
         "TEST_CACHE_URL": str(cache.get("LOCATION", "")),
         "TEST_CACHE_KEY_PREFIX": str(cache.get("KEY_PREFIX", "")),
+        "TEST_CELERY_QUEUE": settings.CELERY_TASK_DEFAULT_QUEUE,
     })
     return env
 
@@ -196,7 +197,7 @@ def test_every_api_429_names_the_limit_it_hit():
     response = client.get("/api/matches/1/seats/0/")
     assert response.status_code == 429 and int(response["Retry-After"]) > 0
     assert response.json()["error"] == "throttled"
-    assert "Limit reached: 600/min (seat views per account)." in response.json()["detail"], response.json()
+    assert "Limit reached: 600/min (seat views per player)." in response.json()["detail"], response.json()
     anonymous = APIClient()
     codes = [_token_post(anonymous) for _ in range(ANON_PER_MINUTE + 1)]
     assert codes[-1] == 429

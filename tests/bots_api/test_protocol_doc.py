@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from games.engine import MatchState, Ruleset
 
 from bots_api import docgen
@@ -94,3 +96,12 @@ def test_the_fault_policy_in_the_doc_is_the_one_the_code_applies(settings):
     assert "cannot be told from a real turn by design" in " ".join(conformance.__doc__.split())
     assert "suspension is lifted" in services.bot_check_run.__doc__
     assert "Faults and the fault policy" in services.match_failed_by.__doc__
+
+
+@pytest.mark.parametrize("timestamp", ["\u0661\u0662\u0663", "\uff11\uff12\uff13", "123\u00b2"])
+def test_verify_takes_ascii_digit_timestamps_only(timestamp):
+    """A timestamp of Arabic-Indic or fullwidth digits (which int() reads) or with a superscript (which isdigit()
+    passes) is refused, never read as the ASCII number's signature (breaker F5)."""
+    headers = sign("s", b"{}", 123)
+    assert verify("s", b"{}", "123", headers["X-Eights-Signature"], now=123)
+    assert not verify("s", b"{}", timestamp, headers["X-Eights-Signature"], now=123)

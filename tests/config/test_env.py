@@ -19,3 +19,24 @@ def test_a_share_out_of_range_or_not_a_number_is_refused(raw, words, monkeypatch
     with pytest.raises(ImproperlyConfigured, match=words) as err:
         env_float("BOT_FAILED_MATCH_FAULT_SHARE", 0.25, 0.01, 1.0)
     assert "BOT_FAILED_MATCH_FAULT_SHARE" in str(err.value)
+
+
+@pytest.mark.parametrize("raw, secure", [(None, False), ("true", True), ("1", True), ("off", False)])
+def test_secure_cookies_is_one_switch_for_the_session_and_csrf_cookies(raw, secure):
+    """SECURE_COOKIES (default off: `make run` and docker-compose serve plain HTTP) sets SESSION_COOKIE_SECURE and
+    CSRF_COOKIE_SECURE together (breaker F8)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    env = {k: v for k, v in os.environ.items() if k != "SECURE_COOKIES"}
+    env["DJANGO_SETTINGS_MODULE"] = "config.settings"
+    if raw is not None:
+        env["SECURE_COOKIES"] = raw
+    code = ("import django, json; django.setup(); from django.conf import settings; "
+            "print(json.dumps([settings.SESSION_COOKIE_SECURE, settings.CSRF_COOKIE_SECURE]))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[2], env=env,
+                          capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [secure, secure]

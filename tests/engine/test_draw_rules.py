@@ -441,3 +441,10 @@ def test_stock_out_with_a_playable_drawn_card_the_refused_draw_says_play_it():
                               0, drawn_this_turn=1, drawn_card="5C")
     assert DRAW not in deal.legal_ids()
     assert_illegal(deal, DRAW, "stock ran out", "play")
+
+
+def test_the_draw_limit_refusal_counts_one_card_in_the_singular():
+    """russian-36 draws up to 1: "the limit of 1 card", not "1 cards" (breaker F8)."""
+    deal = pos(rules(draw="up_to", draw_limit=1, play_after_draw="any"), [["2H"], ["3D"]], ["9S", "KD"], ["5H"])
+    deal.apply(DRAW)
+    assert_illegal(deal, DRAW, "you have drawn the limit of 1 card this turn: play or pass")

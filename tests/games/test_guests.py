@@ -346,6 +346,8 @@ def test_each_guest_behind_one_address_has_its_own_seat_view_budget(house_bots, 
     one, two = Client(REMOTE_ADDR="192.0.2.50"), Client(REMOTE_ADDR="192.0.2.50")
     first, second = _table(_deal(one)), _table(_deal(two))
     assert [one.get(f"/api/matches/{first}/seats/0/").status_code for _ in range(4)] == [200, 200, 200, 429]
+    refused = one.get(f"/api/matches/{first}/seats/0/").json()["detail"]
+    assert "(seat views per player)" in refused, refused  # counted per guest: not "per account" (breaker F8)
     assert two.get(f"/api/matches/{second}/seats/0/").status_code == 200  # the other guest's budget is untouched
 
 

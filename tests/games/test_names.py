@@ -178,3 +178,34 @@ def test_the_migration_recomputes_every_skeleton():
     call_command("migrate", "games", "0007", verbosity=0)
     call_command("migrate", "games", verbosity=0)
     assert Player.objects.get(pk=player.pk).name_skeleton == name_skeleton("Counsel")
+
+
+GUEST_LOOK_ALIKES = ["Guest 0a0a0a", "Guest", "guest", "GUEST 1B2C3D", "Guest_0a0a0a", "Guest0a0a0a",
+                     "Gu\u0435st 0a0a0a", "\uff27uest 123abc", "Guest  0a0a0a", "Guest-OaOaOa"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", GUEST_LOOK_ALIKES)
+def test_a_name_that_looks_like_a_guests_is_refused(name):
+    """Guests are named ``Guest <6 hex digits>``: no bot or person may look like one (breaker F8)."""
+    with pytest.raises(NameRefused) as refused:
+        player_name_check(name=name)
+    assert refused.value.code == "invalid_name" and "guest" in refused.value.detail
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ["Guesthouse", "Guest star", "Guest 12345", "Our guest 0a0a0a", "Guesty"])
+def test_names_merely_containing_guest_are_fine(name):
+    assert player_name_check(name=name) == name
+
+
+@pytest.mark.django_db
+def test_a_bot_or_account_named_like_a_guest_is_refused_with_400(owner_api):
+    response = owner_api.post("/api/bots/", {"name": "Guest 0a0a0a", "endpoint_url": "http://127.0.0.1:9/"},
+                              format="json")
+    assert response.status_code == 400 and response.json()["error"] == "invalid_name", response.content
+    assert "guest" in response.json()["detail"]
+    signup = Client().post("/accounts/signup/", {"username": "Guest_0a0a0a", "password1": "a-long-pass-9876",
+                                                "password2": "a-long-pass-9876"})
+    assert signup.status_code == 200 and "guest" in signup.content.decode()
+    assert not get_user_model().objects.filter(username="Guest_0a0a0a").exists()

@@ -201,3 +201,12 @@ def test_a_match_has_a_rules_page_linked_from_its_pages(client, house_bots):
 @pytest.mark.django_db
 def test_the_footer_links_the_rules(client):
     assert reverse("rules-index") in client.get(reverse("home")).content.decode()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("seats", ["%C2%B2", "%E2%91%A0", "%D9%A2", "%EF%BC%92", "+2", "%202", "2_0", "0002"])
+def test_seats_is_ascii_digits_only(client, seats):
+    """Superscript two, circled one, Arabic-Indic and fullwidth digits pass str.isdigit() (or int()): a 404 page
+    saying seats is a number, never a 500 and never read as a number (breaker F5)."""
+    page = client.get(reverse("rules-preset", args=["pagat"]) + f"?seats={seats}")
+    assert page.status_code == 404 and b"seats is a number" in page.content

@@ -1,6 +1,7 @@
 """Register the two example HTTP bots of the demo, verify them with the full check and put them on the ladder."""
 
 import os
+import re
 import time
 
 from django.conf import settings
@@ -35,7 +36,7 @@ class Command(BaseCommand):
             raise CommandError(f"no ladder {ladder!r}: run `manage.py demo_setup` first")
         secret = os.environ.get("DEMO_BOT_SECRET", "demo-secret-not-for-production")
         base_port = os.environ.get("DEMO_BOT_PORT", "8701")
-        if not base_port.isdigit() or not 1 <= int(base_port) <= 65534:
+        if not re.fullmatch(r"[0-9]{1,5}", base_port) or not 1 <= int(base_port) <= 65534:
             raise CommandError(f"DEMO_BOT_PORT={base_port!r}: use a port from 1 to 65534 (the second bot takes "
                                "the next one)")
         for name, offset, _strategy in DEMO_BOTS:
