@@ -23,9 +23,8 @@ from django.shortcuts import redirect, render
 from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
-from rest_framework.throttling import SimpleRateThrottle
 
-from games.limits import client_address
+from games.limits import AddressBudget
 from games.names import NameRefused, player_name_check
 from games.services import player_for_user
 
@@ -98,29 +97,12 @@ def login_locked_response(request: HttpRequest, original_response=None, credenti
     return response
 
 
-class SignupThrottle(SimpleRateThrottle):
+class SignupThrottle(AddressBudget):
     """Accounts created, per ``client_address``: ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["signup"]``. The sign-up
     page asks ``full`` before it creates an account and calls ``count`` after; ``allow_request`` (DRF's: asks and
     counts at once) works too."""
 
     scope = "signup"
-
-    def get_cache_key(self, request, view):
-        return self.cache_format % {"scope": self.scope, "ident": client_address(request)}
-
-    def full(self, request) -> bool:
-        """Whether ``request``'s address has used its budget (nothing counted)."""
-        self.key = self.get_cache_key(request, None)
-        self.history = self.cache.get(self.key, [])
-        self.now = self.timer()
-        while self.history and self.history[-1] <= self.now - self.duration:
-            self.history.pop()
-        return len(self.history) >= self.num_requests
-
-    def count(self, request) -> None:
-        """One more for ``request``'s address (an account was created)."""
-        self.full(request)
-        self.throttle_success()
 
 
 class SignupAttemptThrottle(SignupThrottle):

@@ -36,10 +36,9 @@ from importlib import import_module
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
-from rest_framework.throttling import SimpleRateThrottle
 
 from games.engine import Ruleset
-from games.limits import LimitRefused, client_address
+from games.limits import AddressBudget, LimitRefused, client_address
 from games.models import Match, Player, Seat
 from games.services import match_create, match_wake, player_for_user, player_house_create
 
@@ -58,32 +57,11 @@ class GuestRefused(LimitRefused):
     pass."""
 
 
-class GuestMatchThrottle(SimpleRateThrottle):
+class GuestMatchThrottle(AddressBudget):
     """New guest matches per ``client_address``: ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["guest_match"]``
     (``GUEST_MATCH_RATE``). ``full`` asks (nothing counted), ``count`` counts one created match."""
 
     scope = "guest_match"
-
-    def get_rate(self) -> str | None:
-        """The rate as configured now (DRF's class attribute keeps the rates read at import)."""
-        from rest_framework.settings import api_settings
-
-        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
-
-    def get_cache_key(self, request, view):
-        return self.cache_format % {"scope": self.scope, "ident": client_address(request)}
-
-    def full(self, request) -> bool:
-        self.key = self.get_cache_key(request, None)
-        self.history = self.cache.get(self.key, [])
-        self.now = self.timer()
-        while self.history and self.history[-1] <= self.now - self.duration:
-            self.history.pop()
-        return len(self.history) >= self.num_requests
-
-    def count(self, request) -> None:
-        self.full(request)
-        self.throttle_success()
 
 
 def session_guest(request) -> Player | None:

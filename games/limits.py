@@ -91,3 +91,33 @@ class ScopedRateThrottle(_ByClientAddress, throttling.ScopedRateThrottle):
         if guest is not None and not (request.user and request.user.is_authenticated):
             return self.cache_format % {"scope": self.scope, "ident": f"guest{guest.pk}"}
         return super().get_cache_key(request, view)
+
+
+class AddressBudget(throttling.SimpleRateThrottle):
+    """A budget of counted events (accounts created, guest matches dealt), not of requests, per ``client_address``:
+    ``full(request)`` asks whether the address has used it (nothing counted), ``count(request)`` counts one event
+    after it happened; DRF's ``allow_request`` (ask and count at once) works too. Subclasses set ``scope``; the rate
+    is ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"][scope]`` as configured when the throttle is made (DRF's class
+    attribute would keep the rates read at import)."""
+
+    def get_rate(self) -> str | None:
+        from rest_framework.settings import api_settings
+
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+
+    def get_cache_key(self, request, view):
+        return self.cache_format % {"scope": self.scope, "ident": client_address(request)}
+
+    def full(self, request) -> bool:
+        """Whether ``request``'s address has used its budget (nothing counted)."""
+        self.key = self.get_cache_key(request, None)
+        self.history = self.cache.get(self.key, [])
+        self.now = self.timer()
+        while self.history and self.history[-1] <= self.now - self.duration:
+            self.history.pop()
+        return len(self.history) >= self.num_requests
+
+    def count(self, request) -> None:
+        """One more event for ``request``'s address."""
+        self.full(request)
+        self.throttle_success()
