@@ -47,7 +47,7 @@ def _move(page, prefer_draw: bool = False) -> None:
         page.click("#draw")
     else:
         page.click("#pass")
-    page.wait_for_function(f"() => {TABLE}.dataset.ply !== '{shown}'", timeout=20000)
+    page.wait_for_function(f"() => {TABLE}.dataset.ply !== '{shown}'", timeout=40000)  # slow on a loaded machine
 
 
 @pytest.mark.django_db(transaction=True)
