@@ -126,3 +126,17 @@ def test_failed_sign_up_posts_do_not_use_the_account_budget_but_have_their_own_l
 def test_an_empty_filter_says_what_it_filtered(client):
     assert "No aborted matches." in client.get("/matches/?status=aborted").content.decode()
     assert "No matches yet." in client.get("/matches/").content.decode()
+
+
+@pytest.mark.django_db
+def test_a_match_page_says_whether_the_match_is_rated(client, played, house_bots):
+    """Newcomer trial: a guest's finished match promised a rating change; casual matches are unrated and say so."""
+    from games.engine import Ruleset
+    from games.services import match_create
+
+    finished, _ = played
+    body = client.get(reverse("match-detail", args=[finished[0].pk])).content.decode()
+    assert "rated ladder match" in body and "unrated" not in body
+    casual = match_create(players=house_bots[:2], ruleset=Ruleset.preset("pagat"), seed=3)
+    body = client.get(reverse("match-detail", args=[casual.pk])).content.decode()
+    assert "casual match (unrated)" in body
