@@ -258,6 +258,8 @@ def test_signing_up_or_logging_in_keeps_the_guests_matches(house_bots, how):
     assert browser.get(f"/matches/{first}/play/").status_code == 200
     assert browser.get(f"/api/matches/{first}/seats/0/").status_code == 200
     assert f"/matches/{first}/" in browser.get(f"/players/{person.name}/").content.decode()
+    # the account's move clock from now on, not the guest's (a person's fallbacks and forfeit apply again)
+    assert list(Match.objects.filter(pk__in=[first, second]).values_list("move_seconds", flat=True)) == [None, None]
 
 
 def test_a_guest_never_joins_a_ladder(ladder, client):
