@@ -45,7 +45,9 @@ def _move(page, prefer_draw: bool = False) -> None:
             page.click("#suit-picker button[data-suit='H']")
     elif page.locator("#draw:not([disabled])").count():
         page.click("#draw")
-    else:
+    else:  # nothing to play or draw: pass is the one move left, and the table says so and lights the button
+        assert "primary" in (page.get_attribute("#pass", "class") or "")
+        assert "press Pass" in page.inner_text("#turn")
         page.click("#pass")
     page.wait_for_function(f"() => {TABLE}.dataset.ply !== '{shown}'", timeout=40000)  # slow on a loaded machine
 
