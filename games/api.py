@@ -19,6 +19,7 @@ from rest_framework import serializers, status
 from rest_framework.authentication import CSRFCheck
 from rest_framework.exceptions import APIException, NotAuthenticated, NotFound, PermissionDenied, Throttled
 from rest_framework.permissions import SAFE_METHODS, BasePermission, IsAuthenticated
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -218,7 +219,11 @@ class MatchRecordApi(APIView):
     """A finished match's record (docs/MATCH_RECORD.md, schema docs/match-record.schema.json): ruleset, engine
     version, seats and players, each deal's seed, code, dealer, actions and result, and the match result, for
     ``python -m games.engine replay``. Public once the match is finished (as its deal codes are); a running or
-    aborted match's record is refused to everyone, its players too (403), so no seed leaks before the end."""
+    aborted match's record is refused to everyone, its players too (403), so no seed leaks before the end.
+    Always JSON (a browser following the match page's download link gets the file, not the browsable API);
+    ``?download=1`` adds ``Content-Disposition: attachment``."""
+
+    renderer_classes = [JSONRenderer]
 
     @extend_schema(summary="A finished match's record (replayable offline)", responses={
         200: OpenApiResponse(description="the match record (docs/match-record.schema.json)"),

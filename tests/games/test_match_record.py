@@ -96,6 +96,12 @@ def test_match_page_links_the_record_only_when_finished(client, house_bots):
     running = match_create(players=house_bots[:2], ruleset=Ruleset.preset("pagat"), preset="pagat", seed=3)
     assert f"/api/matches/{finished.pk}/record/" in client.get(f"/matches/{finished.pk}/").content.decode()
     assert "/record/" not in client.get(f"/matches/{running.pk}/").content.decode()
+    download = client.get(f"/api/matches/{finished.pk}/record/?download=1",
+                          HTTP_ACCEPT="text/html,application/xhtml+xml,*/*;q=0.8")
+    assert download.status_code == 200, download.content
+    assert download["Content-Type"].startswith("application/json")
+    assert download["Content-Disposition"] == f'attachment; filename="match-{finished.pk}.json"'
+    jsonschema.validate(download.json(), SCHEMA)
 
 
 @pytest.mark.django_db

@@ -52,7 +52,7 @@ def test_no_response_of_a_running_match_shows_a_hidden_card(house_bots, ladder, 
     urls = ["/", "/matches/", f"/matches/{match.pk}/", f"/matches/{match.pk}/play/", "/ladders/test/",
             f"/players/{other.name}/", "/players/ruth/", f"/api/matches/{match.pk}/seats/0/",
             f"/api/matches/{match.pk}/seats/1/", f"/api/matches/{match.pk}/deals/1/", "/api/players/ruth/",
-            f"/api/matches/{match.pk}/record/", f"/api/matches/{match.pk}/record/?format=json&download=1",
+            f"/api/matches/{match.pk}/record/", f"/api/matches/{match.pk}/record/?download=1",
             f"/api/players/{other.name}/", "/api/schema/", "/bots/", f"/bots/{bot.pk}/", "/api/bots/",
             f"/api/bots/{bot.pk}/", f"/api/bots/{bot.pk}/matches/", f"/api/bots/{bot.pk}/health/"]
     clients = {"person": Client(), "stranger": Client(), "anonymous": Client(), "owner": Client()}
