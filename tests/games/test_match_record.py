@@ -82,7 +82,7 @@ def test_record_of_a_running_or_aborted_match_is_refused_to_everyone(house_bots,
             response = _client(user).get(f"/api/matches/{match.pk}/record/")
             assert response.status_code == 403, (match.status, user, response.content)
             body = response.json()
-            assert set(body) == {"error", "detail"}
+            assert set(body) == {"error", "detail"} and body["error"] == "permission_denied"
             assert not any(s in response.content.decode() for s in secrets)
         with pytest.raises(MatchNotFinished):
             match_export(match=match)
