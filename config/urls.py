@@ -31,6 +31,7 @@ urlpatterns = [
          name="api-seat-action"),
     path("api/ladders/<slug:slug>/play/", ladder_api.PlayNowApi.as_view(), name="api-play-now"),
     path("api/matches/<int:match_id>/deals/<int:number>/", game_api.DealResultApi.as_view(), name="api-deal-result"),
+    path("api/matches/<int:match_id>/record/", game_api.MatchRecordApi.as_view(), name="api-match-record"),
     path("api/matches/casual/", game_api.CasualMatchApi.as_view(), name="api-casual-match"),
     path("matches/<int:match_id>/play/", game_views.match_table, name="match-table"),
     path("deals/<str:code>/", game_views.deal_code_page, name="deal-code"),

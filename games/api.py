@@ -19,6 +19,7 @@ from rest_framework import serializers, status
 from rest_framework.authentication import CSRFCheck
 from rest_framework.exceptions import APIException, NotAuthenticated, NotFound, PermissionDenied, Throttled
 from rest_framework.permissions import SAFE_METHODS, BasePermission, IsAuthenticated
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -29,7 +30,7 @@ from games.engine.cards import HOLLYWOOD_VALUES, STANDARD_VALUES, parse_card
 from games.guests import session_guest
 from games.limits import ScopedRateThrottle
 from games.models import Match
-from games.selectors import match_snapshot, person_seat
+from games.selectors import MatchNotFinished, match_export, match_snapshot, person_seat
 
 
 class ErrorOutput(serializers.Serializer):
@@ -212,6 +213,38 @@ class DealResultApi(APIView):
         return Response({"number": number, "outcome": result.outcome, "winner": result.winner, "hands": hands,
                          "card_values": [[values[parse_card(c)] for c in hand] for hand in hands],
                          "hand_values": result.hand_values, "points": result.points})
+
+
+class MatchRecordApi(APIView):
+    """A finished match's record (docs/MATCH_RECORD.md, schema docs/match-record.schema.json): ruleset, engine
+    version, seats and players, each deal's seed, code, dealer, actions and result, and the match result, for
+    ``python -m games.engine replay``. Public once the match is finished (as its deal codes are); a running or
+    aborted match's record is refused to everyone, its players too (403), so no seed leaks before the end.
+    Always JSON (a browser following the match page's download link gets the file, not the browsable API);
+    ``?download=1`` adds ``Content-Disposition: attachment``."""
+
+    renderer_classes = [JSONRenderer]
+
+    @extend_schema(summary="A finished match's record (replayable offline)", responses={
+        200: OpenApiResponse(description="the match record (docs/match-record.schema.json)"),
+        403: _err("the match is not finished (running or aborted): its record is never published"),
+        404: _err("no such match"), 429: _err("too many requests: see Retry-After")})
+    def get(self, request, match_id: int):
+        match = Match.objects.filter(pk=match_id).first()
+        if match is None:
+            raise NotFound(f"no match {match_id}")
+        try:
+            record = match_export(match=match)
+        except Match.DoesNotExist:
+            raise NotFound(f"no match {match_id}") from None
+        except MatchNotFinished:
+            raise PermissionDenied(f"match {match_id} is not finished: a match's record (its seeds and every ply) "
+                                   "is published once the match is finished, never while it runs or after an "
+                                   "abort") from None
+        response = Response(record)
+        if request.query_params.get("download"):
+            response["Content-Disposition"] = f'attachment; filename="match-{match_id}.json"'
+        return response
 
 
 class CasualMatchApi(APIView):

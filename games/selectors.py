@@ -95,6 +95,75 @@ def match_record(*, match: Match) -> dict:
     return match_snapshot(match=match).record
 
 
+#: the ``format`` of an exported match record (docs/match-record.schema.json); bump on an incompatible change
+RECORD_FORMAT = "eights-match-record/1"
+
+
+class MatchNotFinished(Exception):
+    """A record was asked of a match that is not finished (running or aborted): its seeds are secret."""
+
+
+def match_export(*, match: Match) -> dict:
+    """The public match record of a FINISHED match (docs/MATCH_RECORD.md, docs/match-record.schema.json): the one
+    conversion of a stored match used by ``GET /api/matches/<id>/record/`` and ``manage.py export_matches``.
+
+    Shape: ``format``, ``match`` (id), ``preset``, ``ruleset``, ``engine_version``, ``seats`` (count), ``seed``
+    (the match seed), ``single_deal`` (only for a one-deal replay), ``players`` (per seat: ``seat``, ``name``,
+    ``kind``, ``total``, ``place``, ``forfeited``), ``deals`` (per deal: ``number``, ``seed``, ``code``,
+    ``dealer``, ``actions``; once it ended ``outcome``, ``winner``, ``hand_values``, ``points``), ``result``
+    (``totals``, ``places``, ``forfeited`` seat or null), ``created_at`` and ``finished_at`` (ISO 8601 UTC).
+    ``python -m games.engine replay`` checks it offline.
+
+    Raises ``MatchNotFinished`` unless the match is finished (a running or aborted match's seeds stay secret), and
+    ``Match.DoesNotExist`` when it is gone. Reads one snapshot of the log plus the deal and seat rows, which do not
+    change once the match is finished.
+    """
+    snapshot = match_snapshot(match=match)
+    if snapshot.match.status != Match.Status.FINISHED:
+        raise MatchNotFinished(f"match {match.pk} is {snapshot.match.status}: its record is published once it is "
+                               "finished")
+    record = snapshot.record
+    rows = {d.number: d for d in Deal.objects.filter(match_id=match.pk)}
+    deals = []
+    for entry in record["deals"]:
+        row = rows[entry["number"]]
+        deal = {"number": entry["number"], "seed": entry["seed"], "code": row.code, "dealer": row.dealer,
+                "actions": entry["actions"]}
+        if row.points is not None:
+            deal.update(outcome=row.outcome, winner=row.winner, hand_values=row.hand_values, points=row.points)
+        deals.append(deal)
+    seats = list(Seat.objects.filter(match_id=match.pk).select_related("player").order_by("index"))
+    forfeited = next((s.index for s in seats if s.forfeited), None)
+    finished_at = snapshot.match.finished_at
+    out = {"format": RECORD_FORMAT, "match": match.pk, "preset": match.preset, "ruleset": record["ruleset"],
+           "engine_version": record["engine_version"], "seats": record["seats"], "seed": record["seed"]}
+    if "single_deal" in record:
+        out["single_deal"] = record["single_deal"]
+    out.update(
+        players=[{"seat": s.index, "name": s.player.name, "kind": s.player.kind, "total": s.total, "place": s.place,
+                  "forfeited": s.forfeited} for s in seats],
+        deals=deals,
+        result={"totals": list(snapshot.match.totals), "places": [s.place for s in seats], "forfeited": forfeited},
+        created_at=_iso(match.created_at), finished_at=_iso(finished_at))
+    return out
+
+
+def _iso(value) -> str | None:
+    return None if value is None else value.astimezone(dt_timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def matches_for_export(*, since=None, ladder_slug: str | None = None) -> QuerySet[Match]:
+    """Finished matches, oldest finish first (by id within one instant), optionally finished at or after ``since``
+    (an aware datetime) and/or played for the ladder with slug ``ladder_slug``: the input of
+    ``manage.py export_matches``."""
+    qs = Match.objects.filter(status=Match.Status.FINISHED).order_by("finished_at", "id")
+    if since is not None:
+        qs = qs.filter(finished_at__gte=since)
+    if ladder_slug:
+        qs = qs.filter(ladder_match__ladder__slug=ladder_slug)
+    return qs
+
+
 def deal_plays(*, code: str) -> list[Deal]:
     """Every play of the deal with this code whose match is finished (a code is public only then), with the
     match's seats, oldest first. Empty when there is none."""

@@ -1,21 +1,25 @@
-"""Command line: ``python -m games.engine simulate ...``, ``show ...`` and ``playthroughs ...``.
+"""Command line: ``python -m games.engine simulate ...``, ``show ...``, ``playthroughs ...`` and ``replay FILE``.
 
 simulate: plays house strategies against each other and prints win rates, average deals per match and average
 plies per deal. show: prints a deal (hands, starter, stock) from its deal code. playthroughs: writes (``--write``)
 or compares (``--check``) the golden playthroughs in tests/engine/playthroughs/ (see ``playthrough``), or prints
-one (``--show NAME``).
+one (``--show NAME``). replay: checks an exported match record (JSON, or NDJSON: one record per line; ``-`` reads
+stdin) with the engine alone, prints one line per match and exits 1 at the first mismatch, naming it
+(docs/MATCH_RECORD.md).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
 
 from . import playthrough
 from .cards import card_code
-from .match import MatchState
+from .match import MatchState, ReplayMismatch
+from .record import summary, verify_record
 from .rng import seed_from_code
 from .rules import PRESETS, Ruleset
 from .strategies import STRATEGIES, choose
@@ -53,7 +57,58 @@ def _parser() -> argparse.ArgumentParser:
     what.add_argument("--list", action="store_true", help="list the scenarios")
     golden.add_argument("--dir", type=Path, default=PLAYTHROUGH_DIR,
                         help=f"where the files are (default {PLAYTHROUGH_DIR})")
+    rep = sub.add_parser("replay", help="check exported match records offline (JSON or NDJSON)",
+                         description="Replays each match record in FILE (one JSON record, or NDJSON: one record per "
+                                     "line, as manage.py export_matches writes) with the engine alone, checks every "
+                                     "stored seed, dealer, action and result, and prints one line per match. Exit 1 "
+                                     "at the first mismatch (deal, ply, expected, found); 2 for an unreadable file.")
+    rep.add_argument("file", metavar="FILE", help="the record file (- for stdin)")
     return parser
+
+
+def _records(text: str):
+    """(label, record or a JSON error) for a file of one JSON record or NDJSON lines."""
+    stripped = text.strip()
+    try:
+        yield "record", json.loads(stripped)
+        return
+    except json.JSONDecodeError:
+        pass
+    for n, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            try:
+                yield f"line {n}", json.loads(line)
+            except json.JSONDecodeError as exc:
+                yield f"line {n}", exc
+
+
+def replay_file(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """The ``replay`` command: 0 when every record replays and every stored result agrees; 1 naming the first
+    mismatch; 2 when the file cannot be read or holds no record."""
+    try:
+        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        sys.stderr.write(f"cannot read {args.file}: {exc}\n")
+        return 2
+    count = 0
+    for label, record in _records(text):
+        where = f"{args.file} {label}" + (f" (match {record['match']})" if isinstance(record, dict)
+                                          and "match" in record else "")
+        if isinstance(record, json.JSONDecodeError):
+            sys.stderr.write(f"{where}: not JSON: {record}\n")
+            return 2
+        try:
+            state = verify_record(record)
+        except ReplayMismatch as exc:
+            sys.stderr.write(f"{where}: MISMATCH: {exc}\n")
+            return 1
+        count += 1
+        print(summary(record, state))
+    if not count:
+        sys.stderr.write(f"{args.file}: no record in it\n")
+        return 2
+    print(f"{count} record{'s' if count != 1 else ''} replayed: no mismatch")
+    return 0
 
 
 PLAYTHROUGH_DIR = Path(__file__).resolve().parents[2] / "tests" / "engine" / "playthroughs"
@@ -167,7 +222,7 @@ def show(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    commands = {"simulate": simulate, "show": show, "playthroughs": playthroughs}
+    commands = {"simulate": simulate, "show": show, "playthroughs": playthroughs, "replay": replay_file}
     return commands[args.command](args, parser)
 
 

@@ -1,0 +1,117 @@
+"""Checking an exported match record offline (docs/MATCH_RECORD.md), with the engine alone (no Django, no I/O).
+
+An exported record (``games.selectors.match_export``; schema in docs/match-record.schema.json) is the engine's
+replay record (``MatchState.record``: ruleset, engine version, seats, match seed, per deal its seed and actions)
+plus what the service stored about it: per deal the dealer, outcome, winner, hand values and points, and the
+match result (totals, places, a forfeited seat). ``verify_record`` replays it ply by ply and checks every stored
+fact against what the engine gives; the first difference raises ``ReplayMismatch`` naming the deal, the ply
+(1-based within the deal) where known, what was expected and what was found.
+"""
+
+from __future__ import annotations
+
+from .deal import ENGINE_VERSION
+from .errors import IllegalAction
+from .match import MatchState, ReplayMismatch
+from .rules import Ruleset
+
+
+def _short(value: object, limit: int = 160) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def verify_record(record: object) -> MatchState:
+    """Replay an exported match record and check every stored result (RULES.md systems as its ruleset says).
+
+    ``record``: a dict as in docs/match-record.schema.json (the engine's own ``MatchState.record()`` passes too:
+    the facts it lacks are not checked). Returns the engine state after the last stored ply. Raises
+    ``ReplayMismatch`` (a ``ValueError``) on the first difference: ``"deal D ply P: expected ..., found ..."`` for
+    an action the engine does not allow there, ``"deal D: <fact> expected X, found Y"`` for a deal's seed, dealer,
+    outcome, winner, hand values or points, ``"match: ..."`` for the totals, places or the match's end.
+    """
+    if not isinstance(record, dict):
+        raise ReplayMismatch(f"a match record is a JSON object, not {type(record).__name__}")
+    missing = [k for k in ("ruleset", "engine_version", "seats", "seed", "deals") if k not in record]
+    if missing:
+        raise ReplayMismatch(f"the record has no {missing[0]!r} (see docs/match-record.schema.json)")
+    if str(record["engine_version"]) != ENGINE_VERSION:
+        raise ReplayMismatch(f"match: engine version expected {ENGINE_VERSION}, found {record['engine_version']!r}: "
+                             "replay it with that version of the engine")
+    deals = record["deals"]
+    if not isinstance(deals, list) or not all(isinstance(d, dict) and isinstance(d.get("actions"), list) for d in deals):
+        raise ReplayMismatch("'deals' must be a list of {'number', 'seed', 'actions': [...], ...} objects")
+    try:
+        state = MatchState.start(Ruleset.from_dict(record["ruleset"]), record["seats"], record["seed"],
+                                 record.get("single_deal"))
+    except (ValueError, TypeError) as exc:
+        raise ReplayMismatch(f"the record cannot start a match: {exc}") from None
+    for i, deal in enumerate(deals):
+        number = i + 1
+        if state.is_over:
+            raise ReplayMismatch(f"deal {number}: expected no more deals (the match ended after deal {i}), "
+                                 "found another one")
+        _expect(number, "number", number, deal.get("number", number))
+        _expect(number, "seed", state.deal.seed, deal.get("seed", state.deal.seed))
+        _expect(number, "dealer", state.deal.dealer, deal.get("dealer", state.deal.dealer))
+        for ply, action in enumerate(deal["actions"], start=1):
+            if state.deal_number != number:
+                raise ReplayMismatch(f"deal {number} ply {ply}: expected the deal to have ended (after ply {ply - 1}),"
+                                     f" found action {_short(action)}")
+            legal = state.legal_actions()
+            try:
+                state.apply(action)
+            except (IllegalAction, TypeError, ValueError) as exc:
+                raise ReplayMismatch(f"deal {number} ply {ply}: expected one of {_short(legal, 300)}, found "
+                                     f"{_short(action)} ({exc})") from None
+        finished = len(state.results) > i
+        if not finished:
+            if deal.get("points") is not None:
+                raise ReplayMismatch(f"deal {number}: expected an unfinished deal after {len(deal['actions'])} "
+                                     f"plies, found stored points {deal.get('points')!r}")
+            continue
+        result = state.results[i]
+        for key in ("outcome", "winner", "hand_values", "points"):
+            if key in deal:
+                _expect(number, key, getattr(result, key), deal[key])
+    _check_result(state, record.get("result"))
+    return state
+
+
+def _expect(number: int, what: str, expected: object, found: object) -> None:
+    if expected != found:
+        raise ReplayMismatch(f"deal {number}: {what} expected {_short(expected)}, found {_short(found)}")
+
+
+def _check_result(state: MatchState, result: object) -> None:
+    """The match result (``{"totals", "places", "forfeited"}``) against the engine's; nothing when absent."""
+    if result is None:
+        return
+    if not isinstance(result, dict):
+        raise ReplayMismatch(f"match: 'result' must be an object, not {type(result).__name__}")
+    forfeited = result.get("forfeited")
+    if forfeited is None and not state.is_over:
+        raise ReplayMismatch(f"match: expected more plies (the engine's match is not over after deal "
+                             f"{state.deal_number}), found the end of the record")
+    if "totals" in result and result["totals"] != state.totals:
+        raise ReplayMismatch(f"match: totals expected {state.totals}, found {_short(result['totals'])}")
+    if "places" in result:
+        try:
+            places = state.standings if forfeited is None else state.standings_after_forfeit(forfeited)
+        except (IndexError, TypeError):
+            raise ReplayMismatch(f"match: forfeited must be a seat (0 to {state.seats - 1}) or null, "
+                                 f"not {_short(forfeited)}") from None
+        if result["places"] != places:
+            raise ReplayMismatch(f"match: places expected {places}, found {_short(result['places'])}")
+
+
+def summary(record: dict, state: MatchState) -> str:
+    """One line about a verified record: match id when known, preset, seats, deals, plies, totals, places."""
+    plies = sum(len(d["actions"]) for d in record["deals"])
+    name = f"match {record['match']}" if "match" in record else "match"
+    preset = record.get("preset") or "custom ruleset"
+    result = record.get("result") or {}
+    places = result.get("places", state.standings)
+    end = f", seat {result['forfeited']} forfeited" if result.get("forfeited") is not None else ""
+    return (f"{name} ({preset}, {state.seats} seats): {len(record['deals'])} deals, {plies} plies, totals "
+            f"{state.totals}, places {places}{end}: OK")
