@@ -243,29 +243,37 @@ class HollywoodScore:
                 "games_won": list(self.games_won), "deals_won": list(self.deals_won)}
 
 
+def start_from_record(record: object, *, required: tuple = ("ruleset", "seats", "seed", "deals")) -> MatchState:
+    """The match a record (``MatchState.record`` or an exported match record) starts, before its first ply, after
+    checking the record's frame: a dict holding the ``required`` keys, this engine's version (when it names one) and
+    ``deals`` as a list of ``{"actions": [...], ...}`` objects. ``ReplayMismatch`` says what is wrong."""
+    if not isinstance(record, dict):
+        raise ReplayMismatch(f"a match record is a JSON object, not {type(record).__name__}")
+    missing = [k for k in required if k not in record]
+    if missing:
+        raise ReplayMismatch(f"the record has no {missing[0]!r} (see docs/match-record.schema.json)")
+    version = record.get("engine_version", ENGINE_VERSION)
+    if str(version) != ENGINE_VERSION:
+        raise ReplayMismatch(f"match: engine version expected {ENGINE_VERSION}, found {version!r}: "
+                             "replay it with that version of the engine")
+    deals = record["deals"]
+    if not isinstance(deals, list) or not all(isinstance(d, dict) and isinstance(d.get("actions"), list) for d in deals):
+        raise ReplayMismatch("'deals' must be a list of {'number', 'seed', 'actions': [...], ...} objects")
+    try:
+        return MatchState.start(Ruleset.from_dict(record["ruleset"]), record["seats"], record["seed"],
+                                record.get("single_deal"))
+    except (ValueError, TypeError) as exc:
+        raise ReplayMismatch(f"the record cannot start a match: {exc}") from None
+
+
 def replay(record: dict) -> MatchState:
     """Re-run a stored match record (as ``MatchState.record`` gives) and verify it.
 
     Raises ``ReplayMismatch`` (a ``ValueError``) when the record is malformed or when the engine version, a deal's
     number or seed, an action's legality or a deal's points differ from what the engine gives.
     """
-    if not isinstance(record, dict):
-        raise ReplayMismatch(f"a match record is a dict, not {type(record).__name__}")
-    missing = [k for k in ("ruleset", "seats", "seed", "deals") if k not in record]
-    if missing:
-        raise ReplayMismatch(f"the record has no {missing[0]!r}")
-    version = record.get("engine_version", ENGINE_VERSION)
-    if str(version) != ENGINE_VERSION:
-        raise ReplayMismatch(f"record is from engine version {version}; this engine is {ENGINE_VERSION}")
-    deals = record["deals"]
-    if not isinstance(deals, list) or not all(isinstance(d, dict) and isinstance(d.get("actions"), list) for d in deals):
-        raise ReplayMismatch("'deals' must be a list of {'seed', 'actions': [...]} objects")
-    try:
-        state = MatchState.start(Ruleset.from_dict(record["ruleset"]), record["seats"], record["seed"],
-                                 record.get("single_deal"))
-    except (ValueError, TypeError) as exc:
-        raise ReplayMismatch(f"the record cannot start a match: {exc}") from None
-    for i, deal in enumerate(deals):
+    state = start_from_record(record)
+    for i, deal in enumerate(record["deals"]):
         if state.is_over:
             raise ReplayMismatch(f"the match ended before deal {i + 1}")
         if deal.get("number", i + 1) != i + 1:

@@ -10,10 +10,8 @@ fact against what the engine gives; the first difference raises ``ReplayMismatch
 
 from __future__ import annotations
 
-from .deal import ENGINE_VERSION
 from .errors import IllegalAction
-from .match import MatchState, ReplayMismatch
-from .rules import Ruleset
+from .match import MatchState, ReplayMismatch, start_from_record
 
 
 def _short(value: object, limit: int = 160) -> str:
@@ -30,22 +28,8 @@ def verify_record(record: object) -> MatchState:
     an action the engine does not allow there, ``"deal D: <fact> expected X, found Y"`` for a deal's seed, dealer,
     outcome, winner, hand values or points, ``"match: ..."`` for the totals, places or the match's end.
     """
-    if not isinstance(record, dict):
-        raise ReplayMismatch(f"a match record is a JSON object, not {type(record).__name__}")
-    missing = [k for k in ("ruleset", "engine_version", "seats", "seed", "deals") if k not in record]
-    if missing:
-        raise ReplayMismatch(f"the record has no {missing[0]!r} (see docs/match-record.schema.json)")
-    if str(record["engine_version"]) != ENGINE_VERSION:
-        raise ReplayMismatch(f"match: engine version expected {ENGINE_VERSION}, found {record['engine_version']!r}: "
-                             "replay it with that version of the engine")
+    state = start_from_record(record, required=("ruleset", "engine_version", "seats", "seed", "deals"))
     deals = record["deals"]
-    if not isinstance(deals, list) or not all(isinstance(d, dict) and isinstance(d.get("actions"), list) for d in deals):
-        raise ReplayMismatch("'deals' must be a list of {'number', 'seed', 'actions': [...], ...} objects")
-    try:
-        state = MatchState.start(Ruleset.from_dict(record["ruleset"]), record["seats"], record["seed"],
-                                 record.get("single_deal"))
-    except (ValueError, TypeError) as exc:
-        raise ReplayMismatch(f"the record cannot start a match: {exc}") from None
     for i, deal in enumerate(deals):
         number = i + 1
         if state.is_over:
