@@ -14,6 +14,7 @@ from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.csrf import ensure_csrf_cookie
+from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_POST
 
 from games import selectors, services
@@ -112,10 +113,11 @@ def deal_code_play(request, code: str):
     return redirect("match-table", match_id=match.pk)
 
 
+@gzip_page  # the frames of a 2,000-ply match are ~250 KiB of JSON, ~25 KiB gzipped (Django's gzip pads against BREACH)
 def match_replay(request, match_id: int):
     """The replay viewer of a finished match: every ply of every deal, all hands face up (``templates/games/
     replay.html``, ``static/js/replay.js``). The frames (``selectors.match_replay``) go into the page as a JSON data
-    block. ``?deal=D&ply=P`` opens at deal D (1-based) after its P-th action (0: as dealt); a value outside the match
+    block, and the page is sent gzipped to a browser that accepts it. ``?deal=D&ply=P`` opens at deal D (1-based) after its P-th action (0: as dealt); a value outside the match
     answers 400 saying the range. A running or aborted match answers 403 and shows nothing of it; an unknown one 404.
     """
     match = get_object_or_404(Match, pk=match_id)

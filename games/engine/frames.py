@@ -30,11 +30,10 @@ as deltas (BENCHMARKS.md, "Replay viewer").
 
 from __future__ import annotations
 
-from collections import Counter
-
 from .actions import entry_dict
-from .cards import parse_card
+from .cards import card_code, parse_card
 from .errors import IllegalAction
+from .hands import bits
 from .match import MatchState, ReplayMismatch, start_from_record
 
 FORMAT = "eights-replay-frames/1"
@@ -43,28 +42,35 @@ FORMAT = "eights-replay-frames/1"
 FIELDS = ("top", "suit", "declared", "stock", "discard", "to_play", "pending", "direction", "awaiting", "out")
 
 
-def position(deal) -> dict:
-    """The position of an engine ``Deal`` (every hand face up), as described in the module docstring."""
-    return {"hands": [deal.hand(s) for s in range(deal.seats)], "top": deal.top_card, "suit": deal.active_suit,
-            "declared": deal.declared_suit is not None, "stock": len(deal.stock), "discard": len(deal.discard),
-            "to_play": None if deal.result is not None else deal.to_play, "pending": deal.pending_draw,
-            "direction": deal.direction, "awaiting": bool(deal.awaiting_declaration), "out": list(deal.out)}
+def position(deal, hands: list[list[str]] | None = None) -> dict:
+    """The position of an engine ``Deal`` (every hand face up), as described in the module docstring; ``hands``:
+    its hands when the caller has them already."""
+    return {"hands": [deal.hand(s) for s in range(deal.seats)] if hands is None else hands, "top": deal.top_card,
+            "suit": deal.active_suit, "declared": deal.declared_suit is not None, "stock": len(deal.stock),
+            "discard": len(deal.discard), "to_play": None if deal.result is not None else deal.to_play,
+            "pending": deal.pending_draw, "direction": deal.direction, "awaiting": bool(deal.awaiting_declaration),
+            "out": list(deal.out)}
 
 
-def _hand_changes(before: list[list[str]], after: list[list[str]]) -> tuple[dict, dict]:
-    """Cards each seat gained and lost between two positions' hands (multisets: a double deck repeats cards)."""
-    gain, lose = {}, {}
-    for seat, (old, new) in enumerate(zip(before, after)):
-        if old == new:
+def _hands_now(deal, before: list[list[str]], keys: list[tuple]) -> tuple[list[list[str]], dict, dict]:
+    """The deal's hands after a ply, and the cards each seat gained and lost since ``before``. ``keys``: each seat's
+    hand masks ``(mask, dup)`` as of ``before``, updated in place; only a seat whose masks changed is read again (a ply
+    changes one or two hands). A card's count is its bit in ``mask`` plus its bit in ``dup`` (set only while set in
+    ``mask``, hands.py), so the new bits of either mask are the cards gained and the cleared ones the cards lost."""
+    hands, gain, lose = list(before), {}, {}
+    for seat, (old_mask, old_dup) in enumerate(keys):
+        mask, dup = deal.masks[seat], deal.dups[seat]
+        if mask == old_mask and dup == old_dup:
             continue
-        plus, minus = Counter(new), Counter(old)
-        added = sorted((plus - minus).elements())
-        removed = sorted((minus - plus).elements())
+        keys[seat] = (mask, dup)
+        hands[seat] = deal.hand(seat)
+        added = sorted(bits(mask & ~old_mask) + bits(dup & ~old_dup))
+        removed = sorted(bits(old_mask & ~mask) + bits(old_dup & ~dup))
         if added:
-            gain[str(seat)] = added
+            gain[str(seat)] = [card_code(c) for c in added]
         if removed:
-            lose[str(seat)] = removed
-    return gain, lose
+            lose[str(seat)] = [card_code(c) for c in removed]
+    return hands, gain, lose
 
 
 def replay_frames(record: dict, moves: list[list[dict]] | None = None) -> dict:
@@ -81,6 +87,7 @@ def replay_frames(record: dict, moves: list[list[dict]] | None = None) -> dict:
         deal = state.deal
         notes = moves[i] if moves is not None and i < len(moves) else []
         current = position(deal)
+        keys = [(deal.masks[s], deal.dups[s]) for s in range(deal.seats)]
         frames = {"number": number, "code": deal.code, "dealer": deal.dealer, "totals": list(state.totals),
                   "start": current, "plies": [], "result": None}
         for ply, action in enumerate(stored["actions"], start=1):
@@ -91,8 +98,8 @@ def replay_frames(record: dict, moves: list[list[dict]] | None = None) -> dict:
                 state.apply(action)
             except (IllegalAction, TypeError, ValueError) as exc:
                 raise ReplayMismatch(f"deal {number} ply {ply}: {exc}") from None
-            after = position(deal)
-            gain, lose = _hand_changes(current["hands"], after["hands"])
+            hands, gain, lose = _hands_now(deal, current["hands"], keys)
+            after = position(deal, hands)
             delta = {"seat": seat, "log": [entry_dict(e) for e in deal._log[logged:]]}
             if gain:
                 delta["gain"] = gain

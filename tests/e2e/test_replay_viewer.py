@@ -3,7 +3,6 @@ engine's positions for every golden playthrough; the keyboard steps through a re
 region says the ply); a deep link opens at its ply with the engine's hands; the seat's eye hides the other hands;
 axe-core finds no serious violation; on a phone's viewport nothing overflows."""
 
-import json
 import os
 import shutil
 

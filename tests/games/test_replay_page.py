@@ -54,6 +54,8 @@ def test_a_finished_match_replays_every_ply_as_the_engine_plays_it(client, house
     last = positions(frames["deals"][-1])[-1]
     assert last["totals"] == match.totals == match_state(match=match).totals
     assert sum(len(d["plies"]) for d in frames["deals"]) == match.ply_count
+    zipped = client.get(f"/matches/{match.pk}/replay/", HTTP_ACCEPT_ENCODING="gzip")
+    assert zipped["Content-Encoding"] == "gzip" and len(zipped.content) < len(response.content) / 3
 
 
 @pytest.mark.django_db
