@@ -173,7 +173,7 @@
   }
 
   function showLog() {
-    const d = deals[dealNo - 1];
+    const d = deals[dealNo - 1], hadFocus = $("log").contains(document.activeElement);
     $("log").replaceChildren(...d.plies.slice(0, ply).map((delta, i) => {
       const item = h("li", {className: (delta.log.some(e => e.type === "reshuffle") ? "log-reshuffle" : "") + (delta.fault ? " log-fault" : "")},
         h("button", {type: "button", className: "link ply-link"}, `${i + 1}. ${plyWords(delta)}` + (delta.fault ? ` (fallback after a ${delta.fault.kind} fault)` : "")));
@@ -183,6 +183,7 @@
     }));
     const log = $("log");
     log.scrollTop = log.scrollHeight;
+    if (hadFocus) (log.querySelector('[aria-current="step"] button') || $("next")).focus();  // the list was rebuilt
   }
 
   function render(announce) {
@@ -202,7 +203,7 @@
     $("next").disabled = dealNo === deals.length && ply === d.plies.length;
     $("prev-deal").disabled = dealNo === 1;
     $("next-deal").disabled = dealNo === deals.length;
-    if (announce !== false) {
+    if (announce !== false && !timer) {  // while playing, the live region waits for the pause (no flood of plies)
       $("where").textContent = `Deal ${dealNo}, ply ${ply} of ${d.plies.length}` +
         (delta ? `: ${plyWords(delta)}.` : ": as dealt.") + (delta && delta.fault ? ` Fault (${delta.fault.kind}), fallback played.` : "");
     }
@@ -232,21 +233,24 @@
     if (timer) return;
     if (dealNo === deals.length && ply === deals[dealNo - 1].plies.length) go(1, 0);  // from the start again
     timer = setInterval(() => { next(); }, 1000 / speed());
+    $("where").textContent = `Playing at ${$("speed").selectedOptions[0].text}; Space pauses.`;
     $("play").textContent = "Pause";
     $("play").setAttribute("aria-pressed", "true");
   }
   function pause() {
+    const wasPlaying = timer !== null;
     clearInterval(timer);
     timer = null;
     $("play").textContent = "Play";
     $("play").setAttribute("aria-pressed", "false");
+    if (wasPlaying) render();  // says where the play stopped
   }
   function toggle() { if (timer) pause(); else play(); }
   function setSpeed(step) {
     const select = $("speed"), i = Math.min(Math.max(0, select.selectedIndex + step), select.options.length - 1);
     select.selectedIndex = i;
     speedChanged();
-    $("where").textContent = `Speed: ${select.options[i].text}.`;
+    if (!timer) $("where").textContent = `Speed: ${select.options[i].text}.`;
   }
   function speedChanged() { if (timer) { pause(); play(); } }
   function setEye(value) {

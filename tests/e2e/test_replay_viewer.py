@@ -134,9 +134,11 @@ def test_keyboard_steps_through_a_replay_and_a_deep_link_opens_its_ply(live_serv
     page.keyboard.press("Space")  # play: the plies go by on their own, and the button says Pause
     page.wait_for_function(f"() => Number({ROOT}.dataset.ply) >= 2", timeout=5000)
     assert page.get_attribute("#play", "aria-pressed") == "true" and page.inner_text("#play") == "Pause"
+    assert page.inner_text("#where").startswith("Playing at 2 plies/s")  # not every ply while playing
     page.keyboard.press("Space")
     assert page.get_attribute("#play", "aria-pressed") == "false"
     stopped = _shown(page)
+    assert page.inner_text("#where").startswith(f"Deal 1, ply {stopped['ply']} of ")  # where it stopped
     page.wait_for_timeout(1200)
     assert _shown(page)["ply"] == stopped["ply"]
     _expect(page, engine, 1, stopped["ply"])
@@ -158,8 +160,10 @@ def test_keyboard_steps_through_a_replay_and_a_deep_link_opens_its_ply(live_serv
     _expect(page, engine, 2, 5)
     assert page.locator("#log li").count() == 5
     assert page.get_attribute("#log li:last-child", "aria-current") == "step"
-    page.click("#log li:nth-child(2) button")  # the deal log jumps to its ply
+    page.focus("#log li:nth-child(2) button")
+    page.keyboard.press("Enter")  # the deal log jumps to its ply, and the focus stays on that ply's line
     _expect(page, engine, 2, 2)
+    assert page.evaluate("() => document.activeElement.closest('li')?.getAttribute('aria-current')") == "step"
     page.fill("#ply-choice", "4")
     page.keyboard.press("Enter")
     _expect(page, engine, 2, 4)
