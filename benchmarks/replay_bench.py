@@ -8,7 +8,7 @@ Prints medians of ``--runs`` runs, the page's size (plain, and gzipped as the vi
 against full per-ply positions. Uses its own database ``eights_bench_replay`` (created when missing; the match is
 played once and reused).
 
-Usage: ``python benchmarks/replay_bench.py [--plies 2000] [--runs 15]``; needs PostgreSQL on 127.0.0.1 (or
+Usage: ``python benchmarks/replay_bench.py [--plies 2000] [--runs 15] [--browser]``; needs PostgreSQL on 127.0.0.1 (or
 DATABASE_URL).
 """
 
@@ -84,6 +84,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--plies", type=int, default=2000, help="at least this many plies (default 2000)")
     parser.add_argument("--runs", type=int, default=15, help="timed runs of each request (default 15)")
+    parser.add_argument("--browser", action="store_true",
+                        help="also time static/js/replay.js decoding every deal in Chromium (Playwright, /usr/bin/chromium)")
     args = parser.parse_args()
     if args.plies < 1 or args.runs < 1:
         parser.error("--plies and --runs must be at least 1")
@@ -131,6 +133,36 @@ def main() -> None:
     print(f"  frames as deltas: {len(frames_json) / kib:.1f} KiB ({len(frames_json) / match.ply_count:.0f} B a ply); "
           f"as full per-ply positions: {len(full_json) / kib:.1f} KiB ({len(full_json) / match.ply_count:.0f} B a ply, "
           f"{len(full_json) / len(frames_json):.1f}x)")
+
+    if args.browser:
+        _browser_decode(frames, args.runs)
+
+
+def _browser_decode(frames: dict, runs: int) -> None:
+    """Median time of the page's own decoder (``EightsReplay.decode``) over every deal, in Chromium."""
+    from playwright.sync_api import sync_playwright
+
+    sys.path.insert(0, os.path.join(ROOT, "tests", "support"))
+    from browsers import ARGS, CHROMIUM
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page()
+        page.goto("about:blank")
+        page.add_script_tag(path=os.path.join(ROOT, "static", "js", "replay.js"))
+        ms = page.evaluate("""([deals, runs]) => {
+            const times = [];
+            for (let i = 0; i < runs; i++) {
+                const t = performance.now();
+                deals.forEach(d => window.EightsReplay.decode(d));
+                times.push(performance.now() - t);
+            }
+            times.sort((a, b) => a - b);
+            return times[Math.floor(times.length / 2)];
+        }""", [frames["deals"], runs])
+        browser.close()
+    print(f"  Chromium: replay.js decodes every deal into its positions in {ms:.1f} ms (the page decodes one deal "
+          "when it is first shown)")
 
 
 if __name__ == "__main__":
