@@ -34,6 +34,7 @@ urlpatterns = [
     path("api/matches/<int:match_id>/record/", game_api.MatchRecordApi.as_view(), name="api-match-record"),
     path("api/matches/casual/", game_api.CasualMatchApi.as_view(), name="api-casual-match"),
     path("matches/<int:match_id>/play/", game_views.match_table, name="match-table"),
+    path("matches/<int:match_id>/replay/", game_views.match_replay, name="match-replay"),
     path("deals/<str:code>/", game_views.deal_code_page, name="deal-code"),
     path("deals/<str:code>/play/", game_views.deal_code_play, name="deal-code-play"),
     path("ladders/<slug:slug>/play/", ladder_views.ladder_play_now_page, name="ladder-play-now"),

@@ -14,7 +14,8 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from games.engine import MatchState, Ruleset, replay
-from games.models import Deal, Match, Player, Seat
+from games.engine.frames import replay_frames
+from games.models import Deal, Match, Move, Player, Seat
 
 
 #: The fields of a match row that change while it is played; a snapshot reads them with the log.
@@ -255,3 +256,28 @@ def running_tables(*, player, limit: int = 10) -> list[dict]:
             .select_related("player").order_by("index"):
         others.setdefault(seat.match_id, []).append(seat.player.name)
     return [{"match": s.match, "seat": s.index, "opponents": others.get(s.match_id, [])} for s in seats]
+
+
+def match_replay(*, match: Match) -> dict:
+    """The replay viewer's data of a FINISHED match (``/matches/<id>/replay/``): ``games.engine.frames.replay_frames``
+    of its exported record (``match_export``: one snapshot of the log), with each ply's think time and fault, plus
+    ``match`` (id), ``preset``, ``players`` (per seat: ``seat``, ``name``, ``kind``, ``badge``, ``label``, ``total``,
+    ``place``, ``forfeited``) and ``result`` (``totals``, ``places``, ``forfeited``) as the export gives them.
+
+    Raises ``MatchNotFinished`` unless the match is finished (nothing of a running or aborted match is replayed),
+    ``Match.DoesNotExist`` when it is gone. The moves' think times and faults are read after the snapshot: a
+    finished match's moves never change.
+    """
+    record = match_export(match=match)
+    moves: list[list[dict]] = [[] for _ in record["deals"]]
+    rows = (Move.objects.filter(deal__match_id=match.pk).order_by("deal__number", "ply")
+            .values_list("deal__number", "source", "fault_kind", "fault", "think_ms"))
+    for number, source, fault_kind, fault, think_ms in rows:
+        if 0 < number <= len(moves):
+            moves[number - 1].append({"source": source, "fault_kind": fault_kind, "fault": fault,
+                                      "think_ms": think_ms})
+    frames = replay_frames(record, moves)
+    players = {s.index: s.player for s in Seat.objects.filter(match_id=match.pk).select_related("player")}
+    frames.update(match=match.pk, preset=record["preset"], result=record["result"], players=[
+        {**p, "badge": players[p["seat"]].badge, "label": players[p["seat"]].label} for p in record["players"]])
+    return frames

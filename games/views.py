@@ -14,6 +14,7 @@ from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.csrf import ensure_csrf_cookie
+from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_POST
 
 from games import selectors, services
@@ -110,6 +111,50 @@ def deal_code_play(request, code: str):
         response["Retry-After"] = str(exc.retry_after)
         return response
     return redirect("match-table", match_id=match.pk)
+
+
+@gzip_page  # the frames of a 2,000-ply match are ~250 KiB of JSON, ~25 KiB gzipped (Django's gzip pads against BREACH)
+def match_replay(request, match_id: int):
+    """The replay viewer of a finished match: every ply of every deal, all hands face up (``templates/games/
+    replay.html``, ``static/js/replay.js``). The frames (``selectors.match_replay``) go into the page as a JSON data
+    block, and the page is sent gzipped to a browser that accepts it. ``?deal=D&ply=P`` opens at deal D (1-based) after its P-th action (0: as dealt); a value outside the match
+    answers 400 saying the range. A running or aborted match answers 403 and shows nothing of it; an unknown one 404.
+    """
+    match = get_object_or_404(Match, pk=match_id)
+    try:
+        if match.status != Match.Status.FINISHED:
+            raise selectors.MatchNotFinished
+        data = selectors.match_replay(match=match)
+    except Match.DoesNotExist:
+        raise Http404(f"no match {match_id}") from None
+    except selectors.MatchNotFinished:
+        why = ("it was aborted: the deals of an aborted match are never published" if match.status ==
+               Match.Status.ABORTED else "it is still being played: its hands and deals are published once it is "
+               "finished")
+        return render(request, "games/replay_refused.html", {"match_id": match_id, "title": "No replay yet" if
+                      match.status == Match.Status.RUNNING else "No replay", "problem":
+                      f"Match #{match_id} cannot be replayed: {why}."}, status=403)
+    try:
+        start = _replay_start(request.GET, data["deals"])
+    except ValueError as exc:
+        return render(request, "games/replay_refused.html", {"match_id": match_id, "title": "No such ply",
+                      "problem": str(exc), "replay_link": True}, status=400)
+    return render(request, "games/replay.html", {"match_id": match_id, "frames": data, "start": start,
+                                                 "players": data["players"], "deal_count": len(data["deals"])})
+
+
+def _replay_start(query, deals: list[dict]) -> dict:
+    """``{"deal", "ply"}`` from ``?deal=&ply=`` (defaults: deal 1, ply 0); ``ValueError`` naming the range."""
+    deal_text, ply_text = query.get("deal", "1"), query.get("ply", "0")
+    if not re.fullmatch(r"[0-9]{1,6}", deal_text) or not 1 <= int(deal_text) <= len(deals):
+        raise ValueError(f"deal is a deal number from 1 to {len(deals)} (this match has {len(deals)} "
+                         f"deal{'s' if len(deals) != 1 else ''}), not {deal_text[:12]!r}")
+    number = int(deal_text)
+    plies = len(deals[number - 1]["plies"])
+    if not re.fullmatch(r"[0-9]{1,6}", ply_text) or int(ply_text) > plies:
+        raise ValueError(f"ply is a number from 0 (the deal as dealt) to {plies} (deal {number} has {plies} "
+                         f"plies), not {ply_text[:12]!r}")
+    return {"deal": number, "ply": int(ply_text)}
 
 
 class RulesNotFound(Exception):

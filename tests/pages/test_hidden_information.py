@@ -53,6 +53,7 @@ def test_no_response_of_a_running_match_shows_a_hidden_card(house_bots, ladder, 
             f"/players/{other.name}/", "/players/ruth/", f"/api/matches/{match.pk}/seats/0/",
             f"/api/matches/{match.pk}/seats/1/", f"/api/matches/{match.pk}/deals/1/", "/api/players/ruth/",
             f"/api/matches/{match.pk}/record/", f"/api/matches/{match.pk}/record/?download=1",
+            f"/matches/{match.pk}/replay/", f"/matches/{match.pk}/replay/?deal=1&ply=1",
             f"/api/players/{other.name}/", "/api/schema/", "/bots/", f"/bots/{bot.pk}/", "/api/bots/",
             f"/api/bots/{bot.pk}/", f"/api/bots/{bot.pk}/matches/", f"/api/bots/{bot.pk}/health/"]
     clients = {"person": Client(), "stranger": Client(), "anonymous": Client(), "owner": Client()}
@@ -105,7 +106,7 @@ def test_no_response_of_a_running_guest_match_shows_a_hidden_card(house_bots, la
     secrets_ = [str(match.seed), *(d.code for d in match.deals.all()), *(str(d.seed) for d in match.deals.all())]
     urls = ["/", "/matches/", f"/matches/{match.pk}/", f"/matches/{match.pk}/play/", f"/players/{guest.name}/",
             *(f"/api/matches/{match.pk}/seats/{s}/" for s in range(3)), f"/api/matches/{match.pk}/deals/1/",
-            f"/api/players/{guest.name}/", f"/api/matches/{match.pk}/record/"]
+            f"/api/players/{guest.name}/", f"/api/matches/{match.pk}/record/", f"/matches/{match.pk}/replay/"]
     for who, client in clients.items():
         for url in urls:
             body = client.get(url).content.decode(errors="replace")
