@@ -3,6 +3,7 @@ anonymously and as the owner of the bot the person plays, and check that no hidd
 and no seed or deal code appears."""
 
 import re
+from urllib.parse import quote
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -19,6 +20,15 @@ from games.selectors import match_state
 from games.services import match_advance, match_create, player_for_user
 
 from bot_servers import BotServer
+
+
+def _match_list_urls(match, players: list[str], ladder: str | None) -> list[str]:
+    """The match list (issue 11) with each of its filters, as a page and over the API, each including ``match``."""
+    day = match.created_at.date().isoformat()
+    queries = ["", "status=running", "preset=pagat", "order=oldest", f"from={day}", f"to={day}",
+               f"from={day}&to={day}&status=running", "player=me", "page_size=1",
+               *(f"player={quote(p)}" for p in players), *([f"ladder={ladder}"] if ladder else [])]
+    return [f"{root}?{q}" for q in queries for root in ("/matches/", "/api/matches/")]
 
 
 @pytest.fixture
@@ -54,7 +64,8 @@ def test_no_response_of_a_running_match_shows_a_hidden_card(house_bots, ladder, 
             f"/api/matches/{match.pk}/seats/1/", f"/api/matches/{match.pk}/deals/1/", "/api/players/ruth/",
             f"/api/matches/{match.pk}/record/", f"/api/matches/{match.pk}/record/?download=1",
             f"/api/players/{other.name}/", "/api/schema/", "/bots/", f"/bots/{bot.pk}/", "/api/bots/",
-            f"/api/bots/{bot.pk}/", f"/api/bots/{bot.pk}/matches/", f"/api/bots/{bot.pk}/health/"]
+            f"/api/bots/{bot.pk}/", f"/api/bots/{bot.pk}/matches/", f"/api/bots/{bot.pk}/health/",
+            *_match_list_urls(match, ["ruth", other.name, str(other.pk)], ladder="test")]
     clients = {"person": Client(), "stranger": Client(), "anonymous": Client(), "owner": Client()}
     clients["person"].force_login(person)
     clients["stranger"].force_login(stranger)
@@ -62,6 +73,8 @@ def test_no_response_of_a_running_match_shows_a_hidden_card(house_bots, ladder, 
     for who, client in clients.items():
         for url in urls:
             body = client.get(url).content.decode(errors="replace")
+            if url.startswith(("/matches/?status=running", "/api/matches/?status=running")):
+                assert f"/matches/{match.pk}/" in body, f"the match list does not show the running match to {who}"
             tokens = set(re.findall(r"(?<![A-Za-z0-9])[A2-9TJQK][CDHS](?![A-Za-z0-9])", body))
             if url == "/api/schema/":
                 tokens = set()  # a static document: its examples ("8H") are not this deal's cards
@@ -105,10 +118,13 @@ def test_no_response_of_a_running_guest_match_shows_a_hidden_card(house_bots, la
     secrets_ = [str(match.seed), *(d.code for d in match.deals.all()), *(str(d.seed) for d in match.deals.all())]
     urls = ["/", "/matches/", f"/matches/{match.pk}/", f"/matches/{match.pk}/play/", f"/players/{guest.name}/",
             *(f"/api/matches/{match.pk}/seats/{s}/" for s in range(3)), f"/api/matches/{match.pk}/deals/1/",
-            f"/api/players/{guest.name}/", f"/api/matches/{match.pk}/record/"]
+            f"/api/players/{guest.name}/", f"/api/matches/{match.pk}/record/",
+            *_match_list_urls(match, [guest.name, str(guest.pk)], ladder=None)]
     for who, client in clients.items():
         for url in urls:
             body = client.get(url).content.decode(errors="replace")
+            if url.startswith(("/matches/?status=running", "/api/matches/?status=running")):
+                assert f"/matches/{match.pk}/" in body, f"the match list does not show the running match to {who}"
             tokens = set(re.findall(r"(?<![A-Za-z0-9])[A2-9TJQK][CDHS](?![A-Za-z0-9])", body))
             leaked = (tokens & (bots | stock)) - (own if who == "guest" else set())
             assert not leaked, f"{who} sees {sorted(leaked)} at {url}"
