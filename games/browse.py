@@ -172,8 +172,8 @@ def match_browse(*, filters: MatchFilters) -> QuerySet[Match]:
         qs = qs.filter(preset=filters.preset)
     if filters.me and filters.player is None:
         return qs.none()
-    if filters.player is not None:
-        qs = qs.filter(seats__player=filters.player)
+    if filters.player is not None:  # a semi-join, not a join: the keyset's id < cursor then bounds both sides
+        qs = qs.filter(id__in=Seat.objects.filter(player=filters.player).values("match_id"))
     if filters.date_from:
         qs = qs.filter(created_at__gte=_midnight(filters.date_from))
     if filters.date_to:

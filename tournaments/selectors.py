@@ -6,7 +6,7 @@ from django.db.models import Count, Q, QuerySet
 
 from games.browse import BadFilter
 from games.models import Match
-from tournaments.models import Ladder, LadderEntry, RatingChange
+from tournaments.models import Ladder, LadderEntry, LadderMatch, RatingChange
 
 
 def ladder_list() -> QuerySet[Ladder]:
@@ -45,4 +45,4 @@ def ladder_matches_q(slug: str) -> Q:
         slugs = list(Ladder.objects.order_by("slug").values_list("slug", flat=True)[:20])
         raise BadFilter("ladder", f"there is no ladder {slug[:80]!r}: give a ladder's slug "
                                   f"({', '.join(slugs) if slugs else 'there are no ladders yet'})")
-    return Q(ladder_match__ladder_id=ladder_id)
+    return Q(id__in=LadderMatch.objects.filter(ladder_id=ladder_id).values("match_id"))  # index (ladder, match)
