@@ -96,7 +96,8 @@ def generate(total: int, batch: int = 5000) -> dict:
                               finished_at=None if status == "running" else when + dt.timedelta(minutes=5)))
             seat_lists.append((when, players, totals))
         Match.objects.bulk_create(rows)
-        Seat.objects.bulk_create(Seat(match=m, index=k, player=p, total=t, place=k + 1 if m.status == "finished" else None)
+        Seat.objects.bulk_create(Seat(match=m, index=k, player=p, total=t,
+                                      place=k + 1 if m.status == "finished" else None)
                                  for m, (_w, players, totals) in zip(rows, seat_lists)
                                  for k, (p, t) in enumerate(zip(players, totals)))
         LadderMatch.objects.bulk_create(LadderMatch(ladder=ladders[0] if rng.random() < 0.5 else ladders[1], match=m)
@@ -169,19 +170,22 @@ def measure(names: dict, runs: int) -> list[dict]:
             assert client.get(target).status_code == 200, client.get(target).content[:300]
         first_ms = _median_ms(lambda: client.get(url), runs)
         deep_ms = _median_ms(lambda: client.get(deep), runs)
-        offset_ms = _median_ms(lambda: list(qs.values_list("id", flat=True)[depth:depth + 25]), runs)
+        rows = qs.prefetch_related(None)  # the page's main query alone: whole match rows (and their ladder)
+        offset_ms = _median_ms(lambda: list(rows[depth:depth + 25]), runs)
         keyset_sql_ms = _median_ms(lambda: list(
-            qs.filter(**({"id__lt": pivot} if order == "-id" else {"id__gt": pivot})).values_list("id", flat=True)[:25]
-        ), runs) if pivot is not None else 0.0
-        with CaptureQueriesContext(connection) as captured:
-            client.get(deep)
-        main = next(q["sql"] for q in captured.captured_queries if 'FROM "games_match"' in q["sql"]
-                    and "LIMIT" in q["sql"])
-        with connection.cursor() as cursor:
-            cursor.execute("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) " + main)
-            plan = [row[0] for row in cursor.fetchall()]
+            rows.filter(**({"id__lt": pivot} if order == "-id" else {"id__gt": pivot}))[:25]), runs) \
+            if pivot is not None else 0.0
+        plans = {}
+        for which, target in (("first", url), ("deep", deep)):
+            with CaptureQueriesContext(connection) as captured:
+                client.get(target)
+            main = next(q["sql"] for q in captured.captured_queries if 'FROM "games_match"' in q["sql"]
+                        and "LIMIT" in q["sql"])
+            with connection.cursor() as cursor:
+                cursor.execute("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) " + main)
+                plans[which] = [row[0] for row in cursor.fetchall()]
         results.append({"label": label, "count": count, "first_ms": first_ms, "deep_ms": deep_ms,
-                        "keyset_sql_ms": keyset_sql_ms, "offset_sql_ms": offset_ms, "plan": plan})
+                        "keyset_sql_ms": keyset_sql_ms, "offset_sql_ms": offset_ms, "plans": plans})
         print(f"  {label}: {count:,} matches; first page {first_ms:.1f} ms, deep page {deep_ms:.1f} ms "
               f"(query: keyset {keyset_sql_ms:.2f} ms, OFFSET {offset_ms:.2f} ms)", file=sys.stderr)
     return results
@@ -221,11 +225,12 @@ def main() -> None:
         ratio = r["offset_sql_ms"] / r["keyset_sql_ms"] if r["keyset_sql_ms"] else float("nan")
         print(f"| {r['label']} | {r['count']:,} | {r['first_ms']:.1f} ms | {r['deep_ms']:.1f} ms | "
               f"{r['keyset_sql_ms']:.2f} ms | {r['offset_sql_ms']:.2f} ms | {ratio:.0f}x |")
-    print("\nQuery plans of the deep pages (EXPLAIN ANALYZE, the main query):\n")
+    print("\nQuery plans (EXPLAIN ANALYZE of the page's main query):\n")
     for r in results:
-        print(f"{r['label']}:\n```")
-        print("\n".join(r["plan"]))
-        print("```")
+        for which, plan in r["plans"].items():
+            print(f"{r['label']}, {which} page:\n```")
+            print("\n".join(plan))
+            print("```")
 
 
 if __name__ == "__main__":

@@ -303,9 +303,9 @@ class MatchFilterBackend:
         return [
             param("status", "only matches with this status", {"type": "string", "enum": list(STATUSES)}),
             param("preset", "only matches of this preset", {"type": "string", "enum": sorted(PRESETS)}),
-            param("player", "only matches this player sat in: a player id, an exact name, or me (your own player, "
-                            "logged in or as this browser's guest)", {"type": "string", "maxLength": 60,
-                                                                      "pattern": "^[^\\u0000]*$"}),
+            param("player", "only matches this player sat in (a person, a bot or a house bot): a player id, an exact "
+                            "name, or me (your own player, logged in or as this browser's guest)",
+                  {"type": "string", "maxLength": 60, "pattern": "^[^\\u0000]*$"}),
             param("from", "only matches created on or after this day (UTC)", {"type": "string", "format": "date"}),
             param("to", "only matches created on or before this day (UTC)", {"type": "string", "format": "date"}),
             param("order", "newest first (the default) or oldest first", {"type": "string", "enum": list(ORDERS)}),

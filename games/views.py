@@ -26,6 +26,7 @@ from games.models import Match
 #: Other apps add context to the match page here (tournaments: rating changes) without games importing them.
 MATCH_PAGE_EXTRAS: list[Callable[[Match], dict]] = []
 
+
 def match_list(request):
     """The match list: the filters of ``GET /api/matches/`` (``games.browse``) as a form, and the same keyset pages.
     A bad filter shows the form with what was wrong (400)."""
@@ -65,7 +66,8 @@ def match_detail(request, match_id: int):
 
 #: one line per seat: a colour and a dash pattern (the lines differ in greyscale too), named in the legend
 _SERIES = [("#0b6e4f", "", "solid"), ("#c0392b", "6 3", "dashed"), ("#1a5fb4", "2 3", "dotted"),
-           ("#9a3b00", "8 3 2 3", "dash-dot"), ("#6d28d9", "12 4", "long-dashed"), ("#0e7490", "4 2 1 2", "dash-dot-dot"),
+           ("#9a3b00", "8 3 2 3", "dash-dot"), ("#6d28d9", "12 4", "long-dashed"),
+           ("#0e7490", "4 2 1 2", "dash-dot-dot"),
            ("#a16207", "1 5", "sparse dotted"), ("#334155", "10 2 2 2 2 2", "dash-dot-dot-dot")]
 
 
@@ -98,8 +100,8 @@ def totals_chart(*, deals: list[dict], seats: list, target: int | None, width: i
                        "pattern": pattern, "totals": values,
                        "points": " ".join(f"{x(i)},{y(v)}" for i, v in enumerate(values))})
     every = max(1, len(totals) // 10)
-    return {"width": width, "height": height, "left": left, "right": width - pad, "top_y": pad,
-            "bottom_y": height - pad, "deals": len(rows), "top": top, "series": series,
+    return {"width": width, "height": height, "left": left, "right": width - pad, "deals": len(rows), "top": top,
+            "series": series,
             "ticks": [{"y": y(v), "value": v} for v in sorted({low, top, *([target] if target else [])})],
             "xticks": [{"x": x(i), "deal": i} for i in range(0, len(totals), every)],
             "target_y": y(target) if target and low <= target <= top else None, "target": target}
