@@ -195,3 +195,16 @@ def test_a_page_of_the_list_costs_a_fixed_number_of_queries(house_bots, django_a
         assert Client().get("/api/matches/?status=running").status_code == 200
     with django_assert_max_num_queries(5):
         assert Client().get("/matches/?player=Rando").status_code == 200
+
+
+@pytest.mark.django_db
+def test_player_bot_and_ladder_pages_link_to_their_whole_match_list(scene):
+    from bots_api.services import bot_register
+
+    owner = get_user_model().objects.create_user("ada", password="pw-ada-12345")
+    bot, _secret = bot_register(owner=owner, name="Probe", endpoint_url="http://127.0.0.1:9/")
+    assert f'href="/matches/?player={scene["me"].pk}"' in Client().get("/players/ruth/").content.decode()
+    as_owner = Client()
+    as_owner.force_login(owner)
+    assert f'href="/matches/?player={bot.player_id}"' in as_owner.get(f"/bots/{bot.pk}/").content.decode()
+    assert 'href="/matches/?ladder=test"' in Client().get("/ladders/test/").content.decode()
