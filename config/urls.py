@@ -26,6 +26,7 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),  # login / logout
     path("admin/", admin.site.urls),
     path("api/", include(bot_api_patterns)),
+    path("api/matches/", game_api.MatchListApi.as_view(), name="api-match-list"),
     path("api/matches/<int:match_id>/seats/<int:seat>/", game_api.SeatViewApi.as_view(), name="api-seat-view"),
     path("api/matches/<int:match_id>/seats/<int:seat>/actions/", game_api.SeatActionApi.as_view(),
          name="api-seat-action"),

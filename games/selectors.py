@@ -13,7 +13,9 @@ from django.db.models.functions import Cast
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from games.engine import Deal as EngineDeal
 from games.engine import MatchState, Ruleset, replay
+from games.engine.cards import SUIT_SYMBOLS, SUITS, describe_card, parse_card
 from games.engine.frames import replay_frames
 from games.models import Deal, Match, Move, Player, Seat
 
@@ -217,7 +219,35 @@ def match_page(*, match_id: int) -> dict | None:
         seat.match = match
         if match.status == Match.Status.RUNNING:
             seat.place, seat.forfeited = None, False
-    return {"match": match, "seats": seats, "deals": match_deal_table(match=match, deals=deals, seats=seats)}
+    page = {"match": match, "seats": seats, "deals": match_deal_table(match=match, deals=deals, seats=seats)}
+    if match.is_finished:  # seeds are public once the match is finished, never before
+        for row, hands in zip(page["deals"], match_starting_hands(match=match, deals=deals)):
+            row["hands"] = hands
+    return page
+
+
+def match_starting_hands(*, match: Match, deals: list[Deal]) -> list[list[list[dict]]]:
+    """Each seat's starting hand in each of ``deals`` (number order), dealt again by the engine from the deal's
+    stored seed and dealer (``Deal.start``): per deal, per seat, the cards in code order as ``card_faces`` dicts.
+
+    Only for a FINISHED match (a running match's seeds and hands are secret): raises ``MatchNotFinished`` otherwise.
+    """
+    if not match.is_finished:
+        raise MatchNotFinished(f"match {match.pk} is {match.status}: its starting hands are shown once it is finished")
+    ruleset = ruleset_of(match)
+    return [[card_faces(EngineDeal.start(ruleset, match.seat_count, deal.seed, dealer=deal.dealer).hand(seat))
+             for seat in range(match.seat_count)] for deal in deals]
+
+
+_RED_SUITS = {"D", "H"}
+
+
+def card_faces(codes: list[str]) -> list[dict]:
+    """Cards as a page draws them (the play table's faces, static/js/table.js ``cardEl``): ``code``, ``rank``
+    (text: "10" for T), ``suit`` (its symbol), ``colour`` (red or black) and ``words`` ("eight of hearts")."""
+    return [{"code": code, "rank": "10" if code[0] == "T" else code[0],
+             "suit": SUIT_SYMBOLS[SUITS.index(code[1])], "colour": "red" if code[1] in _RED_SUITS else "black",
+             "words": describe_card(parse_card(code))} for code in codes]
 
 
 def match_deal_table(*, match: Match, deals: list[Deal], seats: list[Seat]) -> list[dict]:

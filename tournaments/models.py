@@ -76,6 +76,7 @@ class LadderMatch(models.Model):
 
     class Meta:
         ordering = ["-match_id"]
+        indexes = [models.Index(fields=["ladder", "match"], name="laddermatch_ladder_match")]  # a ladder's matches
 
     def __str__(self) -> str:
         return f"{self.ladder}: {self.match}"

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from django.db.models import Count, Q, QuerySet
 
+from games.browse import BadFilter
 from games.models import Match
-from tournaments.models import Ladder, LadderEntry, RatingChange
+from tournaments.models import Ladder, LadderEntry, LadderMatch, RatingChange
 
 
 def ladder_list() -> QuerySet[Ladder]:
@@ -34,3 +35,14 @@ def ladder_leaderboard(*, ladder: Ladder) -> list[LadderEntry]:
 def match_rating_changes(*, match: Match) -> dict[int, RatingChange]:
     """Rating change per player id for a ladder match (empty when unrated)."""
     return {c.entry.player_id: c for c in RatingChange.objects.filter(match=match).select_related("entry")}
+
+
+def ladder_matches_q(slug: str) -> Q:
+    """The match list's ``ladder`` filter (registered into ``games.browse.MATCH_GROUPS``): a ``Q`` over ``Match``
+    selecting the matches of the ladder with this slug. Raises ``BadFilter`` naming the ladders when there is none."""
+    ladder_id = Ladder.objects.filter(slug=slug).values_list("pk", flat=True).first()
+    if ladder_id is None:
+        slugs = list(Ladder.objects.order_by("slug").values_list("slug", flat=True)[:20])
+        raise BadFilter("ladder", f"there is no ladder {slug[:80]!r}: give a ladder's slug "
+                                  f"({', '.join(slugs) if slugs else 'there are no ladders yet'})")
+    return Q(id__in=LadderMatch.objects.filter(ladder_id=ladder_id).values("match_id"))  # index (ladder, match)
