@@ -13,6 +13,7 @@ from django.utils import timezone
 from openskill.models import PlackettLuce
 
 from games.engine import Ruleset
+from games.engine.deal import check_ruleset_seats
 from games.models import Match, Player, Seat
 from games.services import match_create, match_wake, player_for_user
 from tournaments.matchmaking import Candidate, choose_matches
@@ -40,6 +41,7 @@ def ladder_create(*, name: str, slug: str, preset: str = "pagat", seats_per_matc
     target = ruleset.target_for(seats_per_match) if base.seats_min <= seats_per_match <= base.seats_max else ruleset.target
     if not ruleset.seats_min <= seats_per_match <= ruleset.seats_max:
         raise ValueError(f"preset {preset!r} seats {ruleset.seats_min} to {ruleset.seats_max}, not {seats_per_match}")
+    check_ruleset_seats(ruleset, seats_per_match)  # partnership: exactly 4; hollywood scoring: 2
     if not 1 <= max_running_matches <= 1000:
         raise ValueError(f"max_running_matches must be from 1 to 1000, not {max_running_matches}")
     if turn_timeout_ms is None:
@@ -198,7 +200,10 @@ def on_match_finished(sender, match: Match, **kwargs) -> None:
 
 
 def ladder_rate_match(*, ladder_match: LadderMatch) -> list[RatingChange]:
-    """Apply openskill Plackett-Luce to the seats' places; ranked by the conservative ordinal mu - 3 sigma.
+    """Apply openskill Plackett-Luce to the match's places (ties share a place); ranked by the conservative
+    ordinal mu - 3 sigma. Under ``partnership`` (RULES.md A, C: seats 0+2 against 1+3) the two sides are rated as
+    teams of two: partners share their side's result (its worse member's place, should a forfeit have split
+    them) and each moves by its own share of the team's update. Returns one ``RatingChange`` per seat.
 
     Call inside a transaction holding ``ladder_match``'s row lock; rates each match exactly once.
     """
@@ -210,19 +215,25 @@ def ladder_rate_match(*, ladder_match: LadderMatch) -> list[RatingChange]:
         if seat.player_id not in entries:
             entries[seat.player_id] = LadderEntry.objects.create(ladder=ladder_match.ladder, player=seat.player,
                                                                  is_active=False)
-    teams = [[_MODEL.rating(mu=entries[s.player_id].mu, sigma=entries[s.player_id].sigma)] for s in seats]
-    new = _MODEL.rate(teams, ranks=[s.place for s in seats])
+    if (match.ruleset or {}).get("partnership") and len(seats) == 4:
+        sides = [[seats[0], seats[2]], [seats[1], seats[3]]]
+    else:
+        sides = [[seat] for seat in seats]
+    teams = [[_MODEL.rating(mu=entries[s.player_id].mu, sigma=entries[s.player_id].sigma) for s in side]
+             for side in sides]
+    new = _MODEL.rate(teams, ranks=[max(s.place for s in side) for side in sides])
     changes = []
-    for seat, (rating,) in zip(seats, new):
-        entry = entries[seat.player_id]
-        change = RatingChange(entry=entry, match=match, place=seat.place, mu_before=entry.mu,
-                              sigma_before=entry.sigma, ordinal_before=entry.ordinal, mu_after=rating.mu,
-                              sigma_after=rating.sigma, ordinal_after=rating.ordinal())
-        entry.mu, entry.sigma, entry.ordinal = rating.mu, rating.sigma, rating.ordinal()
-        entry.matches_played += 1
-        entry.wins += 1 if seat.place == 1 else 0
-        entry.save(update_fields=["mu", "sigma", "ordinal", "matches_played", "wins"])
-        changes.append(change)
+    for side, ratings in zip(sides, new):
+        for seat, rating in zip(side, ratings):
+            entry = entries[seat.player_id]
+            change = RatingChange(entry=entry, match=match, place=seat.place, mu_before=entry.mu,
+                                  sigma_before=entry.sigma, ordinal_before=entry.ordinal, mu_after=rating.mu,
+                                  sigma_after=rating.sigma, ordinal_after=rating.ordinal())
+            entry.mu, entry.sigma, entry.ordinal = rating.mu, rating.sigma, rating.ordinal()
+            entry.matches_played += 1
+            entry.wins += 1 if seat.place == 1 else 0
+            entry.save(update_fields=["mu", "sigma", "ordinal", "matches_played", "wins"])
+            changes.append(change)
     RatingChange.objects.bulk_create(changes)
     ladder_match.rated_at = timezone.now()
     ladder_match.save(update_fields=["rated_at"])
