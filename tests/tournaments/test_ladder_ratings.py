@@ -41,3 +41,50 @@ def test_partners_share_their_sides_result_and_are_rated_as_a_team():
     for s in winners:
         assert changes[s.player_id].mu_after > changes[s.player_id].mu_before
         assert LadderEntry.objects.get(ladder=lad, player_id=s.player_id).wins == 1
+
+
+def test_order_confidence_is_the_chance_the_higher_skill_is_really_higher():
+    from tournaments.ratings import order_confidence
+
+    assert order_confidence(25, 8, 25, 8) == pytest.approx(0.5)
+    assert order_confidence(30, 1, 25, 1) == pytest.approx(0.99976, abs=1e-4)  # 5 / sqrt(2) = 3.54 sigma apart
+    assert order_confidence(26, 8, 25, 8) < 0.6  # uncertain ratings: a small gap says little
+    assert order_confidence(25, 1, 30, 1) == pytest.approx(1 - order_confidence(30, 1, 25, 1))
+
+
+def test_the_trust_statement_says_plainly_how_sure_the_order_is():
+    from tournaments.ratings import trust_statement
+
+    assert trust_statement("Ada", "Bob", 0.991) == "Ada is ahead of Bob with 99 % confidence."
+    assert trust_statement("Ada", "Bob", 0.95) == "Ada is ahead of Bob with 95 % confidence."
+    assert trust_statement("Ada", "Bob", 0.8) == "Ada is probably ahead of Bob (80 % confidence)."
+    assert trust_statement("Ada", "Bob", 0.6) == "Ada and Bob cannot yet be told apart (60 %)."
+    assert trust_statement("Ada", "Bob", 0.3) == "Ada and Bob cannot yet be told apart (30 %)."
+
+
+def _entry(ladder, name, mu, sigma, played):
+    bot = player_house_create(name=name, strategy="random")
+    entry = ladder_entry_create(ladder=ladder, player=bot)
+    LadderEntry.objects.filter(pk=entry.pk).update(mu=mu, sigma=sigma, ordinal=mu - 3 * sigma, matches_played=played)
+    return entry
+
+
+@pytest.mark.django_db
+def test_provisional_entries_are_listed_below_established_ones_and_marked(settings):
+    from tournaments.selectors import ladder_leaderboard, ladder_trust
+
+    settings.LADDER_PROVISIONAL_MATCHES = 10
+    lad = ladder_create(name="Board", slug="board")
+    _entry(lad, "Veteran", 24.0, 2.0, 40)       # ordinal 18
+    _entry(lad, "Lucky newcomer", 40.0, 5.0, 3)  # ordinal 25, but only 3 matches
+    _entry(lad, "Steady", 23.5, 2.0, 30)        # ordinal 17.5: hard to tell from Veteran
+    _entry(lad, "Weak", 10.0, 1.0, 50)          # ordinal 7: clearly below Steady
+    board = ladder_leaderboard(ladder=lad)
+    assert [e.player.name for e in board] == ["Veteran", "Steady", "Weak", "Lucky newcomer"]
+    assert [e.rank for e in board] == [1, 2, 3, None]
+    assert [e.provisional for e in board] == [False, False, False, True]
+    said = ladder_trust(board=board)
+    assert said["pairs"][0] == "Veteran and Steady cannot yet be told apart (57 %)."
+    assert said["pairs"][1] == "Steady is ahead of Weak with 99 % confidence."
+    assert len(said["pairs"]) == 2
+    assert "Lucky newcomer" in said["provisional"] and "10 matches" in said["provisional"]

@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from tournaments.models import Ladder
-from tournaments.selectors import ladder_leaderboard
+from tournaments.selectors import ladder_leaderboard, ladder_trust
 
 
 class Command(BaseCommand):
@@ -17,8 +17,15 @@ class Command(BaseCommand):
         if lad is None:
             slugs = ", ".join(Ladder.objects.values_list("slug", flat=True)) or "none; run demo_setup first"
             raise CommandError(f"no ladder {ladder!r}; ladders: {slugs}")
-        self.stdout.write(f"{lad.name}: rank by rating = mu - 3 sigma (openskill Plackett-Luce)")
+        self.stdout.write(f"{lad.name}: rank by rating = mu - 3 sigma (openskill Plackett-Luce); '-' = provisional")
         self.stdout.write(f"{'rank':>4}  {'player':<14} {'rating':>7} {'mu':>6} {'sigma':>6} {'matches':>7} {'wins':>5}")
-        for e in ladder_leaderboard(ladder=lad):
-            self.stdout.write(f"{e.rank:>4}  {e.player.name:<14} {e.ordinal:>7.2f} {e.mu:>6.2f} {e.sigma:>6.2f} "
+        board = ladder_leaderboard(ladder=lad)
+        for e in board:
+            rank = "-" if e.provisional else e.rank
+            self.stdout.write(f"{rank:>4}  {e.player.name:<14} {e.ordinal:>7.2f} {e.mu:>6.2f} {e.sigma:>6.2f} "
                               f"{e.matches_played:>7} {e.wins:>5}")
+        trust = ladder_trust(board=board)
+        if trust["pairs"] or trust["provisional"]:
+            self.stdout.write("How sure is this order (the chance the one above is really stronger):")
+            for sentence in [*trust["pairs"], *([trust["provisional"]] if trust["provisional"] else [])]:
+                self.stdout.write(f"  {sentence}")
