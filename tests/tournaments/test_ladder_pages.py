@@ -58,6 +58,8 @@ def test_an_entry_page_shows_its_rating_history_as_a_chart_and_a_table(client, p
         assert reverse("match-detail", args=[change.match_id]) in body
     assert f"{entry.mu:.2f}" in body and f"{entry.sigma:.2f}" in body
     _no_inline_style_or_script(body)
+    profile = client.get(reverse("player-profile", args=["Professor"])).content.decode()
+    assert reverse("ladder-entry", args=[played.slug, entry.pk]) in profile  # the player's page links the history
 
 
 @pytest.mark.django_db
