@@ -16,22 +16,22 @@ The choice, one match at a time until ``room`` matches are chosen or nobody more
 * **Seats and dealers rotate.** Seat 0 leads the first deal and the last seat deals it (``games.engine.match``:
   the first dealer is the last seat), so who sits where matters. The chosen entries are arranged so that each
   stays nearest its fair share of every seat (``times in the seat - matches / seats``; ``_seat_order``), so every
-  entry's count in each seat, seat 0 and the dealing seat included, stays within 2 of ``matches / seats`` (the
-  property test checks this over random ladders).
+  entry's count in each seat, seat 0 and the dealing seat included, stays within 1.5 of ``matches / seats`` (the
+  property test checks this over random ladders of 2 to 8 seats; ``benchmarks/matchmaking_bench.py``).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from itertools import permutations
+from itertools import combinations, permutations
 from math import sqrt
 
 #: What one recent meeting of a pair weighs against a rating gap ``z`` (the mu gap over the combined sigma) when
 #: the other seats are filled: a pair that met once lately gives way to an opponent one combined sigma further off.
 REPEAT_PENALTY = 1.0
-#: Seats up to which the seat order is the best of all arrangements (6! = 720 tried per match), not built seat by
-#: seat: the last seats of a greedy order go to whoever is left, and drift.
+#: Seats up to which the seat order is the best of all arrangements (6! = 720 tried per match); above, a greedy
+#: order improved by swaps (the last seats of a greedy order alone go to whoever is left, and drift).
 EXACT_SEATING_UP_TO = 6
 
 
@@ -111,15 +111,15 @@ def _fill(first: Candidate, free: list[Candidate], seats: int, met: Counter) -> 
 
 
 def _seat_order(group: list[Candidate], seat_counts: dict[int, Counter]) -> list[Candidate]:
-    """``group`` in seat order, each entry as near its fair share of every seat as can be: up to
-    ``EXACT_SEATING_UP_TO`` seats the arrangement with the least sum of squared ``times in the seat - matches /
-    seats`` (after this match; ties: the order found first, which puts the entry furthest below its share of
-    seat 0 there), beyond it seat 0, 1, ... in turn to the entry furthest below its share of that seat."""
-    n = len(group)
+    """``group`` in seat order, keeping every entry near its fair share of every seat.
 
-    def after(c: Candidate, index: int) -> float:
-        played = sum(seat_counts[c.id].values()) + 1
-        return seat_counts[c.id][index] + 1 - played / n
+    The imbalance of a ladder is the sum over entries and seats of ``(times in the seat - matches / seats)**2``;
+    seating entry c in seat k changes it by ``2 * (times c sat in k) + a constant``, so the arrangement that grows
+    it least has the least sum of the chosen entries' counts in their seats. Up to ``EXACT_SEATING_UP_TO`` seats it
+    is found among all arrangements (ties: the first found, which gives seat 0 to the entry furthest below its
+    share of it); beyond, from that greedy order (seat 0, 1, ... in turn to the entry furthest below its share of
+    that seat), two seats are swapped while that lowers the sum."""
+    n = len(group)
 
     def deficit(c: Candidate, index: int) -> tuple:
         played = sum(seat_counts[c.id].values())
@@ -131,13 +131,24 @@ def _seat_order(group: list[Candidate], seat_counts: dict[int, Counter]) -> list
         pick = min(left, key=lambda c: deficit(c, index))
         left.remove(pick)
         greedy.append(pick)
-    if n > EXACT_SEATING_UP_TO:
-        return greedy
-    best, best_cost = greedy, sum(after(c, k) ** 2 for k, c in enumerate(greedy))
+
+    def cost(order) -> int:
+        return sum(seat_counts[c.id][k] for k, c in enumerate(order))
+
+    best, best_cost = greedy, cost(greedy)
+    if n > EXACT_SEATING_UP_TO:  # improve the greedy order by swapping two seats while that helps
+        improved = True
+        while improved:
+            improved = False
+            for i, j in combinations(range(n), 2):
+                swapped = list(best)
+                swapped[i], swapped[j] = swapped[j], swapped[i]
+                if (c := cost(swapped)) < best_cost:
+                    best, best_cost, improved = swapped, c, True
+        return best
     for order in permutations(group):
-        cost = sum(after(c, k) ** 2 for k, c in enumerate(order))
-        if cost < best_cost - 1e-9:
-            best, best_cost = list(order), cost
+        if (c := cost(order)) < best_cost:
+            best, best_cost = list(order), c
     return best
 
 

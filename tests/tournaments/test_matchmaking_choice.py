@@ -96,8 +96,8 @@ def _seatable(i, owners, seats):
     return len(classes) >= seats - 1
 
 
-@settings(max_examples=60, deadline=None)
-@given(data=st.data(), seats=st.integers(2, 5), room=st.integers(1, 4), cap=st.integers(1, 2))
+@settings(max_examples=80, deadline=None)
+@given(data=st.data(), seats=st.integers(2, 8), room=st.integers(1, 4), cap=st.integers(1, 2))
 def test_over_many_rounds_every_seatable_entry_plays_and_seats_balance(data, seats, room, cap):
     n = data.draw(st.integers(seats, 12), label="entries")
     ordinals = data.draw(st.lists(st.floats(0, 50, allow_nan=False), min_size=n, max_size=n), label="ordinals")
@@ -110,7 +110,7 @@ def test_over_many_rounds_every_seatable_entry_plays_and_seats_balance(data, sea
         assert played[i] > 0, f"entry {i} never played in {rounds} rounds"
         share = played[i] / seats
         for index in range(seats):  # seat 0 leads the first deal, the last seat deals it
-            assert abs(seat_counts[i][index] - share) <= 2, (i, index, dict(seat_counts[i]), played[i])
+            assert abs(seat_counts[i][index] - share) <= 1.5, (i, index, dict(seat_counts[i]), played[i])
 
 
 def test_uncertain_ratings_weigh_a_gap_less_than_settled_ones():
