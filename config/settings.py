@@ -195,6 +195,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "games.tasks.watchdog",
         "schedule": timedelta(seconds=env_int("WATCHDOG_SECONDS", 30, 1, 86400)),
     },
+    "tournaments-tick": {  # start tournaments at their start time; advance rounds (behind the match-finished signal)
+        "task": "tournaments.tasks.tournaments_tick",
+        "schedule": timedelta(seconds=env_int("TOURNAMENT_TICK_SECONDS", 15, 1, 86400)),
+    },
 }
 
 # ---- Eights Ladder ------------------------------------------------------------------------------------
