@@ -46,7 +46,7 @@ class TournamentError(Exception):
 
 
 def _bad(detail: str) -> TournamentError:
-    return TournamentError("invalid", detail, 400)
+    return TournamentError("bad_settings", detail, 400)
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ def tournament_create(*, name: str, format: str, preset: str = "pagat", seats_pe
                       duplicate: bool = False, entrants: str = "both", turn_timeout_ms: int = 1000,
                       move_seconds: int = 60, max_entrants: int = 64, starts_at=None, created_by=None,
                       slug: str | None = None, overrides: dict | None = None) -> Tournament:
-    """A tournament open for registration. ``TournamentError`` (400 ``invalid``) names the field and the allowed
+    """A tournament open for registration. ``TournamentError`` (400 ``bad_settings``) names the field and the allowed
     values for an unknown format or preset, a seat count the preset cannot seat (knockout: 2 seats only), Swiss
     without 1..30 rounds, k outside 1..10, a bad target, clock or entrants choice; 409 ``slug_taken``."""
     if format not in Tournament.Format.values:
@@ -342,6 +342,9 @@ def _next_round(tournament: Tournament, number: int, last: TournamentRound | Non
         try:
             pairing = formats.swiss_pairing(entrants, pod_results(tournament), byes, tournament.seats_per_match)
         except formats.PairingError as exc:
+            if number == 1:
+                raise TournamentError("same_owner", f"round 1 cannot be paired: {exc}; withdraw one of the "
+                                      "entrants who share an owner") from None
             tournament.note = f"ended after round {number - 1}: {exc}"[:200]
             return None
         return pairing.pods, pairing.byes, []
