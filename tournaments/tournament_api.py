@@ -57,7 +57,7 @@ class TournamentBase(APIView):
         return services.access_tournament(key=int(tournament_id))
 
 
-class PlayerBrief(serializers.Serializer):
+class TournamentPlayer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
     kind = serializers.CharField(help_text="human, bot or house")
@@ -103,16 +103,16 @@ def _tournament(t: Tournament) -> dict:
             "entry_count": count, "url": reverse("tournament-detail", args=[t.pk])}
 
 
-class EntryOutput(serializers.Serializer):
-    player = PlayerBrief()
+class TournamentEntryOutput(serializers.Serializer):
+    player = TournamentPlayer()
     seed = serializers.IntegerField(allow_null=True)
     rating = serializers.FloatField(help_text="best ladder ordinal under this preset at the start (0: unrated)")
     withdrawn = serializers.BooleanField()
 
 
-class StandingOutput(serializers.Serializer):
+class TournamentStandingOutput(serializers.Serializer):
     rank = serializers.IntegerField()
-    player = PlayerBrief()
+    player = TournamentPlayer()
     points = serializers.FloatField(help_text="1 per win (pods: (n - place) / (n - 1)), ties share; a bye 1")
     buchholz = serializers.FloatField(help_text="Swiss: the sum of the points of every opponent met")
     head_to_head = serializers.FloatField(help_text="among entrants level so far: +1 per one finished ahead of, "
@@ -124,36 +124,36 @@ class StandingOutput(serializers.Serializer):
     seed = serializers.IntegerField(allow_null=True)
 
 
-class SeatOutput(serializers.Serializer):
+class TournamentSeatOutput(serializers.Serializer):
     seat = serializers.IntegerField()
-    player = PlayerBrief()
+    player = TournamentPlayer()
     place = serializers.IntegerField(allow_null=True, help_text="null while the match runs")
     total = serializers.IntegerField(allow_null=True, help_text="null while the match runs")
 
 
-class MatchOutput(serializers.Serializer):
+class TournamentMatchOutput(serializers.Serializer):
     match_id = serializers.IntegerField()
     pod = serializers.IntegerField()
     game = serializers.IntegerField(help_text="duplicate: the seat rotation (0 = the pod's own seating)")
     status = serializers.CharField()
     url = serializers.CharField()
     replay_url = serializers.CharField()
-    seats = SeatOutput(many=True)
+    seats = TournamentSeatOutput(many=True)
 
 
-class RoundOutput(serializers.Serializer):
+class TournamentRoundOutput(serializers.Serializer):
     number = serializers.IntegerField()
     finished = serializers.BooleanField()
-    byes = PlayerBrief(many=True)
-    slots = PlayerBrief(many=True, allow_null=True, help_text="knockout: the bracket slots (null: a bye)")
-    matches = MatchOutput(many=True)
+    byes = TournamentPlayer(many=True)
+    slots = TournamentPlayer(many=True, allow_null=True, help_text="knockout: the bracket slots (null: a bye)")
+    matches = TournamentMatchOutput(many=True)
 
 
 @extend_schema_serializer(component_name="TournamentDetail")
 class TournamentDetailOutput(TournamentOutput):
-    entries = EntryOutput(many=True)
-    standings = StandingOutput(many=True)
-    rounds_played = RoundOutput(many=True)
+    entries = TournamentEntryOutput(many=True)
+    standings = TournamentStandingOutput(many=True)
+    rounds_played = TournamentRoundOutput(many=True)
 
 
 def tournament_detail_data(t: Tournament) -> dict:
@@ -249,7 +249,7 @@ class EntryApi(TournamentBase):
                                                     "yourself")
 
     @extend_schema(summary="Register yourself or one of your bots (before the start)", request=InputSerializer,
-                   responses={201: EntryOutput, 404: _NOT_FOUND,
+                   responses={201: TournamentEntryOutput, 404: _NOT_FOUND,
                               409: _err("registration_closed, already_registered, not_admitted (bots or people "
                                         "only, a guest), suspended (the bot cannot play), match_with (you chose "
                                         "people only), same_owner (two of one owner would have to meet), full"),
