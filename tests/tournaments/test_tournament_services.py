@@ -179,3 +179,14 @@ def test_the_commands_create_and_run_a_tournament_of_house_bots(houses):
     tid = int(out.getvalue().strip())
     call_command("tournament_run", str(tid), stdout=StringIO())
     assert TournamentMatch.objects.filter(round__tournament_id=tid).count() == 4  # 2 pods, mirrored
+
+
+@pytest.mark.django_db
+def test_the_demo_includes_a_finished_swiss_of_house_bots_once():
+    out = StringIO()
+    call_command("demo_setup", stdout=out)
+    t = Tournament.objects.get(slug="demo-swiss")
+    assert t.status == Tournament.Status.FINISHED and t.round_set.count() == 3
+    assert "Demo Swiss: final standings" in out.getvalue()
+    call_command("demo_setup", stdout=StringIO())  # idempotent: not played again
+    assert Tournament.objects.filter(name="Demo Swiss").count() == 1
