@@ -15,8 +15,9 @@ Swiss pairing (our reading: a greedy score-group pairing with an exhaustive sear
 Entrants are ranked by points, then seed. Byes (``len(active) % seats`` each round) go to the entrants with the
 fewest byes so far, lowest ranked first. Pods are then filled from the top of the ranking, each pod taking the
 first unpaired entrant and the nearest-ranked others, with a depth-first search that backtracks so that no pod
-repeats a pairing already played while any rematch-free pairing exists (then the fewest rematches), and never seats
-two entrants of one owner together (a hard rule: ``PairingError`` when impossible).
+repeats a pairing already played while any rematch-free pairing exists (exhaustive for small fields; past
+``SEARCH_BUDGET`` candidate pods an attempt gives up), else with as few rematches as the bounded search finds, and
+never seats two entrants of one owner together (a hard rule: ``PairingError`` when impossible).
 
 Knockout: 2 seats; seeds placed in the standard bracket order (1 v 16, 8 v 9, ...) of the next power of two, the
 missing seeds being byes (so the top seeds get them); a tied match goes to the higher seed.
@@ -31,7 +32,7 @@ from typing import Iterable, Mapping, Sequence
 
 #: Points for a bye (Swiss, round robin with an odd count): a win.
 BYE_POINTS = 1.0
-#: Nodes the pod search may visit per attempt before giving up on that bound of rematches.
+#: Candidate pods the search may try per attempt before giving up on that bound of rematches.
 SEARCH_BUDGET = 20000
 #: Most bye choices tried before the pod search relaxes the rematch rule.
 BYE_CHOICES = 64
@@ -184,14 +185,41 @@ def swiss_pairing(entrants: Sequence[Entrant], results: Iterable[Result], byes: 
     owner = {e.id: e.owner for e in active}
     bye_count = len(ranked) % seats
     choices = _bye_choices(ranked, byes, bye_count)
-    for allowed in range(0, len(ranked) * (seats - 1) + 1):
-        for chosen in choices if allowed == 0 else choices[:1]:
-            players = [e.id for e in ranked if e.id not in chosen]
-            pods = _search_pods(players, seats, met, owner, allowed)
-            if pods is not None:
-                rematches = sum(met[frozenset(p)] > 0 for pod in pods for p in combinations(pod, 2))
-                return Pairing(pods=pods, byes=sorted(chosen, key=[e.id for e in ranked].index), rematches=rematches)
-    raise PairingError("no pairing keeps every pod free of two entrants of one owner")
+    order = [e.id for e in ranked]
+
+    def pairing(chosen, pods) -> Pairing:
+        rematches = sum(met[frozenset(p)] > 0 for pod in pods for p in combinations(pod, 2))
+        return Pairing(pods=pods, byes=sorted(chosen, key=order.index), rematches=rematches)
+
+    for i, chosen in enumerate(choices):  # no rematch, with any fair choice of byes (the preferred one searched most)
+        pods = _search_pods([p for p in order if p not in chosen], seats, met, owner, 0,
+                            budget=SEARCH_BUDGET if i == 0 else SEARCH_BUDGET // 10)
+        if pods is not None:
+            return pairing(chosen, pods)
+    # rematches cannot be avoided (or not found within the budget): the fewest the search finds, bounded by
+    # doubling and then halving the number allowed, with the preferred byes
+    chosen = choices[0]
+    players = [p for p in order if p not in chosen]
+    most = len(players) * (seats - 1)
+    low, high, found = 0, 1, None
+    while high <= most:
+        found = _search_pods(players, seats, met, owner, high)
+        if found is not None:
+            break
+        low, high = high, high * 2
+    if found is None:
+        found = _search_pods(players, seats, met, owner, most, budget=SEARCH_BUDGET * 10)
+        if found is None:
+            raise PairingError("no pairing keeps every pod free of two entrants of one owner")
+        return pairing(chosen, found)
+    while high - low > 1:
+        middle = (low + high) // 2
+        better = _search_pods(players, seats, met, owner, middle)
+        if better is None:
+            low = middle
+        else:
+            high, found = middle, better
+    return pairing(chosen, found)
 
 
 def _points(results: list[Result], byes: Mapping[int, int]) -> dict[int, float]:
@@ -237,20 +265,20 @@ def _bye_choices(ranked: list[Entrant], byes: Mapping[int, int], count: int) -> 
 
 
 def _search_pods(players: list[int], seats: int, met: Counter, owner: Mapping[int, int | None],
-                 allowed: int) -> list[tuple[int, ...]] | None:
+                 allowed: int, budget: int | None = SEARCH_BUDGET) -> list[tuple[int, ...]] | None:
     """Split ``players`` (ranked) into pods of ``seats`` with at most ``allowed`` repeated pairs and no two of one
     owner in a pod: depth-first, the top unpaired entrant with the nearest-ranked others first. None if none is
-    found within ``SEARCH_BUDGET`` nodes."""
-    budget = [SEARCH_BUDGET]
+    found within ``budget`` candidate pods (None: no limit)."""
+    left_budget = [budget if budget is not None else float("inf")]
 
     def search(left: list[int], used: int) -> list[tuple[int, ...]] | None:
         if not left:
             return []
-        budget[0] -= 1
-        if budget[0] < 0:
-            return None
         first, rest = left[0], left[1:]
         for others in combinations(rest, seats - 1):
+            left_budget[0] -= 1
+            if left_budget[0] < 0:
+                return None
             pod = (first, *others)
             owners = [owner.get(p) for p in pod if owner.get(p) is not None]
             if len(owners) != len(set(owners)):
@@ -261,7 +289,7 @@ def _search_pods(players: list[int], seats: int, met: Counter, owner: Mapping[in
             tail = search([p for p in rest if p not in others], used + repeats)
             if tail is not None:
                 return [pod, *tail]
-            if budget[0] < 0:
+            if left_budget[0] < 0:
                 return None
         return None
 
