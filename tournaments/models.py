@@ -119,6 +119,13 @@ class PlayRequest(models.Model):
                                                name="one_open_play_request")]
 
 
+def new_tournament_seed() -> int:
+    """A tournament's secret seed (62 random bits)."""
+    import secrets
+
+    return secrets.randbits(62)
+
+
 class Tournament(models.Model):
     """A tournament: a format (round robin, Swiss, knockout; optionally duplicate), a ruleset, seats per match, who
     may enter, and its state (registering -> running -> finished). ``seed`` derives every match seed (never shown:
@@ -161,7 +168,8 @@ class Tournament(models.Model):
                                    related_name="tournaments_organised")
     starts_at = models.DateTimeField(null=True, blank=True, help_text="start time (the beat task starts it then); "
                                                                       "empty: the organiser starts it")
-    seed = models.BigIntegerField(editable=False, help_text="derives every match seed; never shown")
+    seed = models.BigIntegerField(editable=False, default=new_tournament_seed,
+                                  help_text="derives every match seed; never shown")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -172,6 +180,22 @@ class Tournament(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        """``full_clean`` (the admin's form): a ruleset the engine reads, seats in its range, 2 seats for a
+        knockout, rounds for Swiss. Raises ``ValidationError`` naming the field and what is allowed."""
+        try:
+            ruleset = Ruleset.from_dict(self.ruleset)
+        except (ValueError, TypeError) as exc:
+            raise ValidationError({"ruleset": str(exc)}) from None
+        if not ruleset.seats_min <= self.seats_per_match <= ruleset.seats_max:
+            raise ValidationError({"seats_per_match": (
+                f"the ruleset seats {ruleset.seats_min} to {ruleset.seats_max} players per match, not "
+                f"{self.seats_per_match}")})
+        if self.format == self.Format.KNOCKOUT and self.seats_per_match != 2:
+            raise ValidationError({"seats_per_match": "a knockout plays 2 seats per match"})
+        if self.format == self.Format.SWISS and not self.rounds:
+            raise ValidationError({"rounds": "a Swiss tournament needs its number of rounds (1 to 30)"})
 
 
 class TournamentEntry(models.Model):

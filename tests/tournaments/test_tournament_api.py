@@ -178,3 +178,20 @@ def test_the_pages_list_the_tournament_its_standings_bracket_and_round_links(cli
     rnd = client.get(f"/tournaments/{t.pk}/rounds/1/").content.decode()
     assert f'href="/matches/{first.pk}/"' in rnd and f'href="/matches/{first.pk}/replay/"' in rnd
     assert client.get(f"/tournaments/{t.pk}/rounds/9/").status_code == 404
+
+
+@pytest.mark.django_db
+def test_an_organiser_creates_a_tournament_in_the_admin_and_bad_seats_are_refused(client):
+    admin = get_user_model().objects.create_superuser("root", password="pw-root-12345")
+    client.force_login(admin)
+    form = {"name": "Admin cup", "slug": "admin-cup", "format": "swiss", "preset": "pagat", "ruleset": "",
+            "seats_per_match": "2", "rounds": "3", "matches_per_pairing": "1", "target": "50",
+            "turn_timeout_ms": "1000", "move_seconds": "60", "entrants": "both", "max_entrants": "64",
+            "status": "registering", "note": "", "entries-TOTAL_FORMS": "0", "entries-INITIAL_FORMS": "0"}
+    answer = client.post("/admin/tournaments/tournament/add/", form)
+    assert answer.status_code == 302, answer.content.decode()[:2000]
+    t = Tournament.objects.get(slug="admin-cup")
+    assert t.created_by == admin and t.ruleset["target"] == 50 and t.seed > 0
+    refused = client.post("/admin/tournaments/tournament/add/", {**form, "slug": "ko", "format": "knockout",
+                                                                   "seats_per_match": "3"})
+    assert refused.status_code == 200 and "a knockout plays 2 seats per match" in refused.content.decode()
