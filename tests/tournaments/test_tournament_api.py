@@ -195,3 +195,32 @@ def test_an_organiser_creates_a_tournament_in_the_admin_and_bad_seats_are_refuse
     refused = client.post("/admin/tournaments/tournament/add/", {**form, "slug": "ko", "format": "knockout",
                                                                    "seats_per_match": "3"})
     assert refused.status_code == 200 and "a knockout plays 2 seats per match" in refused.content.decode()
+
+
+@pytest.mark.django_db
+def test_people_enter_withdraw_and_the_organiser_starts_from_the_tournament_page(client, people, house_bots):
+    from django.test import Client
+
+    olga, pete = people["olga"], people["pete"]
+    tid = _create(olga, format="swiss", rounds=1).json()["id"]
+    bot = _bot(pete, "PagePete")
+    pete_c, olga_c = Client(), Client()
+    pete_c.force_login(pete)
+    olga_c.force_login(olga)
+    page = pete_c.get(f"/tournaments/{tid}/").content.decode()
+    assert f'<option value="{bot.pk}">my bot PagePete</option>' in page and "Start now" not in page
+    assert pete_c.post(f"/tournaments/{tid}/enter/", {"bot_id": str(bot.pk)}).status_code == 302
+    again = pete_c.post(f"/tournaments/{tid}/enter/", {"bot_id": str(bot.pk)}, follow=True).content.decode()
+    assert "PagePete is registered already" in again
+    assert pete_c.post(f"/tournaments/{tid}/enter/", {}).status_code == 302
+    assert TournamentEntry.objects.filter(tournament_id=tid).count() == 2
+    me = player_for_user(user=pete)
+    pete_c.post(f"/tournaments/{tid}/withdraw/", {"player_id": str(me.pk)})
+    assert TournamentEntry.objects.filter(tournament_id=tid).count() == 1
+    assert "Start now" in olga_c.get(f"/tournaments/{tid}/").content.decode()
+    few = olga_c.post(f"/tournaments/{tid}/start/", follow=True).content.decode()
+    assert "needs at least 2 to start" in few
+    olga_c.post(f"/tournaments/{tid}/enter/", {})
+    olga_c.post(f"/tournaments/{tid}/start/")
+    assert Tournament.objects.get(pk=tid).status == "running"
+    assert client.post(f"/tournaments/{tid}/enter/").status_code == 302  # anonymous: to the login page
