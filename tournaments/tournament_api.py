@@ -11,7 +11,8 @@ the bot's owner or the organiser); ``POST /api/tournaments/{id}/start/`` starts 
 from __future__ import annotations
 
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
+from drf_spectacular.utils import (OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer,
+                                   inline_serializer)
 from rest_framework import serializers, status
 from rest_framework.exceptions import APIException
 from rest_framework.permissions import SAFE_METHODS, BasePermission
@@ -202,9 +203,12 @@ class TournamentListApi(TournamentBase):
         starts_at = serializers.DateTimeField(required=False, help_text="started then by the beat task (with "
                                                                         "enough entrants); else start it yourself")
 
-    @extend_schema(summary="Tournaments, newest first",
+    @extend_schema(summary="Tournaments, newest first", operation_id="tournaments_list",
                    parameters=[OpenApiParameter("status", str, enum=Tournament.Status.values, required=False)],
-                   responses={200: TournamentOutput(many=True), 429: _AUTH[429]})
+                   responses={200: inline_serializer("TournamentPage", {
+                       "count": serializers.IntegerField(), "next": serializers.CharField(allow_null=True),
+                       "previous": serializers.CharField(allow_null=True),
+                       "results": TournamentOutput(many=True)}), 429: _AUTH[429]})
     def get(self, request):
         rows = selectors.tournament_list()
         wanted = request.query_params.get("status")
@@ -222,11 +226,13 @@ class TournamentListApi(TournamentBase):
         return self._paginator
 
     @extend_schema(summary="Create a tournament (you are its organiser)", request=InputSerializer,
+                   operation_id="tournaments_create",
                    responses={201: TournamentOutput,
                               400: _err("bad_settings: settings that do not fit together (a seat count the preset "
                                         "cannot seat, a knockout of more than 2 seats, rounds outside Swiss, ...): "
-                                        "the detail says which and what is allowed"),
-                              409: _err("slug_taken"), **_AUTH})
+                                        "the detail says which and what is allowed; bad_request: a body holding a "
+                                        "NUL character"),
+                              **_AUTH})
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -250,6 +256,7 @@ class EntryApi(TournamentBase):
 
     @extend_schema(summary="Register yourself or one of your bots (before the start)", request=InputSerializer,
                    responses={201: TournamentEntryOutput, 404: _NOT_FOUND,
+                              400: _err("bad_request: a body holding a NUL character (U+0000)"),
                               409: _err("registration_closed, already_registered, not_admitted (bots or people "
                                         "only, a guest), suspended (the bot cannot play), match_with (you chose "
                                         "people only), same_owner (two of one owner would have to meet), full"),

@@ -97,11 +97,12 @@ def tournament_create(*, name: str, format: str, preset: str = "pagat", seats_pe
         raise _bad(f"move_seconds is 5 to 86400 s, not {move_seconds}")
     if not 2 <= max_entrants <= 256:
         raise _bad(f"max_entrants is 2 to 256, not {max_entrants}")
-    slug = slugify(slug or name)[:70]
-    if not slug:
-        raise _bad("the name needs a letter or a digit (it makes the tournament's address)")
+    if not (isinstance(name, str) and name.strip()):
+        raise _bad("name the tournament (1 to 80 characters)")
+    explicit = slug is not None
+    slug = slugify(slug or name)[:70] or "tournament"  # a name of symbols or other scripts: a plain slug
     if Tournament.objects.filter(slug=slug).exists():
-        if slug != slugify(name)[:70] or not name:
+        if explicit:
             raise TournamentError("slug_taken", f"a tournament with the slug {slug!r} exists: choose another")
         n = 2
         while Tournament.objects.filter(slug=f"{slug}-{n}").exists():

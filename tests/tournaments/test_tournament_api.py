@@ -127,6 +127,8 @@ def test_one_owners_two_bots_are_refused_where_they_would_meet_and_kept_apart_in
     ({"format": "round_robin", "rounds": 4}, "bad_settings", "leave it out"),
     ({"format": "swiss", "matches_per_pairing": 2}, "bad_settings", "round robin only"),
     ({"format": "swiss", "seats_per_match": 9}, "invalid", "seats_per_match"),
+    ({"format": "swiss", "name": "日本カップ"}, None, None),  # a name without ASCII letters gets a plain slug
+    ({"format": "swiss", "name": "   "}, "invalid", "name"),
 ])
 def test_bad_settings_answer_400_saying_what_is_allowed(people, body, code, words):
     answer = _create(people["olga"], **body)
