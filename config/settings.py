@@ -157,6 +157,8 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     # request bodies get their own components ("...Request"), so a required text field says minLength 1 there
     "COMPONENT_SPLIT_REQUEST": True,
+    # whom a person meets (Play now) and who may enter a tournament share one choice set: one name for both
+    "ENUM_NAME_OVERRIDES": {"MatchWithEnum": ["both", "bots", "people"]},
     "PARSER_WHITELIST": ["config.parsers.JSONParser"],  # the API speaks JSON (forms are for pages)
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.api.schema_refuse_nul"],
 }
@@ -194,6 +196,10 @@ CELERY_BEAT_SCHEDULE = {
     "match-watchdog": {
         "task": "games.tasks.watchdog",
         "schedule": timedelta(seconds=env_int("WATCHDOG_SECONDS", 30, 1, 86400)),
+    },
+    "tournaments-tick": {  # start tournaments at their start time; advance rounds (behind the match-finished signal)
+        "task": "tournaments.tasks.tournaments_tick",
+        "schedule": timedelta(seconds=env_int("TOURNAMENT_TICK_SECONDS", 15, 1, 86400)),
     },
 }
 

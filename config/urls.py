@@ -8,6 +8,8 @@ from games import accounts as game_accounts
 from games import api as game_api
 from games import views as game_views
 from tournaments import api as ladder_api
+from tournaments import tournament_api
+from tournaments import tournament_views
 from tournaments import views as ladder_views
 
 urlpatterns = [
@@ -40,6 +42,21 @@ urlpatterns = [
     path("deals/<str:code>/", game_views.deal_code_page, name="deal-code"),
     path("deals/<str:code>/play/", game_views.deal_code_play, name="deal-code-play"),
     path("ladders/<slug:slug>/play/", ladder_views.ladder_play_now_page, name="ladder-play-now"),
+    path("tournaments/", tournament_views.tournament_list, name="tournament-list"),
+    path("tournaments/<int:tournament_id>/", tournament_views.tournament_detail, name="tournament-detail"),
+    path("tournaments/<int:tournament_id>/rounds/<int:number>/", tournament_views.tournament_round,
+         name="tournament-round"),
+    path("tournaments/<int:tournament_id>/enter/", tournament_views.tournament_enter_page, name="tournament-enter"),
+    path("tournaments/<int:tournament_id>/withdraw/", tournament_views.tournament_withdraw_page,
+         name="tournament-withdraw"),
+    path("tournaments/<int:tournament_id>/start/", tournament_views.tournament_start_page, name="tournament-start"),
+    path("api/tournaments/", tournament_api.TournamentListApi.as_view(), name="api-tournament-list"),
+    path("api/tournaments/<int:tournament_id>/", tournament_api.TournamentDetailApi.as_view(),
+         name="api-tournament-detail"),
+    path("api/tournaments/<int:tournament_id>/entries/", tournament_api.EntryApi.as_view(), name="api-tournament-entries"),
+    path("api/tournaments/<int:tournament_id>/entries/<int:player_id>/", tournament_api.EntryDetailApi.as_view(),
+         name="api-tournament-entry"),
+    path("api/tournaments/<int:tournament_id>/start/", tournament_api.StartApi.as_view(), name="api-tournament-start"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # the split view serves its start-up script as a file, and templates/drf_spectacular/swagger_ui.html its
     # styles: the API docs keep the site's Content-Security-Policy (no inline script or style)

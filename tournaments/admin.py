@@ -39,3 +39,62 @@ class LadderMatchAdmin(admin.ModelAdmin):
 @admin.register(RatingChange)
 class RatingChangeAdmin(admin.ModelAdmin):
     list_display = ("entry", "match", "place", "ordinal_before", "ordinal_after", "created_at")
+
+
+from tournaments.models import Tournament, TournamentEntry, TournamentMatch, TournamentRound  # noqa: E402
+
+
+class TournamentForm(forms.ModelForm):
+    """The admin's tournament: the ruleset may be left empty (the preset's, with ``target``)."""
+
+    class Meta:
+        model = Tournament
+        fields = "__all__"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["ruleset"].required = False
+
+    def clean(self):
+        data = super().clean()
+        try:
+            if data.get("ruleset"):
+                ruleset = Ruleset.from_dict(data["ruleset"])
+            else:
+                ruleset = Ruleset.preset(data.get("preset") or "pagat", target=data.get("target") or 100)
+        except (ValueError, TypeError) as exc:
+            raise forms.ValidationError({"ruleset": str(exc)}) from None
+        data["ruleset"] = ruleset.to_dict()
+        self.instance.ruleset = data["ruleset"]
+        return data
+
+
+class TournamentEntryInline(admin.TabularInline):
+    model = TournamentEntry
+    extra = 0
+    raw_id_fields = ("player",)
+
+
+@admin.register(Tournament)
+class TournamentAdmin(admin.ModelAdmin):
+    form = TournamentForm
+    list_display = ("name", "format", "duplicate", "preset", "seats_per_match", "status", "starts_at", "created_by")
+    list_filter = ("format", "status")
+    prepopulated_fields = {"slug": ("name",)}
+    readonly_fields = ("started_at", "finished_at")
+    inlines = [TournamentEntryInline]
+
+    def save_model(self, request, obj, form, change):
+        if obj.created_by_id is None:
+            obj.created_by = request.user
+        super().save_model(request, obj, form, change)
+
+
+@admin.register(TournamentRound)
+class TournamentRoundAdmin(admin.ModelAdmin):
+    list_display = ("tournament", "number", "created_at", "finished_at")
+
+
+@admin.register(TournamentMatch)
+class TournamentMatchAdmin(admin.ModelAdmin):
+    list_display = ("round", "pod", "game", "match")

@@ -10,6 +10,9 @@ class TournamentsConfig(AppConfig):
         from tournaments import services
 
         match_finished.connect(services.on_match_finished, dispatch_uid="tournaments-ratings")
+        from tournaments import tournament_services
+
+        match_finished.connect(tournament_services.on_match_finished, dispatch_uid="tournaments-rounds")
         from games.views import MATCH_PAGE_EXTRAS
         from tournaments.views import match_page_extras
 

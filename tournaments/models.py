@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 
@@ -132,3 +133,137 @@ class PlayRequest(models.Model):
         ordering = ["created_at"]
         constraints = [models.UniqueConstraint(fields=["ladder", "player"], condition=models.Q(match__isnull=True),
                                                name="one_open_play_request")]
+
+
+def new_tournament_seed() -> int:
+    """A tournament's secret seed (62 random bits)."""
+    import secrets
+
+    return secrets.randbits(62)
+
+
+class Tournament(models.Model):
+    """A tournament: a format (round robin, Swiss, knockout; optionally duplicate), a ruleset, seats per match, who
+    may enter, and its state (registering -> running -> finished). ``seed`` derives every match seed (never shown:
+    it would tell the cards of matches still to be played)."""
+
+    class Format(models.TextChoices):
+        ROUND_ROBIN = "round_robin", "round robin"
+        SWISS = "swiss", "Swiss"
+        KNOCKOUT = "knockout", "knockout"
+
+    class Status(models.TextChoices):
+        REGISTERING = "registering", "registering"
+        RUNNING = "running", "running"
+        FINISHED = "finished", "finished"
+
+    class Entrants(models.TextChoices):
+        BOTH = "both", "bots and people"
+        BOTS = "bots", "bots only"
+        PEOPLE = "people", "people only"
+
+    name = models.CharField(max_length=80)
+    slug = models.SlugField(max_length=80, unique=True)
+    format = models.CharField(max_length=12, choices=Format.choices)
+    duplicate = models.BooleanField(default=False, help_text="every pod plays the same match seed once per seat "
+                                                             "rotation; the combined result counts")
+    preset = models.CharField(max_length=30, default="pagat")
+    ruleset = models.JSONField(help_text="Ruleset.to_dict() of the preset with this tournament's overrides")
+    seats_per_match = models.PositiveSmallIntegerField(default=2)
+    rounds = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Swiss: rounds to play; others: "
+                                                                               "set at the start")
+    matches_per_pairing = models.PositiveSmallIntegerField(default=1, help_text="round robin: k")
+    target = models.PositiveIntegerField(default=100, help_text="points that end a match")
+    turn_timeout_ms = models.PositiveIntegerField(default=1000, help_text="per bot turn (ms), before the time bank")
+    move_seconds = models.PositiveIntegerField(default=60, help_text="a person's move clock (s)")
+    entrants = models.CharField(max_length=10, choices=Entrants.choices, default=Entrants.BOTH,
+                                help_text="who may enter")
+    max_entrants = models.PositiveSmallIntegerField(default=64)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.REGISTERING, db_index=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="tournaments_organised")
+    starts_at = models.DateTimeField(null=True, blank=True, help_text="start time (the beat task starts it then); "
+                                                                      "empty: the organiser starts it")
+    seed = models.BigIntegerField(editable=False, default=new_tournament_seed,
+                                  help_text="derives every match seed; never shown")
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    note = models.CharField(max_length=200, blank=True, help_text="why it ended early, if it did")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self) -> None:
+        """``full_clean`` (the admin's form): a ruleset the engine reads, seats in its range, 2 seats for a
+        knockout, rounds for Swiss. Raises ``ValidationError`` naming the field and what is allowed."""
+        try:
+            ruleset = Ruleset.from_dict(self.ruleset)
+        except (ValueError, TypeError) as exc:
+            raise ValidationError({"ruleset": str(exc)}) from None
+        if not ruleset.seats_min <= self.seats_per_match <= ruleset.seats_max:
+            raise ValidationError({"seats_per_match": (
+                f"the ruleset seats {ruleset.seats_min} to {ruleset.seats_max} players per match, not "
+                f"{self.seats_per_match}")})
+        if self.format == self.Format.KNOCKOUT and self.seats_per_match != 2:
+            raise ValidationError({"seats_per_match": "a knockout plays 2 seats per match"})
+        if self.format == self.Format.SWISS and not self.rounds:
+            raise ValidationError({"rounds": "a Swiss tournament needs its number of rounds (1 to 30)"})
+
+
+class TournamentEntry(models.Model):
+    """A player in a tournament: ``seed`` (1 = first) and ``rating`` fixed at the start."""
+
+    tournament = models.ForeignKey(Tournament, related_name="entries", on_delete=models.CASCADE)
+    player = models.ForeignKey(Player, related_name="tournament_entries", on_delete=models.CASCADE)
+    seed = models.PositiveSmallIntegerField(null=True, blank=True)
+    rating = models.FloatField(default=0.0, help_text="the player's best ladder ordinal under this preset at the start")
+    withdrawn = models.BooleanField(default=False)
+    registered_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["tournament", "seed", "registered_at", "id"]
+        verbose_name_plural = "tournament entries"
+        constraints = [models.UniqueConstraint(fields=["tournament", "player"], name="tournament_entry_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.player} in {self.tournament}"
+
+
+class TournamentRound(models.Model):
+    """One round; ``byes`` are the player ids sitting it out; ``slots`` the knockout bracket slots (ids or null)."""
+
+    tournament = models.ForeignKey(Tournament, related_name="round_set", on_delete=models.CASCADE)
+    number = models.PositiveSmallIntegerField()
+    byes = models.JSONField(default=list)
+    slots = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["tournament", "number"]
+        constraints = [models.UniqueConstraint(fields=["tournament", "number"], name="tournament_round_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.tournament} round {self.number}"
+
+
+class TournamentMatch(models.Model):
+    """A match of a round: ``pod`` (its group of entrants in the round, 0-based) and ``game`` (the k-th match of a
+    round-robin pairing, or the seat rotation of a duplicate pod)."""
+
+    round = models.ForeignKey(TournamentRound, related_name="tournament_matches", on_delete=models.CASCADE)
+    match = models.OneToOneField(Match, related_name="tournament_match", on_delete=models.CASCADE)
+    pod = models.PositiveSmallIntegerField()
+    game = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["round", "pod", "game"]
+        verbose_name_plural = "tournament matches"
+        constraints = [models.UniqueConstraint(fields=["round", "pod", "game"], name="tournament_match_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.round}: {self.match}"

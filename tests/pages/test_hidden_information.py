@@ -45,6 +45,21 @@ def bot_server():
     server.stop()
 
 
+def _tournament_of(match):
+    """A running Swiss tournament whose round 1 is ``match`` (its two players registered)."""
+    from tournaments.models import Tournament, TournamentEntry, TournamentMatch, TournamentRound
+    from tournaments.tournament_services import tournament_create
+
+    tournament = tournament_create(name="Hidden cup", format="swiss", rounds=2)
+    for i, seat in enumerate(match.seats.order_by("index"), start=1):
+        TournamentEntry.objects.create(tournament=tournament, player=seat.player, seed=i)
+    Tournament.objects.filter(pk=tournament.pk).update(status=Tournament.Status.RUNNING, started_at=timezone.now())
+    TournamentMatch.objects.create(round=TournamentRound.objects.create(tournament=tournament, number=1), match=match,
+                                   pod=0)
+    tournament.refresh_from_db()
+    return tournament
+
+
 @pytest.mark.django_db
 @pytest.mark.parametrize("opponent", ["house", "bot"])
 def test_no_response_of_a_running_match_shows_a_hidden_card(house_bots, ladder, bot_server, opponent):
@@ -59,6 +74,7 @@ def test_no_response_of_a_running_match_shows_a_hidden_card(house_bots, ladder, 
     match_advance(match_id=match.pk)
     match.refresh_from_db()
     assert match.status == Match.Status.RUNNING
+    tournament = _tournament_of(match)  # the match is a running tournament match: its pages are walked too
     state = match_state(match=match)
     deal = state.deal
     public = {h["card"] for h in deal.history if "card" in h} | {deal.top_card}
@@ -73,7 +89,10 @@ def test_no_response_of_a_running_match_shows_a_hidden_card(house_bots, ladder, 
             f"/matches/{match.pk}/replay/", f"/matches/{match.pk}/replay/?deal=1&ply=1",
             f"/api/players/{other.name}/", "/api/schema/", "/bots/", f"/bots/{bot.pk}/", "/api/bots/",
             f"/api/bots/{bot.pk}/", f"/api/bots/{bot.pk}/matches/", f"/api/bots/{bot.pk}/health/",
-            *_match_list_urls(match, ["ruth", other.name, str(other.pk)], ladder="test")]
+            *_match_list_urls(match, ["ruth", other.name, str(other.pk)], ladder="test"),
+            "/tournaments/", f"/tournaments/{tournament.pk}/", f"/tournaments/{tournament.pk}/rounds/1/",
+            "/api/tournaments/", f"/api/tournaments/{tournament.pk}/"]
+    secrets_.append(str(tournament.seed))
     clients = {"person": Client(), "stranger": Client(), "anonymous": Client(), "owner": Client()}
     clients["person"].force_login(person)
     clients["stranger"].force_login(stranger)

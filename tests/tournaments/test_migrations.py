@@ -35,5 +35,6 @@ def test_issue9_ladders_take_the_corrected_preset_fields_and_keep_their_override
         assert Ladder.objects.get(slug="p").ruleset == Ruleset.preset("pagat").to_dict()
         Ruleset.from_dict(Ladder.objects.get(slug="w").ruleset)  # still a valid ruleset
     finally:
-        _migrate(AFTER)
         Ladder.objects.all().delete()
+        executor = MigrationExecutor(connection)
+        executor.migrate(executor.loader.graph.leaf_nodes())  # every app's latest: later tests need later tables

@@ -1,6 +1,7 @@
 """Create the demo ladders and their house bots (idempotent): the default ladder (pagat unless told otherwise) and
 one ladder for each other rule system of RULES.md (``SYSTEM_LADDERS``), so the demo shows every system playing."""
 
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from games.services import player_house_create
@@ -72,3 +73,19 @@ class Command(BaseCommand):
             self.stdout.write(self.style.SUCCESS(
                 f"ladder '{lad.slug}' ready: {lad.entries.count()} players, preset {lad.preset}, "
                 f"{lad.seats_per_match} seats, to {lad.target} points"))
+        self._demo_tournament()
+
+    def _demo_tournament(self) -> None:
+        """A finished Swiss tournament of six house bots (3 rounds, matches to 50: a few seconds), played here once."""
+        from games.models import Player
+        from tournaments.models import Tournament
+        from tournaments.tournament_services import tournament_create, tournament_register
+
+        if Tournament.objects.filter(slug="demo-swiss").exists():
+            return
+        names = [name for name, _strategy, _description in HOUSE_BOTS[:6]]
+        t = tournament_create(name="Demo Swiss", slug="demo-swiss", format="swiss", rounds=3, target=50,
+                              entrants="bots")
+        for player in Player.objects.filter(name__in=names, kind=Player.Kind.HOUSE):
+            tournament_register(tournament=t, player=player)
+        call_command("tournament_run", str(t.pk), stdout=self.stdout)

@@ -1,0 +1,192 @@
+"""Tournament writes played in-process: every format to the end, duplicate seatings, idempotent advancing,
+withdrawals, and the commands."""
+
+from collections import Counter
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from games.models import Deal, Match
+from games.services import match_advance, player_house_create
+from tournaments.models import Tournament, TournamentMatch, TournamentRound
+from tournaments.tournament_selectors import tournament_rounds, tournament_standings
+from tournaments.tournament_services import (TournamentError, pod_results, tournament_advance, tournament_create,
+                                             tournament_register, tournament_start, tournament_withdraw)
+
+STRATEGIES = ["random", "eager", "greedy", "heuristic", "tactician", "random", "eager", "greedy"]
+
+
+@pytest.fixture
+def houses(db):
+    return [player_house_create(name=f"H{i}", strategy=s) for i, s in enumerate(STRATEGIES)]
+
+
+def _play(t: Tournament) -> list[int]:
+    """Play every running match of ``t`` and advance until it finishes; the match ids in the order created."""
+    for _ in range(200):
+        tournament_advance(tournament_id=t.pk)
+        t.refresh_from_db()
+        if t.status == Tournament.Status.FINISHED:
+            return list(TournamentMatch.objects.filter(round__tournament=t)
+                        .order_by("round__number", "pod", "game").values_list("match_id", flat=True))
+        for m in Match.objects.filter(tournament_match__round__tournament=t, status=Match.Status.RUNNING):
+            assert match_advance(match_id=m.pk) == "finished"
+    raise AssertionError("the tournament did not finish")
+
+
+def _make(houses, n, **kw):
+    kw.setdefault("target", 30)
+    t = tournament_create(name=kw.pop("name", "Test cup"), **kw)
+    for p in houses[:n]:
+        tournament_register(tournament=t, player=p)
+    return tournament_start(tournament=t)
+
+
+@pytest.mark.django_db
+def test_a_swiss_of_five_plays_three_rounds_with_a_bye_each_round_and_no_rematch(houses):
+    t = _make(houses, 5, format="swiss", rounds=3)
+    _play(t)
+    t.refresh_from_db()
+    rounds = list(TournamentRound.objects.filter(tournament=t))
+    assert [len(r.byes) for r in rounds] == [1, 1, 1]
+    assert len({r.byes[0] for r in rounds}) == 3  # nobody sits out twice
+    pairs = Counter(frozenset(r.players) for r in pod_results(t))
+    assert len(pairs) == 6 and set(pairs.values()) == {1}
+    table = tournament_standings(tournament=t)
+    assert [r.rank for r in table] == sorted(r.rank for r in table)
+    assert sum(r.points for r in table) == pytest.approx(6 + 3)  # 6 matches, 3 byes
+
+
+@pytest.mark.django_db
+def test_a_round_robin_of_pods_of_three_meets_every_trio(houses):
+    t = _make(houses, 4, format="round_robin", seats_per_match=3, preset="web-table")
+    ids = _play(t)
+    assert len(ids) == 4
+    assert all(Match.objects.get(pk=i).seat_count == 3 for i in ids)
+    table = tournament_standings(tournament=t)
+    assert sum(r.played for r in table) == 12
+
+
+@pytest.mark.django_db
+def test_a_knockout_of_six_seeds_byes_and_crowns_a_champion(houses):
+    t = _make(houses, 6, format="knockout")
+    assert t.rounds == 3
+    first = TournamentRound.objects.get(tournament=t, number=1)
+    assert len(first.byes) == 2  # seeds 1 and 2
+    _play(t)
+    table = tournament_standings(tournament=t)
+    assert table[0].rank == 1 and table[1].rank == 2
+    final = TournamentRound.objects.get(tournament=t, number=3)
+    assert len(final.slots) == 2
+    assert table[0].player.pk in final.slots and table[1].player.pk in final.slots
+    views = tournament_rounds(tournament=t)
+    assert [len(v.matches) for v in views] == [2, 2, 1]
+
+
+@pytest.mark.django_db
+def test_a_duplicate_swiss_plays_each_pod_mirrored_with_the_same_cards(houses):
+    t = _make(houses, 4, format="swiss", rounds=2, duplicate=True)
+    _play(t)
+    by_pod = {}
+    for tm in TournamentMatch.objects.filter(round__tournament=t).select_related("match", "round"):
+        by_pod.setdefault((tm.round.number, tm.pod), []).append(tm.match)
+    assert len(by_pod) == 4 and all(len(ms) == 2 for ms in by_pod.values())
+    for a, b in by_pod.values():
+        assert a.seed == b.seed
+        assert [s.player_id for s in a.seats.order_by("index")] == [s.player_id for s in b.seats.order_by("-index")]
+        common = min(a.deal_number, b.deal_number)
+        deals_a = list(Deal.objects.filter(match=a, number__lte=common).values_list("seed", "dealer"))
+        deals_b = list(Deal.objects.filter(match=b, number__lte=common).values_list("seed", "dealer"))
+        assert deals_a == deals_b  # the same deal seeds and dealers, deal by deal: seat s holds the same cards
+    assert len(pod_results(t)) == 4  # one combined result per pod
+
+
+@pytest.mark.django_db
+def test_advancing_is_idempotent_and_the_result_is_the_same_when_replayed(houses):
+    def run():
+        t = _make(houses, 6, format="swiss", rounds=3, name="Again")
+        Tournament.objects.filter(pk=t.pk).update(seed=12345)
+        TournamentMatch.objects.filter(round__tournament=t).delete()
+        TournamentRound.objects.filter(tournament=t).delete()
+        for _ in range(3):
+            tournament_advance(tournament_id=t.pk)  # a retried message: one round 1 only
+        assert TournamentRound.objects.filter(tournament=t).count() == 1
+        _play(t)
+        return [(r.player.name, r.rank, r.points) for r in tournament_standings(tournament=t)]
+
+    assert run() == run()
+
+
+@pytest.mark.django_db
+def test_a_withdrawal_before_the_start_removes_the_entry_and_during_play_stops_pairing(houses):
+    t = tournament_create(name="W", format="swiss", rounds=2, target=30)
+    for p in houses[:5]:
+        tournament_register(tournament=t, player=p)
+    tournament_withdraw(tournament=t, player=houses[4])
+    assert t.entries.count() == 4
+    t = tournament_start(tournament=t)
+    tournament_withdraw(tournament=t, player=houses[0])
+    for m in Match.objects.filter(tournament_match__round__tournament=t, status=Match.Status.RUNNING):
+        match_advance(match_id=m.pk)
+    tournament_advance(tournament_id=t.pk)
+    second = TournamentRound.objects.get(tournament=t, number=2)
+    seated = {s.player_id for tm in second.tournament_matches.all() for s in tm.match.seats.all()}
+    assert houses[0].pk not in seated and houses[0].pk not in second.byes
+
+
+@pytest.mark.django_db
+def test_starting_with_too_few_entrants_says_how_many_are_needed(houses):
+    t = tournament_create(name="Few", format="round_robin", seats_per_match=3, preset="web-table")
+    tournament_register(tournament=t, player=houses[0])
+    tournament_register(tournament=t, player=houses[1])
+    with pytest.raises(TournamentError, match="needs at least 3") as exc:
+        tournament_start(tournament=t)
+    assert exc.value.code == "too_few_entrants" and exc.value.status == 409
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("kw,words", [
+    ({"format": "ladder"}, "choose one of round_robin, swiss, knockout"),
+    ({"format": "knockout", "seats_per_match": 3, "preset": "web-table"}, "2 seats"),
+    ({"format": "swiss", "seats_per_match": 9}, "seats 2 to"),
+    ({"format": "swiss", "rounds": 0}, "1 to 30 rounds"),
+    ({"format": "round_robin", "rounds": 3}, "leave it out"),
+    ({"format": "swiss", "preset": "nope"}, "not valid"),
+])
+def test_bad_tournament_settings_are_refused_with_what_is_allowed(kw, words):
+    with pytest.raises(TournamentError, match=words) as exc:
+        tournament_create(name="Bad", **kw)
+    assert exc.value.status == 400
+
+
+@pytest.mark.django_db
+def test_the_commands_create_and_run_a_tournament_of_house_bots(houses):
+    out = StringIO()
+    call_command("tournament_create", "--format", "swiss", "--preset", "pagat", "--seats", "2", "--target", "30",
+                 "--entrants", ",".join(p.name for p in houses[:4]), "--rounds", "2", stdout=out)
+    tid = int(out.getvalue().strip())
+    out = StringIO()
+    call_command("tournament_run", str(tid), stdout=out)
+    text = out.getvalue()
+    assert "4/4 matches" in text and "final standings" in text and "buchholz" in text
+    assert Tournament.objects.get(pk=tid).status == Tournament.Status.FINISHED
+    with pytest.raises(CommandError, match="no player named 'Nobody'"):
+        call_command("tournament_create", "--format", "swiss", "--entrants", "H1,Nobody", stdout=StringIO())
+    out = StringIO()
+    call_command("tournament_create", "--format", "knockout", "--duplicate", "--seats", "2", "--target", "20",
+                 "--entrants", ",".join(p.name for p in houses[:3]), stdout=out)
+    tid = int(out.getvalue().strip())
+    call_command("tournament_run", str(tid), stdout=StringIO())
+    assert TournamentMatch.objects.filter(round__tournament_id=tid).count() == 4  # 2 pods, mirrored
+
+
+@pytest.mark.django_db
+def test_the_demo_includes_a_finished_swiss_of_house_bots_once():
+    out = StringIO()
+    call_command("demo_setup", stdout=out)
+    t = Tournament.objects.get(slug="demo-swiss")
+    assert t.status == Tournament.Status.FINISHED and t.round_set.count() == 3
+    assert "Demo Swiss: final standings" in out.getvalue()
+    call_command("demo_setup", stdout=StringIO())  # idempotent: not played again
+    assert Tournament.objects.filter(name="Demo Swiss").count() == 1

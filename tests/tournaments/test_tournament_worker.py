@@ -1,0 +1,106 @@
+"""Tournaments played by a real Celery worker through Redis on PostgreSQL: a Swiss of 6 house bots (interrupted
+mid-round: the worker stopped and every queued message lost, then resumed; it ends with the result of an
+uninterrupted run) and a knockout of 8."""
+
+import time
+
+import pytest
+from celery.contrib.testing.worker import start_worker
+
+from config.celery import app
+from games.models import Match
+from games.services import match_advance, player_house_create
+from games.tasks import match_queue
+from tournaments.models import Tournament, TournamentMatch
+from tournaments.tasks import tournaments_tick
+from tournaments.tournament_selectors import tournament_standings
+from tournaments.tournament_services import (tournament_advance, tournament_create, tournament_register,
+                                             tournament_start)
+
+STRATEGIES = ["random", "eager", "greedy", "heuristic", "tactician", "random", "eager", "greedy"]
+
+
+def _houses(n):
+    return [player_house_create(name=f"W{i}", strategy=STRATEGIES[i]) for i in range(n)]
+
+
+def _tournament(name, players, seed, **kw):
+    t = tournament_create(name=name, target=30, **kw)
+    Tournament.objects.filter(pk=t.pk).update(seed=seed)
+    for p in players:
+        tournament_register(tournament=t, player=p)
+    return t
+
+
+def _wait(t, until, timeout=240, poke=None):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        t.refresh_from_db()
+        if until(t):
+            return
+        if poke is not None:
+            poke()
+        time.sleep(0.2)
+    raise AssertionError(f"timed out: {t.status}, {t.round_set.count()} rounds")
+
+
+def _tick_when_idle(t):
+    """Beat, as the schedule would: the tick again whenever no match of ``t`` is running."""
+    def poke():
+        if not Match.objects.filter(tournament_match__round__tournament=t, status=Match.Status.RUNNING).exists():
+            tournaments_tick.delay()
+    return poke
+
+
+def _table(t):
+    return [(r.player.name, r.rank, r.points, r.buchholz) for r in tournament_standings(tournament=t)]
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_swiss_of_six_house_bots_survives_a_lost_worker_and_ends_as_an_uninterrupted_one():
+    assert not app.conf.task_always_eager and app.conf.broker_url.startswith("redis://")
+    houses = _houses(6)
+    reference = tournament_start(tournament=_tournament("Reference", houses, 4242, format="swiss", rounds=3))
+    while reference.status != Tournament.Status.FINISHED:  # played here, without a worker
+        for m in Match.objects.filter(tournament_match__round__tournament=reference, status=Match.Status.RUNNING):
+            match_advance(match_id=m.pk)
+        tournament_advance(tournament_id=reference.pk)
+        reference.refresh_from_db()
+    app.control.purge()
+    t = _tournament("Worker", houses, 4242, format="swiss", rounds=3)
+    with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30):
+        tournament_start(tournament=t)  # round 1's matches are queued on commit
+        _wait(t, lambda t: t.round_set.count() >= 2)
+    app.control.purge()  # the worker is gone, and every message with it
+    running = list(Match.objects.filter(tournament_match__round__tournament=t, status=Match.Status.RUNNING)
+                   .values_list("pk", flat=True))
+    assert running  # cut off mid-round: matches with no message left to play them
+    with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30):
+        for match_id in running:  # what the watchdog does for stalled matches
+            match_queue(match_id=match_id)
+        tournaments_tick.delay()  # the beat task: the safety net behind the lost match-finished messages
+        _wait(t, lambda t: t.status == Tournament.Status.FINISHED, poke=_tick_when_idle(t))
+    assert t.round_set.count() == 3
+    assert TournamentMatch.objects.filter(round__tournament=t).count() == 9
+    assert not Match.objects.filter(tournament_match__round__tournament=t).exclude(status="finished").exists()
+    assert _table(t) == _table(reference)
+    ref_seeds = sorted(Match.objects.filter(tournament_match__round__tournament=reference).values_list("seed", flat=True))
+    assert sorted(Match.objects.filter(tournament_match__round__tournament=t).values_list("seed", flat=True)) == ref_seeds
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_knockout_of_eight_house_bots_is_played_to_a_champion_by_a_real_worker():
+    houses = _houses(8)
+    t = _tournament("Knockout", houses, 99, format="knockout")
+    app.control.purge()
+    with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30):
+        tournament_start(tournament=t)
+        _wait(t, lambda t: t.status == Tournament.Status.FINISHED)
+    assert [len(r.slots) for r in t.round_set.order_by("number")] == [8, 4, 2]
+    assert TournamentMatch.objects.filter(round__tournament=t).count() == 7
+    table = tournament_standings(tournament=t)
+    assert [r.rank for r in table] == [1, 2, 3, 3, 5, 5, 5, 5]
+    final = t.round_set.get(number=3)
+    assert {table[0].player.pk, table[1].player.pk} == set(final.slots)

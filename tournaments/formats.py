@@ -1,0 +1,476 @@
+"""Tournament formats as pure functions: pairings (round robin, Swiss, knockout), seat rotations for duplicate
+play, combined duplicate results and standings with tie-breaks. No Django, no I/O, no randomness: the same inputs
+give the same pairings, so a round rebuilt after a worker died is the round that was lost.
+
+Shapes. An entrant is an ``Entrant`` (``id``: the player id, ``seed``: 1 = first seed (by rating at the start),
+``owner``: the owning user's id or None (house bots), ``withdrawn``). A pod is a tuple of entrant ids in seat order
+(2 seats: a pairing). A ``Result`` is one finished pod: its players in seat order, their places (1 = first, tied
+seats share a place) and their match totals in card points.
+
+Points. A pod of ``n`` seats gives place ``p`` the points ``(n - p) / (n - 1)``: 2 seats give 1 for a win, 0 for
+a loss; tied seats share the points of the places they cover (a 2-seat tie gives 0.5 each); a 4-seat pod gives
+1, 2/3, 1/3, 0. A bye scores ``BYE_POINTS`` (a win, as in chess).
+
+Swiss pairing (our reading: a greedy score-group pairing with an exhaustive search, not FIDE's Dutch system).
+Entrants are ranked by points, then seed. Byes (``len(active) % seats`` each round) go to the entrants with the
+fewest byes so far, lowest ranked first. Pods are then filled from the top of the ranking, each pod taking the
+first unpaired entrant and the nearest-ranked others, with a depth-first search that backtracks so that no pod
+repeats a pairing already played while any rematch-free pairing exists (exhaustive for small fields; past
+``SEARCH_BUDGET`` candidate pods an attempt gives up), else with as few rematches as the bounded search finds, and
+never seats two entrants of one owner together (a hard rule: ``PairingError`` when impossible).
+
+Knockout: 2 seats; seeds placed in the standard bracket order (1 v 16, 8 v 9, ...) of the next power of two, the
+missing seeds being byes (so the top seeds get them); a tied match goes to the higher seed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Iterable, Mapping, Sequence
+
+#: Points for a bye (Swiss, round robin with an odd count): a win.
+BYE_POINTS = 1.0
+#: Candidate pods the search may try per attempt before giving up on that bound of rematches.
+SEARCH_BUDGET = 20000
+#: Most bye choices tried before the pod search relaxes the rematch rule.
+BYE_CHOICES = 64
+
+
+class PairingError(ValueError):
+    """No pairing satisfies the hard rules (e.g. too few entrants of different owners for a pod)."""
+
+
+@dataclass(frozen=True)
+class Entrant:
+    id: int
+    seed: int
+    owner: int | None = None
+    withdrawn: bool = False
+
+
+@dataclass(frozen=True)
+class Result:
+    """One finished pod (or, in duplicate play, the combined result of its rotations)."""
+
+    players: tuple[int, ...]
+    places: tuple[int, ...]
+    totals: tuple[int, ...] = ()
+    round: int = 0
+
+    def points(self) -> dict[int, float]:
+        return dict(zip(self.players, place_points(self.places)))
+
+
+@dataclass
+class Pairing:
+    """One round: ``pods`` (tuples of entrant ids in seat order) and ``byes`` (entrant ids sitting out)."""
+
+    pods: list[tuple[int, ...]]
+    byes: list[int] = field(default_factory=list)
+    rematches: int = 0
+
+
+@dataclass
+class Standing:
+    id: int
+    rank: int
+    points: float
+    buchholz: float
+    head_to_head: float
+    card_points: int
+    played: int
+    byes: int
+    withdrawn: bool
+    seed: int
+
+
+def place_points(places: Sequence[int]) -> list[float]:
+    """Points by seat for ``places`` (1 = first; tied seats share): ``(n - p) / (n - 1)`` averaged over the places a
+    tie covers. ``[1, 2] -> [1.0, 0.0]``, ``[1, 1] -> [0.5, 0.5]``, ``[1, 2, 2] -> [1.0, 0.25, 0.25]``."""
+    n = len(places)
+    if n < 2:
+        raise ValueError("a pod has at least 2 seats")
+    count = Counter(places)
+    out = []
+    for p in places:
+        covered = range(p, p + count[p])  # tied seats at place p cover places p .. p + t - 1
+        out.append(sum((n - q) / (n - 1) for q in covered) / len(covered))
+    return out
+
+
+def places_from_scores(scores: Sequence[tuple]) -> list[int]:
+    """Places (1 = first, ties share) for sort keys where a smaller key is better."""
+    return [1 + sum(1 for other in scores if other < mine) for mine in scores]
+
+
+# ---- round robin ----------------------------------------------------------------------------------------------
+
+def round_robin_rounds(ids: Sequence[int], seats: int = 2, k: int = 1) -> list[list[tuple[int, ...]]]:
+    """Rounds of pods where every ``seats``-sized group of ``ids`` meets ``k`` times.
+
+    2 seats: the circle method (``len(ids) - 1`` rounds per cycle, ``len(ids)`` when odd: one entrant sits out
+    each round), the seats swapped on every other cycle and alternated within a cycle so nobody always leads.
+    More seats: every combination of ``seats`` entrants, packed greedily into rounds of disjoint pods, seat order
+    rotated per cycle. ``ValueError`` for fewer entrants than seats or ``k`` < 1.
+    """
+    ids = list(ids)
+    if seats < 2 or len(ids) < seats:
+        raise ValueError(f"a round robin of {seats} seats per match needs at least {seats} entrants, not {len(ids)}")
+    if k < 1:
+        raise ValueError(f"k (matches per pairing) is at least 1, not {k}")
+    if seats == 2:
+        one = _circle_rounds(ids)
+    else:
+        one = _packed_rounds([tuple(c) for c in combinations(ids, seats)])
+    rounds = []
+    for cycle in range(k):
+        for rnd in one:
+            rounds.append([_rotate(pod, cycle) for pod in rnd])
+    return rounds
+
+
+def _circle_rounds(ids: list[int]) -> list[list[tuple[int, int]]]:
+    players: list[int | None] = list(ids) + ([None] if len(ids) % 2 else [])
+    n = len(players)
+    rounds = []
+    for r in range(n - 1):
+        pods = []
+        for i in range(n // 2):
+            a, b = players[i], players[n - 1 - i]
+            if a is None or b is None:
+                continue
+            pods.append((a, b) if (r + i) % 2 == 0 else (b, a))
+        rounds.append(pods)
+        players = [players[0], players[-1], *players[1:-1]]
+    return rounds
+
+
+def _packed_rounds(pods: list[tuple[int, ...]]) -> list[list[tuple[int, ...]]]:
+    left = list(pods)
+    rounds = []
+    while left:
+        used: set[int] = set()
+        this = []
+        for pod in left:
+            if used.isdisjoint(pod):
+                this.append(pod)
+                used.update(pod)
+        left = [p for p in left if p not in this]
+        rounds.append(this)
+    return rounds
+
+
+def _rotate(pod: tuple[int, ...], by: int) -> tuple[int, ...]:
+    by %= len(pod)
+    return pod[by:] + pod[:by]
+
+
+# ---- Swiss ----------------------------------------------------------------------------------------------------
+
+def swiss_pairing(entrants: Sequence[Entrant], results: Iterable[Result], byes: Mapping[int, int] | None = None,
+                  seats: int = 2) -> Pairing:
+    """The next Swiss round for the entrants not withdrawn, from the ``results`` so far and the ``byes`` each
+    entrant had (entrant id -> count). See the module docstring for the rules. ``PairingError`` when fewer than
+    ``seats`` entrants are left or the owners cannot be kept apart."""
+    byes = dict(byes or {})
+    results = list(results)
+    active = [e for e in entrants if not e.withdrawn]
+    if len(active) < seats:
+        raise PairingError(f"{len(active)} entrants are left; a pod needs {seats}")
+    points = _points(results, byes)
+    ranked = sorted(active, key=lambda e: (-points.get(e.id, 0.0), e.seed, e.id))
+    met = _met(results)
+    owner = {e.id: e.owner for e in active}
+    bye_count = len(ranked) % seats
+    choices = _bye_choices(ranked, byes, bye_count)
+    order = [e.id for e in ranked]
+
+    def pairing(chosen, pods) -> Pairing:
+        rematches = sum(met[frozenset(p)] > 0 for pod in pods for p in combinations(pod, 2))
+        return Pairing(pods=pods, byes=sorted(chosen, key=order.index), rematches=rematches)
+
+    for i, chosen in enumerate(choices):  # no rematch, with any fair choice of byes (the preferred one searched most)
+        pods = _search_pods([p for p in order if p not in chosen], seats, met, owner, 0,
+                            budget=SEARCH_BUDGET if i == 0 else SEARCH_BUDGET // 10)
+        if pods is not None:
+            return pairing(chosen, pods)
+    # rematches cannot be avoided (or not found within the budget): the fewest the search finds, bounded by
+    # doubling and then halving the number allowed, with the preferred byes
+    chosen = choices[0]
+    players = [p for p in order if p not in chosen]
+    most = len(players) * (seats - 1)
+    low, high, found = 0, 1, None
+    while high <= most:
+        found = _search_pods(players, seats, met, owner, high)
+        if found is not None:
+            break
+        low, high = high, high * 2
+    if found is None:
+        found = _search_pods(players, seats, met, owner, most, budget=SEARCH_BUDGET * 10)
+        if found is None:
+            raise PairingError("no pairing keeps every pod free of two entrants of one owner")
+        return pairing(chosen, found)
+    while high - low > 1:
+        middle = (low + high) // 2
+        better = _search_pods(players, seats, met, owner, middle)
+        if better is None:
+            low = middle
+        else:
+            high, found = middle, better
+    return pairing(chosen, found)
+
+
+def _points(results: list[Result], byes: Mapping[int, int]) -> dict[int, float]:
+    points: dict[int, float] = defaultdict(float)
+    for result in results:
+        for player, p in result.points().items():
+            points[player] += p
+    for player, n in byes.items():
+        points[player] += n * BYE_POINTS
+    return points
+
+
+def _met(results: list[Result]) -> Counter:
+    met: Counter = Counter()
+    for result in results:
+        for a, b in combinations(result.players, 2):
+            met[frozenset((a, b))] += 1
+    return met
+
+
+def _bye_choices(ranked: list[Entrant], byes: Mapping[int, int], count: int) -> list[frozenset[int]]:
+    """Sets of ``count`` entrants who may sit out: fewest byes so far first (a second bye only when everyone had
+    one), lowest ranked first; at most ``BYE_CHOICES`` sets, the preferred one first."""
+    if count == 0:
+        return [frozenset()]
+    bottom_up = list(reversed(ranked))
+    levels = sorted({byes.get(e.id, 0) for e in ranked})
+    forced: list[int] = []
+    for level in levels:
+        at = [e.id for e in bottom_up if byes.get(e.id, 0) == level]
+        if len(forced) + len(at) <= count:
+            forced += at
+            if len(forced) == count:
+                return [frozenset(forced)]
+            continue
+        out = []
+        for combo in combinations(at, count - len(forced)):
+            out.append(frozenset(forced + list(combo)))
+            if len(out) >= BYE_CHOICES:
+                break
+        return out
+    return [frozenset(forced)]
+
+
+def _search_pods(players: list[int], seats: int, met: Counter, owner: Mapping[int, int | None],
+                 allowed: int, budget: int | None = SEARCH_BUDGET) -> list[tuple[int, ...]] | None:
+    """Split ``players`` (ranked) into pods of ``seats`` with at most ``allowed`` repeated pairs and no two of one
+    owner in a pod: depth-first, the top unpaired entrant with the nearest-ranked others first. None if none is
+    found within ``budget`` candidate pods (None: no limit)."""
+    left_budget = [budget if budget is not None else float("inf")]
+
+    def search(left: list[int], used: int) -> list[tuple[int, ...]] | None:
+        if not left:
+            return []
+        first, rest = left[0], left[1:]
+        for others in combinations(rest, seats - 1):
+            left_budget[0] -= 1
+            if left_budget[0] < 0:
+                return None
+            pod = (first, *others)
+            owners = [owner.get(p) for p in pod if owner.get(p) is not None]
+            if len(owners) != len(set(owners)):
+                continue
+            repeats = sum(met[frozenset(pair)] > 0 for pair in combinations(pod, 2))
+            if used + repeats > allowed:
+                continue
+            tail = search([p for p in rest if p not in others], used + repeats)
+            if tail is not None:
+                return [pod, *tail]
+            if left_budget[0] < 0:
+                return None
+        return None
+
+    return search(players, 0)
+
+
+# ---- knockout -------------------------------------------------------------------------------------------------
+
+def bracket_order(size: int) -> list[int]:
+    """Seed numbers (1-based) by bracket position for a bracket of ``size`` (a power of two): 1 and 2 meet only in
+    the final. ``bracket_order(8) == [1, 8, 4, 5, 2, 7, 3, 6]``."""
+    if size < 1 or size & (size - 1):
+        raise ValueError(f"a bracket has a power-of-two size, not {size}")
+    order = [1]
+    while len(order) < size:
+        n = len(order) * 2
+        order = [x for s in order for x in (s, n + 1 - s)]
+    return order
+
+
+def knockout_first_round(seeded: Sequence[int]) -> list[int | None]:
+    """Bracket slots of round 1 for entrant ids in seed order (best first): pairs are slots (0, 1), (2, 3), ...;
+    None is a bye. ``ValueError`` for fewer than 2 entrants."""
+    if len(seeded) < 2:
+        raise ValueError(f"a knockout needs at least 2 entrants, not {len(seeded)}")
+    size = 1
+    while size < len(seeded):
+        size *= 2
+    return [seeded[s - 1] if s <= len(seeded) else None for s in bracket_order(size)]
+
+
+def knockout_winner(a: int | None, b: int | None, result: Result | None, seed: Mapping[int, int],
+                    withdrawn: frozenset[int] | set[int] = frozenset()) -> int | None:
+    """Who of slot pair (``a``, ``b``) goes on: the other one when one is a bye or withdrawn, else the match's
+    first place; a tie goes to the higher seed (lower seed number). None when neither can."""
+    alive = [p for p in (a, b) if p is not None and p not in withdrawn]
+    if len(alive) < 2:
+        return alive[0] if alive else None
+    if result is None:
+        raise ValueError("a pair of two entrants needs its result")
+    by = dict(zip(result.players, result.places))
+    best = min(by[a], by[b])
+    tied = [p for p in (a, b) if by[p] == best]
+    return min(tied, key=lambda p: seed[p])
+
+
+def knockout_next_round(slots: Sequence[int | None], results: Mapping[tuple[int, int], Result],
+                        seed: Mapping[int, int], withdrawn: frozenset[int] | set[int] = frozenset()) -> list[int | None]:
+    """The next round's slots: the winner of each pair (``results`` keyed by the pair as seated)."""
+    out = []
+    for i in range(0, len(slots), 2):
+        a, b = slots[i], slots[i + 1]
+        alive = [p for p in (a, b) if p is not None and p not in withdrawn]
+        out.append(knockout_winner(a, b, results.get((a, b)) if len(alive) == 2 else None, seed, withdrawn))
+    return out
+
+
+def knockout_pods(slots: Sequence[int | None], withdrawn: frozenset[int] | set[int] = frozenset()
+                  ) -> tuple[list[tuple[int, int]], list[int]]:
+    """The matches (pairs of live entrants) and byes (entrants whose pair has no live opponent) of a round."""
+    pods, byes = [], []
+    for i in range(0, len(slots), 2):
+        alive = [p for p in (slots[i], slots[i + 1]) if p is not None and p not in withdrawn]
+        if len(alive) == 2:
+            pods.append((alive[0], alive[1]))
+        elif alive:
+            byes.append(alive[0])
+    return pods, byes
+
+
+def knockout_rounds_needed(entrants: int) -> int:
+    """Rounds of a knockout of ``entrants`` (the bracket's depth)."""
+    rounds, size = 0, 1
+    while size < entrants:
+        size *= 2
+        rounds += 1
+    return rounds
+
+
+# ---- duplicate ------------------------------------------------------------------------------------------------
+
+def seat_rotations(pod: Sequence[int]) -> list[tuple[int, ...]]:
+    """The seatings of a duplicate pod: each entrant sits in each seat once (2 seats: the mirror). Played with the
+    same match seed, seat ``s`` holds the same cards in every seating. (Minimal version; the duplicate ladder's
+    ``tournaments.duplicate`` may replace it.)"""
+    pod = tuple(pod)
+    return [pod[i:] + pod[:i] for i in range(len(pod))]
+
+
+def duplicate_result(results: Sequence[Result], *, lower_totals_better: bool) -> Result:
+    """The combined result of a pod's rotations (each a ``Result`` of the same entrants): each entrant's match
+    points summed over the rotations decide the places; equal sums are split by the card points summed over the
+    rotations (lower better under penalty scoring); still equal: a shared place. Players in the first rotation's
+    order; totals are the summed card points."""
+    if not results:
+        raise ValueError("a duplicate pod has at least one rotation")
+    players = results[0].players
+    points: dict[int, float] = defaultdict(float)
+    cards: dict[int, int] = defaultdict(int)
+    for result in results:
+        if set(result.players) != set(players):
+            raise ValueError("every rotation of a pod seats the same entrants")
+        for player, p in result.points().items():
+            points[player] += p
+        for player, total in zip(result.players, result.totals or [0] * len(result.players)):
+            cards[player] += total
+    sign = 1 if lower_totals_better else -1
+    keys = [(-round(points[p], 9), sign * cards[p]) for p in players]
+    return Result(players=players, places=tuple(places_from_scores(keys)),
+                  totals=tuple(cards[p] for p in players), round=results[0].round)
+
+
+# ---- standings ------------------------------------------------------------------------------------------------
+
+def standings(entrants: Sequence[Entrant], results: Iterable[Result], byes: Mapping[int, int] | None = None, *,
+              lower_totals_better: bool, buchholz: bool = True) -> list[Standing]:
+    """Standings, best first: points, then (``buchholz``: Swiss) the Buchholz score (the sum of the points of every
+    opponent met, once per meeting; a bye adds nothing), then head-to-head among the entrants still level (places
+    against each other: +1 for each one finished ahead of, -1 behind), then card points (lower better under
+    penalty scoring). Entrants equal on every key share a rank; withdrawn entrants are listed with their points."""
+    byes = dict(byes or {})
+    results = list(results)
+    points = _points(results, byes)
+    opponents: dict[int, list[int]] = defaultdict(list)
+    cards: dict[int, int] = defaultdict(int)
+    played: Counter = Counter()
+    for result in results:
+        for i, player in enumerate(result.players):
+            played[player] += 1
+            opponents[player] += [p for p in result.players if p != player]
+            if result.totals:
+                cards[player] += result.totals[i]
+    buch = {e.id: (sum(points.get(o, 0.0) for o in opponents[e.id]) if buchholz else 0.0) for e in entrants}
+    groups: dict[tuple, list[int]] = defaultdict(list)
+    for e in entrants:
+        groups[(round(points.get(e.id, 0.0), 9), round(buch[e.id], 9))].append(e.id)
+    h2h: dict[int, float] = {}
+    for members in groups.values():
+        group = set(members)
+        for m in members:
+            h2h[m] = 0.0
+        if len(group) < 2:
+            continue
+        for result in results:
+            seated = [(p, pl) for p, pl in zip(result.players, result.places) if p in group]
+            for (a, pa), (b, pb) in combinations(seated, 2):
+                if pa != pb:
+                    h2h[a] += 1 if pa < pb else -1
+                    h2h[b] += 1 if pb < pa else -1
+    sign = 1 if lower_totals_better else -1
+
+    def key(e: Entrant) -> tuple:
+        return (-round(points.get(e.id, 0.0), 9), -round(buch[e.id], 9), -h2h[e.id], sign * cards[e.id])
+
+    ordered = sorted(entrants, key=lambda e: (key(e), e.seed, e.id))
+    out, rank, previous = [], 0, None
+    for i, e in enumerate(ordered, start=1):
+        if key(e) != previous:
+            rank, previous = i, key(e)
+        out.append(Standing(id=e.id, rank=rank, points=points.get(e.id, 0.0), buchholz=buch[e.id],
+                            head_to_head=h2h[e.id], card_points=cards[e.id], played=played[e.id],
+                            byes=byes.get(e.id, 0), withdrawn=e.withdrawn, seed=e.seed))
+    return out
+
+
+def knockout_standings(entrants: Sequence[Entrant], rounds: Sequence[Sequence[int | None]],
+                       champion: int | None) -> list[tuple[int, int]]:
+    """``[(entrant id, rank)]`` best first for a knockout: the champion first, then by the round each was knocked
+    out in (later is better; those out in the same round share a rank), seed within a rank. ``rounds`` are the
+    slot lists of the rounds played so far."""
+    reached: dict[int, int] = {}
+    for number, slots in enumerate(rounds, start=1):
+        for p in slots:
+            if p is not None:
+                reached[p] = number
+    seed = {e.id: e.seed for e in entrants}
+    key = {e.id: (0 if e.id == champion else 1, -reached.get(e.id, 0)) for e in entrants}
+    ordered = sorted(entrants, key=lambda e: (key[e.id], seed[e.id]))
+    out, rank, previous = [], 0, None
+    for i, e in enumerate(ordered, start=1):
+        if key[e.id] != previous:
+            rank, previous = i, key[e.id]
+        out.append((e.id, rank))
+    return out

@@ -1,0 +1,433 @@
+"""Tournament writes: create, register, withdraw, start, and advance round by round (``tournament_advance``).
+
+Pairing and standings are pure (``tournaments.formats``); this module reads the stored results, asks the format for
+the next round and creates its matches (``games.services.match_create``), which the normal match loop plays.
+
+Advancing is idempotent and safe to call any number of times from anywhere (the match-finished signal, the beat
+task, a retried task, ``tournament_run``): under the tournament's row lock it creates the next round only when
+every match of the last one has ended, and the unique (tournament, number) round and (round, pod, game) match
+constraints are the last guard. Every match seed is derived from the tournament's secret seed, the round and the
+pod, and the pairings from the stored results only, so a worker killed at any point loses nothing and the
+tournament ends with the same result.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import secrets
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+from django.utils.text import slugify
+
+from games.engine import Ruleset
+from games.models import Match, Player
+from games.services import match_create, match_wake, player_for_user
+from tournaments import formats
+from tournaments.models import LadderEntry, Tournament, TournamentEntry, TournamentMatch, TournamentRound
+
+log = logging.getLogger(__name__)
+
+#: The most matches a tournament may create (round robin of many entrants with pods, duplicate rotations).
+MAX_MATCHES = 2000
+MAX_SWISS_ROUNDS = 30
+
+
+class TournamentError(Exception):
+    """A refused tournament operation: ``code`` for programs, ``detail`` for people (what is wrong and what would be
+    right), ``status`` the HTTP status the API answers with (400 bad input, 403, 404, 409 the state forbids it)."""
+
+    def __init__(self, code: str, detail: str, status: int = 409) -> None:
+        super().__init__(detail)
+        self.code, self.detail, self.status = code, detail, status
+
+
+def _bad(detail: str) -> TournamentError:
+    return TournamentError("bad_settings", detail, 400)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What ``tournament_create`` checked: the ruleset and the numbers derived from it."""
+
+    ruleset: Ruleset
+    target: int
+
+
+def tournament_create(*, name: str, format: str, preset: str = "pagat", seats_per_match: int = 2,
+                      rounds: int | None = None, matches_per_pairing: int = 1, target: int | None = None,
+                      duplicate: bool = False, entrants: str = "both", turn_timeout_ms: int = 1000,
+                      move_seconds: int = 60, max_entrants: int = 64, starts_at=None, created_by=None,
+                      slug: str | None = None, overrides: dict | None = None) -> Tournament:
+    """A tournament open for registration. ``TournamentError`` (400 ``bad_settings``) names the field and the allowed
+    values for an unknown format or preset, a seat count the preset cannot seat (knockout: 2 seats only), Swiss
+    without 1..30 rounds, k outside 1..10, a bad target, clock or entrants choice; 409 ``slug_taken``."""
+    if format not in Tournament.Format.values:
+        raise _bad(f"format {format!r:.30} is unknown: choose one of {', '.join(Tournament.Format.values)}")
+    if entrants not in Tournament.Entrants.values:
+        raise _bad(f"entrants {entrants!r:.30} is unknown: choose one of {', '.join(Tournament.Entrants.values)}")
+    try:
+        base = Ruleset.preset(preset, **(overrides or {}))
+        ruleset = Ruleset.preset(preset, **(overrides or {}), **({"target": target} if target is not None else {}))
+    except (ValueError, TypeError) as exc:
+        raise _bad(f"the rules are not valid: {exc}") from None
+    if not (isinstance(seats_per_match, int) and base.seats_min <= seats_per_match <= base.seats_max):
+        raise _bad(f"preset {preset!r} seats {base.seats_min} to {base.seats_max} players per match, not "
+                   f"{seats_per_match}: choose seats_per_match in that range")
+    if format == Tournament.Format.KNOCKOUT and seats_per_match != 2:
+        raise _bad(f"a knockout plays 2 seats per match, not {seats_per_match}: use a Swiss or round robin "
+                   "tournament for pods of 3 to 8")
+    if format == Tournament.Format.SWISS:
+        rounds = 3 if rounds is None else rounds
+        if not (isinstance(rounds, int) and 1 <= rounds <= MAX_SWISS_ROUNDS):
+            raise _bad(f"a Swiss tournament plays 1 to {MAX_SWISS_ROUNDS} rounds, not {rounds}")
+    elif rounds is not None:
+        raise _bad(f"rounds is set by the entrants in a {format.replace('_', ' ')} tournament: leave it out "
+                   "(it is for Swiss)")
+    if not 1 <= matches_per_pairing <= 10:
+        raise _bad(f"matches_per_pairing (k) is 1 to 10, not {matches_per_pairing}")
+    if matches_per_pairing != 1 and format != Tournament.Format.ROUND_ROBIN:
+        raise _bad("matches_per_pairing (k) is for round robin only: leave it at 1")
+    if not 50 <= turn_timeout_ms <= 60000:
+        raise _bad(f"turn_timeout_ms is 50 to 60000 ms, not {turn_timeout_ms}")
+    if not 5 <= move_seconds <= 86400:
+        raise _bad(f"move_seconds is 5 to 86400 s, not {move_seconds}")
+    if not 2 <= max_entrants <= 256:
+        raise _bad(f"max_entrants is 2 to 256, not {max_entrants}")
+    if not (isinstance(name, str) and name.strip()):
+        raise _bad("name the tournament (1 to 80 characters)")
+    explicit = slug is not None
+    slug = slugify(slug or name)[:70] or "tournament"  # a name of symbols or other scripts: a plain slug
+    if Tournament.objects.filter(slug=slug).exists():
+        if explicit:
+            raise TournamentError("slug_taken", f"a tournament with the slug {slug!r} exists: choose another")
+        n = 2
+        while Tournament.objects.filter(slug=f"{slug}-{n}").exists():
+            n += 1
+        slug = f"{slug}-{n}"
+    return Tournament.objects.create(
+        name=name, slug=slug, format=format, duplicate=bool(duplicate), preset=preset, ruleset=ruleset.to_dict(),
+        seats_per_match=seats_per_match, rounds=rounds, matches_per_pairing=matches_per_pairing,
+        target=ruleset.target_for(seats_per_match), turn_timeout_ms=turn_timeout_ms, move_seconds=move_seconds,
+        entrants=entrants, max_entrants=max_entrants, starts_at=starts_at, created_by=created_by,
+        seed=secrets.randbits(62))
+
+
+def access_tournament(*, key: str | int) -> Tournament:
+    """The tournament with id or slug ``key``; ``TournamentError`` 404 ``not_found``."""
+    found = None
+    if isinstance(key, int) or str(key).isdigit():
+        found = Tournament.objects.filter(pk=int(key)).first()
+    if found is None:
+        found = Tournament.objects.filter(slug=str(key)[:80]).first()
+    if found is None:
+        raise TournamentError("not_found", f"no tournament {str(key)[:40]!r}: the list is at /api/tournaments/", 404)
+    return found
+
+
+def access_entrant(*, user, bot_id: int | None = None) -> Player:
+    """The player ``user`` may enter: themself, or (``bot_id``, the id of ``/api/bots/<id>/``) one of their own bots.
+    ``TournamentError`` 404 when the bot is not theirs (another owner's bot looks missing)."""
+    if bot_id is None:
+        return player_for_user(user=user)
+    player = Player.objects.filter(kind=Player.Kind.BOT, user=user, bot__pk=bot_id).first()
+    if player is None:
+        raise TournamentError("not_found", f"you have no bot {bot_id}: your bots are listed at /api/bots/", 404)
+    return player
+
+
+def tournament_register(*, tournament: Tournament, player: Player) -> TournamentEntry:
+    """Enter ``player`` before the start. ``TournamentError`` 409: ``registration_closed`` (started or finished),
+    ``already_registered``, ``not_admitted`` (bots-only / people-only, a guest), ``suspended`` (a bot that is
+    suspended, disabled or unverified), ``match_with`` (a person who chose to meet people only, in a tournament
+    open to bots), ``same_owner`` (a second entrant of one owner where they would have to meet: round robin and
+    knockout; Swiss keeps them apart), ``full``."""
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
+        if tournament.status != Tournament.Status.REGISTERING:
+            raise TournamentError("registration_closed", f"the tournament {tournament.slug!r} is "
+                                  f"{tournament.status}: entries are taken only before the start")
+        if TournamentEntry.objects.filter(tournament=tournament, player=player).exists():
+            raise TournamentError("already_registered", f"{player.name} is registered already: nothing to do "
+                                  "(withdraw with DELETE on the entry)")
+        if player.is_guest or player.kind == Player.Kind.HUMAN and player.user_id is None:
+            raise TournamentError("not_admitted", "guests cannot enter tournaments: sign up first")
+        is_person = player.kind == Player.Kind.HUMAN
+        if tournament.entrants == Tournament.Entrants.BOTS and is_person:
+            raise TournamentError("not_admitted", "this tournament is for bots only: enter one of your bots")
+        if tournament.entrants == Tournament.Entrants.PEOPLE and not is_person:
+            raise TournamentError("not_admitted", "this tournament is for people only: enter yourself")
+        if player.kind == Player.Kind.BOT and not player.is_active:
+            bot = getattr(player, "bot", None)
+            why = (f"it is suspended ({bot.suspended_reason})" if bot is not None and bot.suspended_reason
+                   else "it is disabled or not verified")
+            raise TournamentError("suspended", f"the bot {player.name} cannot play: {why}; a bot enters once it is "
+                                  "enabled, verified and not suspended (see /api/bots/<id>/)")
+        if is_person and player.match_with == "people" and tournament.entrants != Tournament.Entrants.PEOPLE:
+            raise TournamentError("match_with", "you chose to meet people only, and this tournament admits bots: "
+                                  "enter a people-only tournament, or choose to meet bots too (match_with both)")
+        entries = TournamentEntry.objects.filter(tournament=tournament, withdrawn=False).select_related("player")
+        if entries.count() >= tournament.max_entrants:
+            raise TournamentError("full", f"the tournament is full ({tournament.max_entrants} entrants)")
+        same = [e.player.name for e in entries if player.user_id is not None and e.player.user_id == player.user_id]
+        if same and tournament.format != Tournament.Format.SWISS:
+            raise TournamentError("same_owner", f"{player.name} has the owner of {same[0]}, and in a "
+                                  f"{tournament.get_format_display()} they would have to meet in one match (one "
+                                  "owner's players never share a match): enter one of them, or a Swiss "
+                                  "tournament, where they are kept apart")
+        entry, _ = TournamentEntry.objects.update_or_create(tournament=tournament, player=player,
+                                                            defaults={"withdrawn": False})
+        return entry
+
+
+def tournament_withdraw(*, tournament: Tournament, player: Player) -> None:
+    """Take ``player`` out: before the start the entry goes; while running it is marked withdrawn (paired no more;
+    a running match plays on, and a knockout opponent goes through). ``TournamentError`` 404 ``not_registered``,
+    409 ``finished``."""
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
+        entry = TournamentEntry.objects.filter(tournament=tournament, player=player, withdrawn=False).first()
+        if entry is None:
+            raise TournamentError("not_registered", f"{player.name} is not registered in {tournament.slug!r}", 404)
+        if tournament.status == Tournament.Status.FINISHED:
+            raise TournamentError("finished", "the tournament is over: its standings stay as they are")
+        if tournament.status == Tournament.Status.REGISTERING:
+            entry.delete()
+        else:
+            entry.withdrawn = True
+            entry.save(update_fields=["withdrawn"])
+    if tournament.status == Tournament.Status.RUNNING:
+        transaction.on_commit(lambda: _queue_advance(tournament.pk))
+
+
+def min_entrants(tournament: Tournament) -> int:
+    """Entrants needed to start: a knockout 2, others one pod (the seats per match)."""
+    return 2 if tournament.format == Tournament.Format.KNOCKOUT else tournament.seats_per_match
+
+
+def check_organiser(*, tournament: Tournament, user) -> None:
+    """``TournamentError`` 403 unless ``user`` created the tournament or is staff."""
+    if not (user is not None and user.is_authenticated and (user.is_staff or user.pk == tournament.created_by_id)):
+        raise TournamentError("forbidden", "only the tournament's organiser (or staff) may do this", 403)
+
+
+def tournament_start(*, tournament: Tournament) -> Tournament:
+    """Close registration, fix seeds (by rating at the start: the best ladder ordinal of the player under this
+    preset, 0 unrated; then registration order) and create round 1. ``TournamentError`` 409 ``not_registering``,
+    ``too_few_entrants`` (with the number needed), ``too_many_matches``."""
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
+        if tournament.status != Tournament.Status.REGISTERING:
+            raise TournamentError("not_registering", f"the tournament is {tournament.status} already")
+        entries = list(TournamentEntry.objects.filter(tournament=tournament, withdrawn=False)
+                       .select_related("player").order_by("registered_at", "id"))
+        need = min_entrants(tournament)
+        if len(entries) < need:
+            raise TournamentError("too_few_entrants", f"{len(entries)} entrant{'s' if len(entries) != 1 else ''} "
+                                  f"registered; this tournament needs at least {need} to start")
+        best = {}
+        for player_id, ordinal in LadderEntry.objects.filter(
+                player__in=[e.player for e in entries], ladder__preset=tournament.preset).values_list(
+                "player_id", "ordinal"):
+            best[player_id] = max(best.get(player_id, ordinal), ordinal)
+        for e in entries:
+            e.rating = best.get(e.player_id, 0.0)
+        entries.sort(key=lambda e: -e.rating)  # stable: registration order among equals
+        for i, e in enumerate(entries, start=1):
+            e.seed = i
+        TournamentEntry.objects.bulk_update(entries, ["seed", "rating"])
+        ids = [e.player_id for e in entries]
+        if tournament.format == Tournament.Format.ROUND_ROBIN:
+            schedule = formats.round_robin_rounds(ids, tournament.seats_per_match, tournament.matches_per_pairing)
+            tournament.rounds = len(schedule)
+            total = sum(len(r) for r in schedule)
+        elif tournament.format == Tournament.Format.KNOCKOUT:
+            tournament.rounds = formats.knockout_rounds_needed(len(ids))
+            total = len(ids) - 1
+        else:
+            total = tournament.rounds * (len(ids) // tournament.seats_per_match)
+        total *= tournament.seats_per_match if tournament.duplicate else 1
+        if total > MAX_MATCHES:
+            raise TournamentError("too_many_matches", f"this would be {total} matches; at most {MAX_MATCHES}: "
+                                  "fewer entrants, more seats per match or a Swiss tournament")
+        tournament.status = Tournament.Status.RUNNING
+        tournament.started_at = timezone.now()
+        tournament.save(update_fields=["status", "started_at", "rounds"])
+        _advance_locked(tournament)
+    return tournament
+
+
+def match_seed(tournament: Tournament, round_number: int, pod: int, game: int = 0) -> int:
+    """The seed of pod ``pod``'s match ``game`` in round ``round_number`` (63 bits from the tournament's secret
+    seed): the same on every retry. A duplicate pod's rotations share one seed, so seat ``s`` holds the same cards
+    in each (``games.engine.match``: deal k's seed and dealer depend only on the match seed and k)."""
+    digest = hashlib.sha256(f"{tournament.seed}:{round_number}:{pod}:{game}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def tournament_advance(*, tournament_id: int) -> str:
+    """Create the next round when the last one has ended, or finish the tournament. Returns ``"waiting"`` (matches
+    of the last round are running), ``"round <n>"`` (round n created), ``"finished"`` or ``"not_running"``.
+    Idempotent (see the module docstring)."""
+    with transaction.atomic():
+        tournament = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
+        if tournament is None or tournament.status != Tournament.Status.RUNNING:
+            return "not_running"
+        return _advance_locked(tournament)
+
+
+def _advance_locked(tournament: Tournament) -> str:
+    """``tournament_advance`` while holding the tournament's row lock (in a transaction)."""
+    while True:
+        last = tournament.round_set.order_by("-number").first()
+        if last is not None:
+            if Match.objects.filter(tournament_match__round=last, status=Match.Status.RUNNING).exists():
+                return "waiting"
+            if last.finished_at is None:
+                last.finished_at = timezone.now()
+                last.save(update_fields=["finished_at"])
+        number = 1 if last is None else last.number + 1
+        plan = _next_round(tournament, number, last)
+        if plan is None:
+            tournament.status = Tournament.Status.FINISHED
+            tournament.finished_at = timezone.now()
+            tournament.save(update_fields=["status", "finished_at", "note"])
+            return "finished"
+        pods, byes, slots = plan
+        rnd = TournamentRound.objects.create(tournament=tournament, number=number, byes=byes, slots=slots)
+        ruleset = Ruleset.from_dict(tournament.ruleset)
+        players = {p.pk: p for p in Player.objects.filter(pk__in={p for pod in pods for p in pod})}
+        for i, pod in enumerate(pods):
+            seatings = formats.seat_rotations(pod) if tournament.duplicate else [tuple(pod)]
+            for game, seating in enumerate(seatings):
+                match = match_create(players=[players[p] for p in seating], ruleset=ruleset, preset=tournament.preset,
+                                     seed=match_seed(tournament, number, i),
+                                     turn_timeout_ms=tournament.turn_timeout_ms,
+                                     move_seconds=tournament.move_seconds)
+                TournamentMatch.objects.create(round=rnd, match=match, pod=i, game=game)
+                match_wake(match_id=match.pk)
+        if pods:
+            return f"round {number}"
+        # a round with nobody to play (everyone left, or only byes): go straight on
+
+
+def _entrants(tournament: Tournament) -> list[formats.Entrant]:
+    return [formats.Entrant(id=e.player_id, seed=e.seed or 0, owner=e.player.user_id, withdrawn=e.withdrawn)
+            for e in TournamentEntry.objects.filter(tournament=tournament).select_related("player")
+            .order_by("seed", "id")]
+
+
+def _next_round(tournament: Tournament, number: int, last: TournamentRound | None):
+    """``(pods, byes, slots)`` of round ``number``, or None when the tournament is over (a note says why when it
+    ends early)."""
+    entrants = _entrants(tournament)
+    withdrawn = {e.id for e in entrants if e.withdrawn}
+    if tournament.format == Tournament.Format.ROUND_ROBIN:
+        schedule = formats.round_robin_rounds([e.id for e in entrants], tournament.seats_per_match,
+                                              tournament.matches_per_pairing)
+        if number > len(schedule):
+            return None
+        pods = [pod for pod in schedule[number - 1] if withdrawn.isdisjoint(pod)]
+        seated = {p for pod in pods for p in pod}
+        return pods, [e.id for e in entrants if e.id not in seated and e.id not in withdrawn], []
+    if tournament.format == Tournament.Format.SWISS:
+        if number > (tournament.rounds or 0):
+            return None
+        byes: dict[int, int] = {}
+        for rnd in tournament.round_set.all():
+            for b in rnd.byes:
+                byes[b] = byes.get(b, 0) + 1
+        try:
+            pairing = formats.swiss_pairing(entrants, pod_results(tournament), byes, tournament.seats_per_match)
+        except formats.PairingError as exc:
+            if number == 1:
+                raise TournamentError("same_owner", f"round 1 cannot be paired: {exc}; withdraw one of the "
+                                      "entrants who share an owner") from None
+            tournament.note = f"ended after round {number - 1}: {exc}"[:200]
+            return None
+        return pairing.pods, pairing.byes, []
+    seed = {e.id: e.seed for e in entrants}
+    if last is None:
+        slots = formats.knockout_first_round([e.id for e in entrants])
+    else:
+        if len(last.slots) <= 1:
+            return None
+        results = {r.players: r for r in pod_results(tournament, round_number=last.number)}
+        slots = formats.knockout_next_round(last.slots, results, seed, withdrawn)
+        if len(slots) == 1:
+            return None
+    pods, byes = formats.knockout_pods(slots, withdrawn)
+    return pods, byes, slots
+
+
+def pod_results(tournament: Tournament, round_number: int | None = None) -> list[formats.Result]:
+    """The result of every ended pod (one per pod: a duplicate pod's rotations combined,
+    ``formats.duplicate_result``), players in the pod's seat order. An aborted match (our failure, never a
+    player's) counts as a tie of all its seats."""
+    rows = (TournamentMatch.objects.filter(round__tournament=tournament)
+            .exclude(match__status=Match.Status.RUNNING).select_related("round", "match")
+            .prefetch_related("match__seats"))
+    if round_number is not None:
+        rows = rows.filter(round__number=round_number)
+    by_pod: dict[tuple[int, int], list[formats.Result]] = {}
+    for tm in rows.order_by("round__number", "pod", "game"):
+        seats = sorted(tm.match.seats.all(), key=lambda s: s.index)
+        aborted = tm.match.status == Match.Status.ABORTED
+        by_pod.setdefault((tm.round.number, tm.pod), []).append(formats.Result(
+            players=tuple(s.player_id for s in seats),
+            places=tuple(1 if aborted else (s.place or 1) for s in seats),
+            totals=tuple(s.total for s in seats), round=tm.round.number))
+    lower = Ruleset.from_dict(tournament.ruleset).scoring == "penalty"
+    expected = tournament.seats_per_match if tournament.duplicate else 1
+    out = []
+    for results in by_pod.values():
+        if len(results) < expected:
+            continue  # a rotation still running
+        out.append(formats.duplicate_result(results, lower_totals_better=lower) if tournament.duplicate
+                   else results[0])
+    return out
+
+
+def _queue_advance(tournament_id: int) -> None:
+    from tournaments.tasks import advance_tournament
+
+    advance_tournament.delay(tournament_id)
+
+
+def on_match_finished(sender, match: Match, **kwargs) -> None:
+    """Signal receiver (inside the finishing transaction): once it commits, have the tournament advance (the beat
+    task ``tournaments_tick`` is the safety net when this message is lost)."""
+    tournament_id = (TournamentMatch.objects.filter(match=match).values_list("round__tournament_id", flat=True)
+                     .first())
+    if tournament_id is not None:
+        transaction.on_commit(lambda: _queue_advance(tournament_id))
+
+
+def tournaments_tick(*, now=None) -> list[str]:
+    """The beat task's work: start tournaments whose start time has come (with enough entrants; else the start
+    time passes and they wait for the organiser), and advance every running one. Returns what it did, for logs."""
+    now = now or timezone.now()
+    done = []
+    for t in Tournament.objects.filter(status=Tournament.Status.REGISTERING, starts_at__lte=now):
+        try:
+            tournament_start(tournament=t)
+            done.append(f"{t.slug}: started")
+        except TournamentError as exc:
+            log.warning("tournament %s could not start at its start time: %s", t.slug, exc.detail)
+            Tournament.objects.filter(pk=t.pk).update(starts_at=None, note=f"not started: {exc.detail}"[:200])
+    for pk, slug in Tournament.objects.filter(status=Tournament.Status.RUNNING).values_list("pk", "slug"):
+        done.append(f"{slug}: {tournament_advance(tournament_id=pk)}")
+    return done
+
+
+def tournament_match_count(*, tournament: Tournament) -> tuple[int, int]:
+    """(ended, all) matches created so far."""
+    rows = TournamentMatch.objects.filter(round__tournament=tournament)
+    return rows.exclude(match__status=Match.Status.RUNNING).count(), rows.count()
+
+
+def last_round_number(tournament: Tournament) -> int:
+    return tournament.round_set.aggregate(n=Max("number"))["n"] or 0

@@ -1,0 +1,95 @@
+"""Server-rendered tournament pages: the list, a tournament (settings, live standings, bracket, rounds) and a round
+(every match with its page and replay). Running matches show players and links only (``tournament_selectors``)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from games.models import Player
+from tournaments import tournament_selectors as selectors
+from tournaments import tournament_services as services
+from tournaments.models import Tournament
+from tournaments.tournament_services import TournamentError
+
+
+def tournament_list(request):
+    return render(request, "tournaments/tournament_list.html", {"tournaments": selectors.tournament_list()[:100]})
+
+
+def tournament_detail(request, tournament_id: int):
+    t = get_object_or_404(Tournament, pk=tournament_id)
+    rounds = selectors.tournament_rounds(tournament=t)
+    mine, is_organiser = [], False
+    if request.user.is_authenticated:  # what this person may enter: themself and their own bots
+        mine = list(Player.objects.filter(user=request.user, kind=Player.Kind.BOT).select_related("bot"))
+        is_organiser = request.user.is_staff or request.user.pk == t.created_by_id
+    return render(request, "tournaments/tournament_detail.html", {
+        "t": t, "standings": selectors.tournament_standings(tournament=t), "rounds": rounds,
+        "my_bots": mine, "is_organiser": is_organiser,
+        "bracket": rounds if t.format == Tournament.Format.KNOCKOUT else None})
+
+
+def tournament_round(request, tournament_id: int, number: int):
+    t = get_object_or_404(Tournament, pk=tournament_id)
+    found = [r for r in selectors.tournament_rounds(tournament=t) if r.number == number]
+    if not found:
+        raise Http404(f"{t.name} has no round {number}")
+    return render(request, "tournaments/tournament_round.html", {"t": t, "round": found[0]})
+
+
+def _refused(request, exc: TournamentError) -> None:
+    messages.error(request, exc.detail[0].upper() + exc.detail[1:])
+
+
+@require_POST
+@login_required
+def tournament_enter_page(request, tournament_id: int):
+    """The tournament page's Enter: the person themself, or (``bot_id``) one of their bots."""
+    t = get_object_or_404(Tournament, pk=tournament_id)
+    bot_id = request.POST.get("bot_id") or ""
+    try:
+        if bot_id and not bot_id.isdigit():
+            raise TournamentError("not_found", "choose yourself or one of your bots", 404)
+        player = services.access_entrant(user=request.user, bot_id=int(bot_id) if bot_id else None)
+        services.tournament_register(tournament=t, player=player)
+        messages.success(request, f"{player.name} is entered.")
+    except TournamentError as exc:
+        _refused(request, exc)
+    return redirect("tournament-detail", tournament_id=t.pk)
+
+
+@require_POST
+@login_required
+def tournament_withdraw_page(request, tournament_id: int):
+    """Withdraw yourself or your bot (``player_id``); the organiser may withdraw anyone."""
+    t = get_object_or_404(Tournament, pk=tournament_id)
+    player_id = request.POST.get("player_id") or ""
+    player = Player.objects.filter(pk=int(player_id)).first() if player_id.isdigit() else None
+    try:
+        if player is None:
+            raise TournamentError("not_registered", "choose an entrant to withdraw", 404)
+        if player.user_id != request.user.pk:
+            services.check_organiser(tournament=t, user=request.user)
+        services.tournament_withdraw(tournament=t, player=player)
+        messages.success(request, f"{player.name} is withdrawn.")
+    except TournamentError as exc:
+        _refused(request, exc)
+    return redirect("tournament-detail", tournament_id=t.pk)
+
+
+@require_POST
+@login_required
+def tournament_start_page(request, tournament_id: int):
+    """The organiser's Start."""
+    t = get_object_or_404(Tournament, pk=tournament_id)
+    try:
+        services.check_organiser(tournament=t, user=request.user)
+        services.tournament_start(tournament=t)
+        messages.success(request, "The tournament has started: round 1 is being played.")
+    except TournamentError as exc:
+        _refused(request, exc)
+    return redirect("tournament-detail", tournament_id=t.pk)
