@@ -174,8 +174,9 @@ def _export(match: Match, deals: list[tuple[Deal, list]], seats: list[Seat]) -> 
     out_deals = []
     for row, actions in deals:
         deal = {"number": row.number, "seed": row.seed, "code": row.code, "dealer": row.dealer, "actions": actions}
-        if row.commitment:  # published with the match's end: the salt that opens the commitment shown all along
-            deal.update(salt=row.salt, commitment=row.commitment)
+        # published with the match's end: the salt that opens the commitment shown all along (each on its own, so a
+        # row that lost one of them is refused by the replay, not taken for a deal dealt before commitments)
+        deal.update({k: v for k, v in (("salt", row.salt), ("commitment", row.commitment)) if v})
         if row.points is not None:
             deal.update(outcome=row.outcome, winner=row.winner, hand_values=row.hand_values, points=row.points)
         out_deals.append(deal)
@@ -207,6 +208,19 @@ def matches_for_export(*, since=None, ladder_slug: str | None = None) -> QuerySe
     if ladder_slug:
         qs = qs.filter(ladder_match__ladder__slug=ladder_slug)
     return qs
+
+
+def match_fairness(*, match: Match) -> list[dict]:
+    """The match page's fair-deal rows (docs/FAIRNESS.md), by deal: ``number`` and ``commitment`` (None for a deal
+    dealt before commitments), plus ``seed`` and ``salt`` only when ``match`` (the row as the page read it) is
+    finished: a running or aborted match's salts and seeds are never given. A deal started after the page's read
+    adds only its commitment, which is public from its start."""
+    published = match.status == Match.Status.FINISHED
+    rows = Deal.objects.filter(match_id=match.pk).order_by("number").values_list("number", "commitment", "seed",
+                                                                                  "salt")
+    return [{"number": number, "commitment": commitment or None,
+             **({"seed": seed, "salt": salt or None} if published else {})}
+            for number, commitment, seed, salt in rows]
 
 
 def deal_plays(*, code: str) -> list[Deal]:
