@@ -95,3 +95,31 @@ def test_the_match_page_shows_commitments_while_running_and_seeds_and_salts_once
     for row in finished.deals.all():
         assert row.commitment in page and row.salt in page and str(row.seed) in page
     assert "docs/FAIRNESS.md" in page or "FAIRNESS" in page
+
+
+@pytest.mark.django_db
+def test_the_five_line_check_in_fairness_md_opens_a_real_record_and_catches_a_changed_salt(house_bots, tmp_path):
+    """docs/FAIRNESS.md's own Python, run as written (a separate interpreter, no project code) on a real record."""
+    import json
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "FAIRNESS.md").read_text()
+    [snippet] = re.findall(r"```python\n(.*?)```", doc, re.S)
+    assert len(snippet.strip().splitlines()) <= 5
+    (tmp_path / "check.py").write_text(snippet)
+    match = match_create(players=house_bots[:2], ruleset=SHORT, seed=12)
+    match_advance(match_id=match.pk)
+    record = APIClient().get(f"/api/matches/{match.pk}/record/").json()
+    (tmp_path / "match.json").write_text(json.dumps(record))
+    run = subprocess.run([sys.executable, "-I", str(tmp_path / "check.py"), str(tmp_path / "match.json")],
+                         capture_output=True, text=True, cwd=tmp_path, check=True)
+    lines = run.stdout.splitlines()
+    assert len(lines) == len(record["deals"]) and all(line.endswith(" opens") for line in lines), run.stdout
+    record["deals"][-1]["salt"] = "0" * 32
+    (tmp_path / "match.json").write_text(json.dumps(record))
+    run = subprocess.run([sys.executable, "-I", str(tmp_path / "check.py"), str(tmp_path / "match.json")],
+                         capture_output=True, text=True, cwd=tmp_path, check=True)
+    assert run.stdout.splitlines()[-1].endswith("DOES NOT OPEN")
