@@ -1,6 +1,6 @@
 """Benchmark of ``manage.py verify_matches``: finished matches (and plies) verified per second on PostgreSQL.
 
-Creates its own database ``eights_verify_bench`` afresh (dropped first if a previous run left it), stores
+Creates its own database ``eights_verify_bench`` afresh (and drops it at the end), stores
 ``--matches`` finished two-seat pagat matches to 100 between house bots (tests/support/stored_matches.py: played
 in-process, rows written in bulk, with salts and commitments), then times, ``--repeats`` times each and in turn:
 
@@ -33,13 +33,14 @@ os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
 os.environ.setdefault("LOG_LEVEL", "WARNING")
 
 
-def _fresh_database() -> None:
+def _fresh_database(create: bool = True) -> None:
     import psycopg
 
     name = URL.rsplit("/", 1)[1]
     with psycopg.connect(URL.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
+        if create:
+            conn.execute(f'CREATE DATABASE "{name}"')
 
 
 def main() -> None:
@@ -120,6 +121,10 @@ def main() -> None:
     print(f"  peak traced memory of one verify: {peaks['all']:.1f} MB for all {args.matches} matches, "
           f"{peaks['one chunk']:.1f} MB for one chunk ({len(first_chunk)} matches)")
     assert Match.objects.count() == args.matches
+    from django.db import connections
+
+    connections.close_all()
+    _fresh_database(create=False)  # leaves nothing behind
 
 
 if __name__ == "__main__":

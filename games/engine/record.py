@@ -55,10 +55,10 @@ def verify_record(record: object) -> MatchState:
                 raise ReplayMismatch(f"deal {number} ply {ply}: expected the deal to have ended (after ply {ply - 1}),"
                                      f" found action {_short(action)}", deal=number, ply=ply, what="action",
                                      expected="the deal's end", found=action)
-            legal = state.legal_actions()
             try:
                 state.apply(action)
-            except (IllegalAction, TypeError, ValueError) as exc:
+            except (IllegalAction, TypeError, ValueError) as exc:  # refused before any change: the state is as it was
+                legal = state.legal_actions()
                 raise ReplayMismatch(f"deal {number} ply {ply}: expected one of {_short(legal, 300)}, found "
                                      f"{_short(action)} ({exc})", deal=number, ply=ply, what="action",
                                      expected=legal, found=action) from None

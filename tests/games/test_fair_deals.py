@@ -123,3 +123,21 @@ def test_the_five_line_check_in_fairness_md_opens_a_real_record_and_catches_a_ch
     run = subprocess.run([sys.executable, "-I", str(tmp_path / "check.py"), str(tmp_path / "match.json")],
                          capture_output=True, text=True, cwd=tmp_path, check=True)
     assert run.stdout.splitlines()[-1].endswith("DOES NOT OPEN")
+
+
+def test_the_turn_schema_takes_a_commitment_or_null_and_nothing_else():
+    """An optional field added to protocol v1: bodies without it stay valid; a deal stored before commitments
+    sends null; anything but 64 lowercase hex digits is refused by the engine before a bot is asked."""
+    from games.engine import MatchState
+    from games.engine.referee import turn_for
+    from bots_api.protocol import turn_request
+
+    state = MatchState.start(SHORT, 2, 3)
+    body = turn_request(turn_for(state, match_id=1, deadline_ms=1000, time_bank_ms=0))
+    assert body["commitment"] is None and not schema_errors("turn", body)
+    del body["commitment"]
+    assert not schema_errors("turn", body)  # what a v1 bot got before: still valid
+    body["commitment"] = "AB" * 32
+    assert schema_errors("turn", body)
+    with pytest.raises(ValueError, match="64 lowercase hex digits"):
+        turn_for(state, match_id=1, deadline_ms=1000, time_bank_ms=0, commitment="xyz")
