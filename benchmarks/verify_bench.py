@@ -9,7 +9,8 @@ in-process, rows written in bulk, with salts and commitments), then times, ``--r
 * ``replay``: the checking alone (``games.engine.record.verify_record`` over the same records held in memory).
 
 Prints medians, the ratio of the parts, the command's own summary line once, and the peak Python memory
-(tracemalloc) of one verify of all matches against one of a single chunk's worth (flat memory: about the same).
+(tracemalloc) of one verify of all matches against one of a single chunk's worth and one of half of them (flat
+memory: about the same).
 Usage: ``python benchmarks/verify_bench.py [--matches 2000] [--repeats 5] [--chunk 200]``; needs PostgreSQL on
 127.0.0.1 (or VERIFY_BENCH_DATABASE_URL).
 """
@@ -110,16 +111,18 @@ def main() -> None:
     out = io.StringIO()
     call_command("verify_matches", "--no-progress", "--chunk", str(args.chunk), stdout=out)
     print("  the command: " + out.getvalue().strip().splitlines()[-1])
-    del records
+    records.clear()  # the memory runs below start without them
     peaks = {}
     first_chunk = list(matches.values_list("pk", flat=True)[:args.chunk])
-    for label, subset in (("one chunk", matches.filter(pk__in=first_chunk)), ("all", matches)):
+    half = list(matches.values_list("pk", flat=True)[:args.matches // 2])
+    for label, subset in (("one chunk", matches.filter(pk__in=first_chunk)), ("half", matches.filter(pk__in=half)),
+                          ("all", matches)):
         tracemalloc.start()
         verify_matches(subset, chunk=args.chunk)
         peaks[label] = tracemalloc.get_traced_memory()[1] / 2**20
         tracemalloc.stop()
     print(f"  peak traced memory of one verify: {peaks['all']:.1f} MB for all {args.matches} matches, "
-          f"{peaks['one chunk']:.1f} MB for one chunk ({len(first_chunk)} matches)")
+          f"{peaks['half']:.1f} MB for {len(half)}, {peaks['one chunk']:.1f} MB for one chunk ({len(first_chunk)})")
     assert Match.objects.count() == args.matches
     from django.db import connections
 

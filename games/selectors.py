@@ -170,6 +170,7 @@ def match_exports(*, matches: QuerySet[Match], chunk_size: int = 200) -> Iterato
         for match in finished:
             yield _export(match, [(d, actions.get(d.pk, [])) for d in deals.get(match.pk, [])],
                           seats.get(match.pk, []))
+        del found, finished, deals, texts, actions, seats  # before the next chunk is read: one chunk at a time
 
 
 def _export(match: Match, deals: list[tuple[Deal, list]], seats: list[Seat]) -> dict:
