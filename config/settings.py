@@ -210,6 +210,10 @@ MATCH_MAX_RESUMES = env_int("MATCH_MAX_RESUMES", 5, 1, 1000)
 
 #: A person's move clock (seconds): when it runs out the fallback action is played for them (a "clock" fault).
 HUMAN_MOVE_SECONDS = env_int("HUMAN_MOVE_SECONDS", 60, 5, 86400)
+#: A ladder entry is "provisional" until it has played this many rated matches: marked so on the leaderboard and
+#: listed below the established entries (``tournaments.selectors.ladder_leaderboard``), so a newcomer's lucky start
+#: never ranks it above an entry whose rating has settled. 0: nobody is provisional.
+LADDER_PROVISIONAL_MATCHES = env_int("LADDER_PROVISIONAL_MATCHES", 10, 0, 1000)
 
 # ---- Guests (issue 10): play without an account (games.guests) ---------------------------------------------
 #: A guest's move clock (seconds). A guest match waiting this long for the guest is abandoned: housekeeping ends it

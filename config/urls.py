@@ -15,6 +15,7 @@ urlpatterns = [
     path("play/guest/", ladder_views.guest_deal_page, name="guest-deal"),
     path("ladders/<slug:slug>/", ladder_views.ladder_detail, name="ladder-detail"),
     path("ladders/<slug:slug>/rules/", ladder_views.ladder_rules, name="ladder-rules"),
+    path("ladders/<slug:slug>/entries/<int:entry_id>/", ladder_views.ladder_entry, name="ladder-entry"),
     path("rules/", game_views.rules_index, name="rules-index"),
     path("rules/<str:preset>/", game_views.rules_preset, name="rules-preset"),
     path("matches/<int:match_id>/rules/", game_views.match_rules, name="match-rules"),
@@ -26,6 +27,7 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),  # login / logout
     path("admin/", admin.site.urls),
     path("api/", include(bot_api_patterns)),
+    path("api/matches/", game_api.MatchListApi.as_view(), name="api-match-list"),
     path("api/matches/<int:match_id>/seats/<int:seat>/", game_api.SeatViewApi.as_view(), name="api-seat-view"),
     path("api/matches/<int:match_id>/seats/<int:seat>/actions/", game_api.SeatActionApi.as_view(),
          name="api-seat-action"),
@@ -34,6 +36,7 @@ urlpatterns = [
     path("api/matches/<int:match_id>/record/", game_api.MatchRecordApi.as_view(), name="api-match-record"),
     path("api/matches/casual/", game_api.CasualMatchApi.as_view(), name="api-casual-match"),
     path("matches/<int:match_id>/play/", game_views.match_table, name="match-table"),
+    path("matches/<int:match_id>/replay/", game_views.match_replay, name="match-replay"),
     path("deals/<str:code>/", game_views.deal_code_page, name="deal-code"),
     path("deals/<str:code>/play/", game_views.deal_code_play, name="deal-code-play"),
     path("ladders/<slug:slug>/play/", ladder_views.ladder_play_now_page, name="ladder-play-now"),

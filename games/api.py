@@ -13,17 +13,21 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from django.urls import reverse
 from drf_spectacular.utils import (OpenApiResponse, extend_schema, extend_schema_field, extend_schema_serializer,
                                    inline_serializer)
 from rest_framework import serializers, status
 from rest_framework.authentication import CSRFCheck
 from rest_framework.exceptions import APIException, NotAuthenticated, NotFound, PermissionDenied, Throttled
-from rest_framework.permissions import SAFE_METHODS, BasePermission, IsAuthenticated
+from rest_framework.permissions import SAFE_METHODS, AllowAny, BasePermission, IsAuthenticated
 from rest_framework.renderers import JSONRenderer
+from rest_framework.generics import ListAPIView
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import services
+from games.browse import (MATCH_GROUPS, ORDERS, STATUSES, MatchCursorPagination, check_match_filters, list_seats,
+                          match_browse, session_player)
 from games.casual import CasualRefused, casual_start
 from games.engine import PRESETS, IllegalAction, referee
 from games.engine.cards import HOLLYWOOD_VALUES, STANDARD_VALUES, parse_card
@@ -252,6 +256,90 @@ class MatchRecordApi(APIView):
         if request.query_params.get("download"):
             response["Content-Disposition"] = f'attachment; filename="match-{match_id}.json"'
         return response
+
+
+class MatchSeatOutput(serializers.Serializer):
+    index = serializers.IntegerField()
+    player_id = serializers.IntegerField()
+    player = serializers.CharField(source="player.name")
+    kind = serializers.CharField(source="player.kind", help_text="human, bot or house")
+    total = serializers.IntegerField(help_text="the seat's total so far (final once the match is over)")
+    place = serializers.IntegerField(allow_null=True, help_text="1 = first; null until the match is finished")
+    forfeited = serializers.BooleanField()
+
+
+class MatchRowOutput(serializers.Serializer):
+    """A match as the list shows it: public facts only (never a seed, a deal code or a card)."""
+
+    id = serializers.IntegerField()
+    url = serializers.SerializerMethodField(help_text="the match page")
+    status = serializers.CharField(help_text="running, finished or aborted")
+    preset = serializers.CharField(help_text="the preset of its ruleset (empty: a ruleset of its own)")
+    ladder = serializers.SerializerMethodField(help_text="the ladder's slug (null: a casual match)")
+    seat_count = serializers.IntegerField()
+    deal_number = serializers.IntegerField(help_text="deals dealt so far (the current one included)")
+    ply_count = serializers.IntegerField(help_text="plies stored over all deals")
+    totals = serializers.ListField(child=serializers.IntegerField(), help_text="each seat's total, seat order")
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    seats = serializers.SerializerMethodField()
+
+    def get_url(self, match) -> str:
+        return reverse("match-detail", args=[match.pk])
+
+    def get_ladder(self, match) -> str | None:
+        ladder_match = getattr(match, "ladder_match", None)
+        return ladder_match.ladder.slug if ladder_match is not None else None
+
+    @extend_schema_field(MatchSeatOutput(many=True))
+    def get_seats(self, match) -> list:
+        return MatchSeatOutput(list_seats(match), many=True).data
+
+
+class MatchFilterBackend:
+    """The match list's filters (``games.browse.check_match_filters``), and their parameters in the schema."""
+
+    def filter_queryset(self, request, queryset, view):
+        me, signed_in = session_player(request)
+        return match_browse(filters=check_match_filters(request.query_params, me=me, signed_in=signed_in))
+
+    def get_schema_operation_parameters(self, view) -> list[dict]:
+        def param(name, description, schema):
+            return {"name": name, "required": False, "in": "query", "description": description, "schema": schema}
+
+        return [
+            param("status", "only matches with this status", {"type": "string", "enum": list(STATUSES)}),
+            param("preset", "only matches of this preset", {"type": "string", "enum": sorted(PRESETS)}),
+            param("player", "only matches this player sat in (a person, a bot or a house bot): a player id, an exact "
+                            "name, or me (your own player, logged in or as this browser's guest)",
+                  {"type": "string", "maxLength": 60, "pattern": "^[^\\u0000]*$"}),
+            param("from", "only matches created on or after this day (UTC)", {"type": "string", "format": "date"}),
+            param("to", "only matches created on or before this day (UTC)", {"type": "string", "format": "date"}),
+            param("order", "newest first (the default) or oldest first", {"type": "string", "enum": list(ORDERS)}),
+            *(param(name, group.help, {"type": "string", "maxLength": 80, "pattern": "^[^\\u0000]*$"})
+              for name, group in sorted(MATCH_GROUPS.items())),
+        ]
+
+
+class MatchListApi(ListAPIView):
+    """Every match, newest first (or ``order=oldest``), filtered by status, preset, player, days and the registered
+    groups (``ladder``), in keyset pages (``cursor``: follow ``next`` / ``previous``). A running match shows only
+    public facts: status, seats, totals, ply and deal counts. A bad filter answers 400 ``invalid_filter`` naming
+    the parameter and what it takes."""
+
+    permission_classes = [AllowAny]
+    serializer_class = MatchRowOutput
+    pagination_class = MatchCursorPagination
+    filter_backends = [MatchFilterBackend]
+    queryset = Match.objects.none()  # the filter backend builds the real one
+
+    @extend_schema(summary="Browse matches: filters and keyset pages",
+                   responses={200: MatchRowOutput(many=True),
+                              400: _err("invalid_filter: an unknown status, preset, player or ladder, a malformed "
+                                        "date or cursor (the detail names the parameter and what it takes)"),
+                              429: _err("too many requests: see Retry-After")})
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
 
 
 class CasualMatchApi(APIView):

@@ -106,6 +106,10 @@ class Match(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         verbose_name_plural = "matches"
+        # the match list's keyset pages (games.browse: ORDER BY id, WHERE id < cursor) under each filter
+        indexes = [models.Index(fields=["status", "id"], name="match_status_id"),
+                   models.Index(fields=["preset", "id"], name="match_preset_id"),
+                   models.Index(fields=["created_at"], name="match_created_at")]
 
     def __str__(self) -> str:
         return f"match {self.pk}"
@@ -136,6 +140,7 @@ class Seat(models.Model):
     class Meta:
         ordering = ["match", "index"]
         constraints = [models.UniqueConstraint(fields=["match", "index"], name="seat_unique_index")]
+        indexes = [models.Index(fields=["player", "match"], name="seat_player_match")]  # a player's matches, by id
 
     def __str__(self) -> str:
         return f"{self.match} seat {self.index}: {self.player}"

@@ -15,7 +15,10 @@ from django.db.models.functions import Cast
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from games.engine import Deal as EngineDeal
 from games.engine import MatchState, Ruleset, replay
+from games.engine.cards import SUIT_SYMBOLS, SUITS, describe_card, parse_card
+from games.engine.frames import replay_frames
 from games.models import Deal, Match, Move, Player, Seat
 
 
@@ -280,7 +283,35 @@ def match_page(*, match_id: int) -> dict | None:
         seat.match = match
         if match.status == Match.Status.RUNNING:
             seat.place, seat.forfeited = None, False
-    return {"match": match, "seats": seats, "deals": match_deal_table(match=match, deals=deals, seats=seats)}
+    page = {"match": match, "seats": seats, "deals": match_deal_table(match=match, deals=deals, seats=seats)}
+    if match.is_finished:  # seeds are public once the match is finished, never before
+        for row, hands in zip(page["deals"], match_starting_hands(match=match, deals=deals)):
+            row["hands"] = hands
+    return page
+
+
+def match_starting_hands(*, match: Match, deals: list[Deal]) -> list[list[list[dict]]]:
+    """Each seat's starting hand in each of ``deals`` (number order), dealt again by the engine from the deal's
+    stored seed and dealer (``Deal.start``): per deal, per seat, the cards in code order as ``card_faces`` dicts.
+
+    Only for a FINISHED match (a running match's seeds and hands are secret): raises ``MatchNotFinished`` otherwise.
+    """
+    if not match.is_finished:
+        raise MatchNotFinished(f"match {match.pk} is {match.status}: its starting hands are shown once it is finished")
+    ruleset = ruleset_of(match)
+    return [[card_faces(EngineDeal.start(ruleset, match.seat_count, deal.seed, dealer=deal.dealer).hand(seat))
+             for seat in range(match.seat_count)] for deal in deals]
+
+
+_RED_SUITS = {"D", "H"}
+
+
+def card_faces(codes: list[str]) -> list[dict]:
+    """Cards as a page draws them (the play table's faces, static/js/table.js ``cardEl``): ``code``, ``rank``
+    (text: "10" for T), ``suit`` (its symbol), ``colour`` (red or black) and ``words`` ("eight of hearts")."""
+    return [{"code": code, "rank": "10" if code[0] == "T" else code[0],
+             "suit": SUIT_SYMBOLS[SUITS.index(code[1])], "colour": "red" if code[1] in _RED_SUITS else "black",
+             "words": describe_card(parse_card(code))} for code in codes]
 
 
 def match_deal_table(*, match: Match, deals: list[Deal], seats: list[Seat]) -> list[dict]:
@@ -319,3 +350,28 @@ def running_tables(*, player, limit: int = 10) -> list[dict]:
             .select_related("player").order_by("index"):
         others.setdefault(seat.match_id, []).append(seat.player.name)
     return [{"match": s.match, "seat": s.index, "opponents": others.get(s.match_id, [])} for s in seats]
+
+
+def match_replay(*, match: Match) -> dict:
+    """The replay viewer's data of a FINISHED match (``/matches/<id>/replay/``): ``games.engine.frames.replay_frames``
+    of its exported record (``match_export``: one snapshot of the log), with each ply's think time and fault, plus
+    ``match`` (id), ``preset``, ``players`` (per seat: ``seat``, ``name``, ``kind``, ``badge``, ``label``, ``total``,
+    ``place``, ``forfeited``) and ``result`` (``totals``, ``places``, ``forfeited``) as the export gives them.
+
+    Raises ``MatchNotFinished`` unless the match is finished (nothing of a running or aborted match is replayed),
+    ``Match.DoesNotExist`` when it is gone. The moves' think times and faults are read after the snapshot: a
+    finished match's moves never change.
+    """
+    record = match_export(match=match)
+    moves: list[list[dict]] = [[] for _ in record["deals"]]
+    rows = (Move.objects.filter(deal__match_id=match.pk).order_by("deal__number", "ply")
+            .values_list("deal__number", "source", "fault_kind", "fault", "think_ms"))
+    for number, source, fault_kind, fault, think_ms in rows:
+        if 0 < number <= len(moves):
+            moves[number - 1].append({"source": source, "fault_kind": fault_kind, "fault": fault,
+                                      "think_ms": think_ms})
+    frames = replay_frames(record, moves)
+    players = {s.index: s.player for s in Seat.objects.filter(match_id=match.pk).select_related("player")}
+    frames.update(match=match.pk, preset=record["preset"], result=record["result"], players=[
+        {**p, "badge": players[p["seat"]].badge, "label": players[p["seat"]].label} for p in record["players"]])
+    return frames

@@ -8,15 +8,16 @@ from typing import Callable
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.core.paginator import Paginator
 from django.contrib import messages
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.csrf import ensure_csrf_cookie
+from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_POST
+from rest_framework.request import Request
 
-from games import selectors, services
+from games import browse, selectors, services
 from games.casual import CasualRefused, casual_start
 from games.engine import PRESETS, Ruleset
 from games.engine.describe import describe_rules
@@ -28,15 +29,26 @@ MATCH_PAGE_EXTRAS: list[Callable[[Match], dict]] = []
 # the fair-deal block (templates/games/_fairness.html): commitments always, seeds and salts once finished
 MATCH_PAGE_EXTRAS.append(lambda match: {"fairness": selectors.match_fairness(match=match)})
 
-_STATUSES = {s.value for s in Match.Status}
-
 
 def match_list(request):
-    status = request.GET.get("status") or None
-    if status not in _STATUSES:
-        status = None
-    page = Paginator(selectors.match_list(status=status), 25).get_page(request.GET.get("page"))
-    return render(request, "games/match_list.html", {"page": page, "status": status, "statuses": sorted(_STATUSES)})
+    """The match list: the filters of ``GET /api/matches/`` (``games.browse``) as a form, and the same keyset pages.
+    A bad filter shows the form with what was wrong (400)."""
+    drf_request = Request(request)  # DRF's cursor pages read query_params and build the links from it
+    me, signed_in = browse.session_player(request)
+    context = {"statuses": browse.STATUSES, "presets": sorted(PRESETS), "orders": browse.ORDERS,
+               "groups": sorted(browse.MATCH_GROUPS), "query": request.GET, "signed_in": signed_in}
+    try:
+        filters = browse.check_match_filters(request.GET, me=me, signed_in=signed_in)
+        paginator = browse.MatchCursorPagination()
+        matches = paginator.paginate_queryset(browse.match_browse(filters=filters), drf_request)
+    except browse.BadFilter as exc:
+        context.update(problem=str(exc.detail), matches=[], filters=None)
+        return render(request, "games/match_list.html", context, status=400)
+    for match in matches:
+        match.list_seats = browse.list_seats(match)
+    context.update(matches=matches, filters=filters, next=paginator.get_next_link(),
+                   previous=paginator.get_previous_link())
+    return render(request, "games/match_list.html", context)
 
 
 def match_detail(request, match_id: int):
@@ -50,7 +62,52 @@ def match_detail(request, match_id: int):
         context.update(extra(match))
     if match.is_finished:
         context["podium"] = sorted(seats, key=lambda s: (s.place, s.index))
+    context["chart"] = totals_chart(deals=context["deals"], seats=seats,
+                                    target=selectors.ruleset_of(match).target_for(match.seat_count))
     return render(request, "games/match_detail.html", context)
+
+
+#: one line per seat: a colour and a dash pattern (the lines differ in greyscale too), named in the legend
+_SERIES = [("#0b6e4f", "", "solid"), ("#c0392b", "6 3", "dashed"), ("#1a5fb4", "2 3", "dotted"),
+           ("#9a3b00", "8 3 2 3", "dash-dot"), ("#6d28d9", "12 4", "long-dashed"),
+           ("#0e7490", "4 2 1 2", "dash-dot-dot"),
+           ("#a16207", "1 5", "sparse dotted"), ("#334155", "10 2 2 2 2 2", "dash-dot-dot-dot")]
+
+
+def totals_chart(*, deals: list[dict], seats: list, target: int | None, width: int = 640, height: int = 240,
+                 left: int = 44, pad: int = 14) -> dict | None:
+    """Coordinates of the match page's inline SVG chart of each seat's running total, deal by deal: x is the deal
+    (0 = before the first), y the total after it (``match_deal_table``'s ``running``: the stored deal points
+    summed). None before the first deal ends. Shapes: ``series`` per seat (``index``, ``name``, ``colour``,
+    ``dash``, ``pattern`` (words), ``points`` (SVG ``x,y`` pairs), ``totals`` (the plotted values, deal 0
+    first)), ``ticks`` (y axis: ``y``, ``value``), ``xticks`` (``x``, ``deal``), ``target_y`` (or None)."""
+    rows = [d for d in deals if d["running"] is not None]
+    if not rows:
+        return None
+    totals = [[0] * len(seats)] + [d["running"] for d in rows]
+    low = min(0, *(min(t) for t in totals))
+    top = max(1, *(max(t) for t in totals), *([target] if target else []))
+    x_step = (width - left - pad) / max(len(totals) - 1, 1)
+
+    def y(value: int) -> float:
+        return round(height - pad - (value - low) / (top - low) * (height - 2 * pad), 1)
+
+    def x(i: int) -> float:
+        return round(left + i * x_step, 1)
+
+    series = []
+    for seat in seats:
+        colour, dash, pattern = _SERIES[seat.index % len(_SERIES)]
+        values = [t[seat.index] for t in totals]
+        series.append({"index": seat.index, "name": seat.player.name, "colour": colour, "dash": dash,
+                       "pattern": pattern, "totals": values,
+                       "points": " ".join(f"{x(i)},{y(v)}" for i, v in enumerate(values))})
+    every = max(1, len(totals) // 10)
+    return {"width": width, "height": height, "left": left, "right": width - pad, "deals": len(rows), "top": top,
+            "series": series,
+            "ticks": [{"y": y(v), "value": v} for v in sorted({low, top, *([target] if target else [])})],
+            "xticks": [{"x": x(i), "deal": i} for i in range(0, len(totals), every)],
+            "target_y": y(target) if target and low <= target <= top else None, "target": target}
 
 
 def healthz(request):
@@ -112,6 +169,50 @@ def deal_code_play(request, code: str):
         response["Retry-After"] = str(exc.retry_after)
         return response
     return redirect("match-table", match_id=match.pk)
+
+
+@gzip_page  # the frames of a 2,000-ply match are ~250 KiB of JSON, ~25 KiB gzipped (Django's gzip pads against BREACH)
+def match_replay(request, match_id: int):
+    """The replay viewer of a finished match: every ply of every deal, all hands face up (``templates/games/
+    replay.html``, ``static/js/replay.js``). The frames (``selectors.match_replay``) go into the page as a JSON data
+    block, and the page is sent gzipped to a browser that accepts it. ``?deal=D&ply=P`` opens at deal D (1-based) after its P-th action (0: as dealt); a value outside the match
+    answers 400 saying the range. A running or aborted match answers 403 and shows nothing of it; an unknown one 404.
+    """
+    match = get_object_or_404(Match, pk=match_id)
+    try:
+        if match.status != Match.Status.FINISHED:
+            raise selectors.MatchNotFinished
+        data = selectors.match_replay(match=match)
+    except Match.DoesNotExist:
+        raise Http404(f"no match {match_id}") from None
+    except selectors.MatchNotFinished:
+        why = ("it was aborted: the deals of an aborted match are never published" if match.status ==
+               Match.Status.ABORTED else "it is still being played: its hands and deals are published once it is "
+               "finished")
+        return render(request, "games/replay_refused.html", {"match_id": match_id, "title": "No replay yet" if
+                      match.status == Match.Status.RUNNING else "No replay", "problem":
+                      f"Match #{match_id} cannot be replayed: {why}."}, status=403)
+    try:
+        start = _replay_start(request.GET, data["deals"])
+    except ValueError as exc:
+        return render(request, "games/replay_refused.html", {"match_id": match_id, "title": "No such ply",
+                      "problem": str(exc), "replay_link": True}, status=400)
+    return render(request, "games/replay.html", {"match_id": match_id, "frames": data, "start": start,
+                                                 "players": data["players"], "deal_count": len(data["deals"])})
+
+
+def _replay_start(query, deals: list[dict]) -> dict:
+    """``{"deal", "ply"}`` from ``?deal=&ply=`` (defaults: deal 1, ply 0); ``ValueError`` naming the range."""
+    deal_text, ply_text = query.get("deal", "1"), query.get("ply", "0")
+    if not re.fullmatch(r"[0-9]{1,6}", deal_text) or not 1 <= int(deal_text) <= len(deals):
+        raise ValueError(f"deal is a deal number from 1 to {len(deals)} (this match has {len(deals)} "
+                         f"deal{'s' if len(deals) != 1 else ''}), not {deal_text[:12]!r}")
+    number = int(deal_text)
+    plies = len(deals[number - 1]["plies"])
+    if not re.fullmatch(r"[0-9]{1,6}", ply_text) or int(ply_text) > plies:
+        raise ValueError(f"ply is a number from 0 (the deal as dealt) to {plies} (deal {number} has {plies} "
+                         f"plies), not {ply_text[:12]!r}")
+    return {"deal": number, "ply": int(ply_text)}
 
 
 class RulesNotFound(Exception):

@@ -6,6 +6,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 
 from games.engine import Ruleset
+from games.engine.deal import check_ruleset_seats
 from games.models import Match, Player
 
 
@@ -32,17 +33,31 @@ class Ladder(models.Model):
         return self.name
 
     def clean(self) -> None:
-        """``full_clean`` (the admin's form): the ruleset must be one the engine reads, and ``seats_per_match`` in
-        its seat range (a stored ladder outside it could schedule no match, and its rules page none). Raises
-        ``ValidationError`` naming the field and the range."""
+        """``full_clean`` (the admin's form): the ruleset must be one the engine reads and seats
+        ``seats_per_match`` (its seat range; exactly 4 under ``partnership``, 2 under ``hollywood`` scoring), and
+        the caps and clocks ones the scheduler can work with. Raises ``ValidationError`` naming each field and the
+        range that would be right (a stored ladder outside them could schedule no match, and its rules page none)."""
+        errors: dict[str, str] = {}
         try:
             ruleset = Ruleset.from_dict(self.ruleset)
         except (ValueError, TypeError) as exc:
             raise ValidationError({"ruleset": str(exc)}) from None
-        if not ruleset.seats_min <= self.seats_per_match <= ruleset.seats_max:
-            raise ValidationError({"seats_per_match": (
-                f"the ruleset (preset {self.preset!r}) seats {ruleset.seats_min} to {ruleset.seats_max} players per "
-                f"match, not {self.seats_per_match}: choose a seat count in that range")})
+        try:
+            check_ruleset_seats(ruleset, self.seats_per_match)
+        except ValueError as exc:
+            errors["seats_per_match"] = (f"{exc} (preset {self.preset!r} seats {ruleset.seats_min} to "
+                                         f"{ruleset.seats_max} players per match, not {self.seats_per_match}): "
+                                         "choose a seat count the ruleset allows")
+        limits = {"max_concurrent_per_player": (1, 100, "running matches per player: at least 1 (up to 100)"),
+                  "max_running_matches": (1, 1000, "running matches on the ladder: 1 to 1000"),
+                  "turn_timeout_ms": (50, 60000, "a bot's turn: 50 to 60000 ms"),
+                  "move_seconds": (5, 86400, "a person's move clock: 5 to 86400 seconds")}
+        for name, (low, high, words) in limits.items():
+            value = getattr(self, name)
+            if value is not None and not low <= value <= high:
+                errors[name] = f"{words}, not {value}"
+        if errors:
+            raise ValidationError(errors)
 
 
 class LadderEntry(models.Model):
@@ -76,6 +91,7 @@ class LadderMatch(models.Model):
 
     class Meta:
         ordering = ["-match_id"]
+        indexes = [models.Index(fields=["ladder", "match"], name="laddermatch_ladder_match")]  # a ladder's matches
 
     def __str__(self) -> str:
         return f"{self.ladder}: {self.match}"

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db.models import Count, Q, QuerySet
 
+from games.browse import BadFilter
 from games.models import Match
-from tournaments.models import Ladder, LadderEntry, RatingChange
+from tournaments.models import Ladder, LadderEntry, LadderMatch, RatingChange
+from tournaments.ratings import order_confidence, trust_statement
 
 
 def ladder_list() -> QuerySet[Ladder]:
@@ -18,12 +21,22 @@ def ladder_list() -> QuerySet[Ladder]:
 
 
 def ladder_leaderboard(*, ladder: Ladder) -> list[LadderEntry]:
-    """Entries ranked by the conservative ordinal (mu - 3 sigma), with ``rank`` set (ties share a rank)."""
+    """The ladder's entries in leaderboard order: established ones (at least ``LADDER_PROVISIONAL_MATCHES`` rated
+    matches) by the conservative ordinal (mu - 3 sigma), then provisional ones, also by ordinal. Each entry gets
+    ``provisional`` (bool) and ``rank`` (1.. among the established, ties share a rank; None when provisional: a
+    lucky start never ranks a newcomer above a settled rating)."""
+    needed = settings.LADDER_PROVISIONAL_MATCHES
     entries = list(LadderEntry.objects.filter(ladder=ladder).select_related("player__user")
                    .order_by("-ordinal", "player__name"))
+    for entry in entries:
+        entry.provisional = entry.matches_played < needed
+    entries.sort(key=lambda e: e.provisional)  # stable: each group stays in ordinal order
     rank = 0
     previous = None
     for i, entry in enumerate(entries, start=1):
+        if entry.provisional:
+            entry.rank = None
+            continue
         if previous is None or round(entry.ordinal, 6) != round(previous, 6):
             rank = i
         entry.rank = rank
@@ -31,6 +44,38 @@ def ladder_leaderboard(*, ladder: Ladder) -> list[LadderEntry]:
     return entries
 
 
+def ladder_trust(*, board: list[LadderEntry]) -> dict:
+    """How sure the leaderboard's order is (``tournaments.ratings``): ``pairs``, a sentence for each two adjacent
+    established entries ("A is ahead of B with 97 % confidence", "B and C cannot yet be told apart (61 %)"), and
+    ``provisional``, one sentence naming the provisional entries (or ""). ``board``: ``ladder_leaderboard``'s."""
+    ranked = [e for e in board if not e.provisional]
+    pairs = [trust_statement(a.player.name, b.player.name, order_confidence(a.mu, a.sigma, b.mu, b.sigma))
+             for a, b in zip(ranked, ranked[1:])]
+    newcomers = [e.player.name for e in board if e.provisional]
+    provisional = ""
+    if newcomers:
+        needed = settings.LADDER_PROVISIONAL_MATCHES
+        provisional = (f"Provisional, listed below and not ranked until they have played {needed} matches: "
+                       f"{', '.join(newcomers)}.")
+    return {"pairs": pairs, "provisional": provisional}
+
+
+def entry_history(*, entry: LadderEntry) -> list[RatingChange]:
+    """``entry``'s rating changes, oldest first, with each one's match (for the entry page and its chart)."""
+    return list(RatingChange.objects.filter(entry=entry).select_related("match").order_by("created_at", "id"))
+
+
 def match_rating_changes(*, match: Match) -> dict[int, RatingChange]:
     """Rating change per player id for a ladder match (empty when unrated)."""
-    return {c.entry.player_id: c for c in RatingChange.objects.filter(match=match).select_related("entry")}
+    return {c.entry.player_id: c for c in RatingChange.objects.filter(match=match).select_related("entry__player")}
+
+
+def ladder_matches_q(slug: str) -> Q:
+    """The match list's ``ladder`` filter (registered into ``games.browse.MATCH_GROUPS``): a ``Q`` over ``Match``
+    selecting the matches of the ladder with this slug. Raises ``BadFilter`` naming the ladders when there is none."""
+    ladder_id = Ladder.objects.filter(slug=slug).values_list("pk", flat=True).first()
+    if ladder_id is None:
+        slugs = list(Ladder.objects.order_by("slug").values_list("slug", flat=True)[:20])
+        raise BadFilter("ladder", f"there is no ladder {slug[:80]!r}: give a ladder's slug "
+                                  f"({', '.join(slugs) if slugs else 'there are no ladders yet'})")
+    return Q(id__in=LadderMatch.objects.filter(ladder_id=ladder_id).values("match_id"))  # index (ladder, match)

@@ -8,12 +8,15 @@ from itertools import combinations
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import Count
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
 from games.engine import Ruleset
+from games.engine.deal import check_ruleset_seats
 from games.models import Match, Player, Seat
 from games.services import match_create, match_wake, player_for_user
+from tournaments.matchmaking import Candidate, choose_matches
 from tournaments.models import Ladder, LadderEntry, LadderMatch, PlayRequest, RatingChange
 
 log = logging.getLogger(__name__)
@@ -38,6 +41,7 @@ def ladder_create(*, name: str, slug: str, preset: str = "pagat", seats_per_matc
     target = ruleset.target_for(seats_per_match) if base.seats_min <= seats_per_match <= base.seats_max else ruleset.target
     if not ruleset.seats_min <= seats_per_match <= ruleset.seats_max:
         raise ValueError(f"preset {preset!r} seats {ruleset.seats_min} to {ruleset.seats_max}, not {seats_per_match}")
+    check_ruleset_seats(ruleset, seats_per_match)  # partnership: exactly 4; hollywood scoring: 2
     if not 1 <= max_running_matches <= 1000:
         raise ValueError(f"max_running_matches must be from 1 to 1000, not {max_running_matches}")
     if turn_timeout_ms is None:
@@ -80,8 +84,14 @@ def _running_per_player(ladder: Ladder, player: Player | None = None) -> Counter
     return Counter(rows.values_list("player_id", flat=True))
 
 
-def _recent_pairs(ladder: Ladder, last: int = 50) -> Counter:
-    """How often each pair of players met in the ladder's last ``last`` matches."""
+#: The ladder's last this many matches (running ones included) are its "recent" ones: who met whom lately and how
+#: many matches each entry played lately (``tournaments.matchmaking``).
+RECENT_MATCHES = 50
+
+
+def _recent_pairs(ladder: Ladder, last: int = RECENT_MATCHES) -> tuple[Counter, Counter]:
+    """How often each pair of players met (keyed ``(a, b)``, ``a < b``) and how many matches each player played,
+    in the ladder's last ``last`` matches."""
     pairs: Counter = Counter()
     match_ids = list(LadderMatch.objects.filter(ladder=ladder).order_by("-match_id").values_list("match_id", flat=True)[:last])
     seats: dict[int, list[int]] = {}
@@ -90,17 +100,27 @@ def _recent_pairs(ladder: Ladder, last: int = 50) -> Counter:
     for players in seats.values():
         for a, b in combinations(sorted(players), 2):
             pairs[(a, b)] += 1
-    return pairs
+    return pairs, Counter(p for players in seats.values() for p in players)
+
+
+def _seat_counts(ladder: Ladder) -> dict[int, Counter]:
+    """Times each player sat in each seat index in the ladder's matches (one grouped query)."""
+    counts: dict[int, Counter] = {}
+    rows = (Seat.objects.filter(match__ladder_match__ladder=ladder).values("player_id", "index")
+            .annotate(n=Count("id")).values_list("player_id", "index", "n"))
+    for player_id, index, n in rows:
+        counts.setdefault(player_id, Counter())[index] = n
+    return counts
 
 
 def ladder_schedule_matches(*, ladder: Ladder, limit: int | None = None) -> list[Match]:
-    """Start matches on ``ladder`` up to its running-match cap.
+    """Start matches on ``ladder`` up to its running-match cap (and ``limit``, when given).
 
-    Pairing: entries are taken in rating order; each new match starts from the available entry with the fewest
-    matches played and fills the other seats with the nearest-rated available entries, preferring opponents met
-    least often in the recent past (spreads opponents). No match seats two entries of one owner (two bots of one
-    owner could share cards). A player is never in more than ``max_concurrent_per_player`` running matches of the
-    ladder. Returns the created matches; the caller enqueues them (``tournaments.tasks`` does, on commit).
+    Whom and in which seats: ``tournaments.matchmaking.choose_matches`` (fewer recent matches first, close
+    ratings, opponents spread, seats and dealers rotated, no entry starves; no match seats two entries of one
+    owner, whose bots could share cards). A player is never in more than ``max_concurrent_per_player`` running
+    matches of the ladder; people are never scheduled (they ask with Play now). Returns the created matches; the
+    caller enqueues them (``tournaments.tasks`` does, on commit).
     """
     with transaction.atomic():
         # one scheduler per ladder at a time: the caps below are counted and used under this row lock. NO KEY
@@ -116,43 +136,24 @@ def _schedule_locked(ladder: Ladder, limit: int | None) -> list[Match]:
     room = max(0, ladder.max_running_matches - running)
     if limit is not None:
         room = min(room, limit)
-    pairs = _recent_pairs(ladder)
+    if room == 0:
+        return []
     # people are never scheduled by the ladder: they ask for a match with Play now (ladder_play_now)
     entries = list(LadderEntry.objects.filter(ladder=ladder, is_active=True, player__is_active=True)
-                   .exclude(player__kind=Player.Kind.HUMAN)
-                   .select_related("player").order_by("-ordinal", "player__name"))
+                   .exclude(player__kind=Player.Kind.HUMAN).select_related("player"))
     claimed = _claim_seating([e.player_id for e in entries if e.player.kind == Player.Kind.BOT])
     entries = [e for e in entries if e.player.kind != Player.Kind.BOT or e.player_id in claimed]  # else: next tick
     busy = _running_per_player(ladder)  # counted after the claim: every match seating a claimed bot is committed
-    created: list[Match] = []
+    pairs, recent = _recent_pairs(ladder)
+    seat_counts = _seat_counts(ladder)
     n = ladder.seats_per_match
-    while room > 0:
-        free = [e for e in entries if busy[e.player_id] < ladder.max_concurrent_per_player]
-        if len(free) < n:
-            break
-        first = min(free, key=lambda e: (e.matches_played + busy[e.player_id], -e.ordinal, e.player.name))
-        chosen = [first]
-        while len(chosen) < n:
-            rest = [e for e in free if e not in chosen and not _same_owner(e.player, [c.player for c in chosen])]
-            if not rest:
-                break
-
-            def cost(e: LadderEntry) -> tuple:
-                met = sum(pairs[tuple(sorted((e.player_id, c.player_id)))] for c in chosen)
-                gap = sum(abs(e.ordinal - c.ordinal) for c in chosen)
-                return (met, round(gap, 3), e.player.name)
-
-            chosen.append(min(rest, key=cost))
-        if len(chosen) < n:  # too few owners among the free entries (any first entry would find the same)
-            break
-        match = _ladder_match_create(ladder, [e.player for e in chosen])
-        for a, b in combinations(sorted(e.player_id for e in chosen), 2):
-            pairs[(a, b)] += 1
-        for e in chosen:
-            busy[e.player_id] += 1
-        created.append(match)
-        room -= 1
-    return created
+    candidates = [Candidate(id=e.player_id, name=e.player.name, mu=e.mu, sigma=e.sigma, owner=e.player.user_id,
+                            recent=recent[e.player_id], running=busy[e.player_id],
+                            seat_counts=tuple(seat_counts.get(e.player_id, Counter())[k] for k in range(n)))
+                  for e in entries]
+    players = {e.player_id: e.player for e in entries}
+    chosen = choose_matches(candidates, seats=n, room=room, cap=ladder.max_concurrent_per_player, met=pairs)
+    return [_ladder_match_create(ladder, [players[i] for i in ids]) for ids in chosen]
 
 
 #: advisory lock keys "a transaction is seating this player": this base plus the player's id (ids below 2**40)
@@ -199,7 +200,10 @@ def on_match_finished(sender, match: Match, **kwargs) -> None:
 
 
 def ladder_rate_match(*, ladder_match: LadderMatch) -> list[RatingChange]:
-    """Apply openskill Plackett-Luce to the seats' places; ranked by the conservative ordinal mu - 3 sigma.
+    """Apply openskill Plackett-Luce to the match's places (ties share a place); ranked by the conservative
+    ordinal mu - 3 sigma. Under ``partnership`` (RULES.md A, C: seats 0+2 against 1+3) the two sides are rated as
+    teams of two: partners share their side's result (its worse member's place, should a forfeit have split
+    them) and each moves by its own share of the team's update. Returns one ``RatingChange`` per seat.
 
     Call inside a transaction holding ``ladder_match``'s row lock; rates each match exactly once.
     """
@@ -211,19 +215,25 @@ def ladder_rate_match(*, ladder_match: LadderMatch) -> list[RatingChange]:
         if seat.player_id not in entries:
             entries[seat.player_id] = LadderEntry.objects.create(ladder=ladder_match.ladder, player=seat.player,
                                                                  is_active=False)
-    teams = [[_MODEL.rating(mu=entries[s.player_id].mu, sigma=entries[s.player_id].sigma)] for s in seats]
-    new = _MODEL.rate(teams, ranks=[s.place for s in seats])
+    if (match.ruleset or {}).get("partnership") and len(seats) == 4:
+        sides = [[seats[0], seats[2]], [seats[1], seats[3]]]
+    else:
+        sides = [[seat] for seat in seats]
+    teams = [[_MODEL.rating(mu=entries[s.player_id].mu, sigma=entries[s.player_id].sigma) for s in side]
+             for side in sides]
+    new = _MODEL.rate(teams, ranks=[max(s.place for s in side) for side in sides])
     changes = []
-    for seat, (rating,) in zip(seats, new):
-        entry = entries[seat.player_id]
-        change = RatingChange(entry=entry, match=match, place=seat.place, mu_before=entry.mu,
-                              sigma_before=entry.sigma, ordinal_before=entry.ordinal, mu_after=rating.mu,
-                              sigma_after=rating.sigma, ordinal_after=rating.ordinal())
-        entry.mu, entry.sigma, entry.ordinal = rating.mu, rating.sigma, rating.ordinal()
-        entry.matches_played += 1
-        entry.wins += 1 if seat.place == 1 else 0
-        entry.save(update_fields=["mu", "sigma", "ordinal", "matches_played", "wins"])
-        changes.append(change)
+    for side, ratings in zip(sides, new):
+        for seat, rating in zip(side, ratings):
+            entry = entries[seat.player_id]
+            change = RatingChange(entry=entry, match=match, place=seat.place, mu_before=entry.mu,
+                                  sigma_before=entry.sigma, ordinal_before=entry.ordinal, mu_after=rating.mu,
+                                  sigma_after=rating.sigma, ordinal_after=rating.ordinal())
+            entry.mu, entry.sigma, entry.ordinal = rating.mu, rating.sigma, rating.ordinal()
+            entry.matches_played += 1
+            entry.wins += 1 if seat.place == 1 else 0
+            entry.save(update_fields=["mu", "sigma", "ordinal", "matches_played", "wins"])
+            changes.append(change)
     RatingChange.objects.bulk_create(changes)
     ladder_match.rated_at = timezone.now()
     ladder_match.save(update_fields=["rated_at"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
@@ -17,7 +18,8 @@ from games.services import casual_match_create, player_for_user
 from games.views import RulesNotFound, rules_context, rules_index
 from games.models import Player
 from tournaments import selectors
-from tournaments.models import Ladder
+from tournaments.models import Ladder, LadderEntry
+from tournaments.ratings import rating_chart
 from tournaments.services import LadderBusy, ladder_play_now
 
 
@@ -93,14 +95,35 @@ def ladder_detail(request, slug: str):
         e.bar_left = 100 * (e.mu - 3 * e.sigma - scale_min) / span
         e.bar_width = 100 * 6 * e.sigma / span
         e.bar_mu = 100 * (e.mu - scale_min) / span
+    trust = selectors.ladder_trust(board=board)
     recent = game_selectors.match_list().filter(ladder_match__ladder=ladder)[:15]
     match_with = "both"
     if request.user.is_authenticated:
         me = Player.objects.filter(user=request.user, kind=Player.Kind.HUMAN).first()
         match_with = me.match_with if me else "both"
     return render(request, "tournaments/ladder_detail.html", {"ladder": ladder, "board": board, "recent": recent,
+                                                              "trust": trust, "provisional_matches": settings.LADDER_PROVISIONAL_MATCHES,
                                                               "match_with": match_with,
                                                               "waiting": request.GET.get("waiting") == "1"})
+
+
+def ladder_entry(request, slug: str, entry_id: int):
+    """An entry's page: its rating now (mu, sigma, the ordinal; provisional or its rank) and its rating history,
+    as an inline SVG chart (mu +- 3 sigma and the ordinal after each match) and a table linking each match.
+    404 for an entry of another ladder."""
+    ladder = get_object_or_404(Ladder, slug=slug)
+    entry = get_object_or_404(LadderEntry.objects.select_related("player__user"), pk=entry_id, ladder=ladder)
+    board = selectors.ladder_leaderboard(ladder=ladder)
+    placed = next(e for e in board if e.pk == entry.pk)
+    history = selectors.entry_history(entry=entry)
+    points = []
+    if history:
+        first = history[0]
+        points.append({"mu": first.mu_before, "sigma": first.sigma_before, "ordinal": first.ordinal_before})
+        points += [{"mu": c.mu_after, "sigma": c.sigma_after, "ordinal": c.ordinal_after} for c in history]
+    return render(request, "tournaments/ladder_entry.html", {
+        "ladder": ladder, "entry": placed, "history": list(reversed(history)), "chart": rating_chart(points),
+        "board_size": len(board), "provisional_matches": settings.LADDER_PROVISIONAL_MATCHES})
 
 
 def ladder_rules(request, slug: str):
@@ -121,10 +144,12 @@ def ladder_rules(request, slug: str):
 
 
 def match_page_extras(match) -> dict:
-    """Rating changes for the match page (registered into games.views.MATCH_PAGE_EXTRAS)."""
+    """Rating changes for the match page (registered into games.views.MATCH_PAGE_EXTRAS): ``rating_changes`` (per
+    player id) and ``ladder_ratings`` (the same, best place first, for ``tournaments/_match_rating.html``)."""
     changes = selectors.match_rating_changes(match=match)
     ladder_match = getattr(match, "ladder_match", None)
-    return {"rating_changes": changes, "ladder": ladder_match.ladder if ladder_match else None}
+    return {"rating_changes": changes, "ladder": ladder_match.ladder if ladder_match else None,
+            "ladder_ratings": sorted(changes.values(), key=lambda c: (c.place, c.entry.player.name))}
 
 
 @require_POST

@@ -3,6 +3,7 @@ anonymously and as the owner of the bot the person plays, and check that no hidd
 and no seed or deal code appears."""
 
 import re
+from urllib.parse import quote
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -19,6 +20,22 @@ from games.selectors import match_state
 from games.services import match_advance, match_create, player_for_user
 
 from bot_servers import BotServer
+from run_cache import clear_this_runs_cache
+
+
+def _card_tokens(body: str) -> set[str]:
+    """Every card code standing alone in ``body``. A percent-escape is not a card: the match list's cursor links
+    end in ``%3D`` (a base64 "=", URL-encoded), which would read as the three of diamonds."""
+    return set(re.findall(r"(?<![A-Za-z0-9%])[A2-9TJQK][CDHS](?![A-Za-z0-9])", body))
+
+
+def _match_list_urls(match, players: list[str], ladder: str | None) -> list[str]:
+    """The match list (issue 11) with each of its filters, as a page and over the API, each including ``match``."""
+    day = match.created_at.date().isoformat()
+    queries = ["", "status=running", "preset=pagat", "order=oldest", f"from={day}", f"to={day}",
+               f"from={day}&to={day}&status=running", "player=me", "page_size=1",
+               *(f"player={quote(p)}" for p in players), *([f"ladder={ladder}"] if ladder else [])]
+    return [f"{root}?{q}" for q in queries for root in ("/matches/", "/api/matches/")]
 
 
 @pytest.fixture
@@ -56,16 +73,21 @@ def test_no_response_of_a_running_match_shows_a_hidden_card(house_bots, ladder, 
             f"/players/{other.name}/", "/players/ruth/", f"/api/matches/{match.pk}/seats/0/",
             f"/api/matches/{match.pk}/seats/1/", f"/api/matches/{match.pk}/deals/1/", "/api/players/ruth/",
             f"/api/matches/{match.pk}/record/", f"/api/matches/{match.pk}/record/?download=1",
+            f"/matches/{match.pk}/replay/", f"/matches/{match.pk}/replay/?deal=1&ply=1",
             f"/api/players/{other.name}/", "/api/schema/", "/bots/", f"/bots/{bot.pk}/", "/api/bots/",
-            f"/api/bots/{bot.pk}/", f"/api/bots/{bot.pk}/matches/", f"/api/bots/{bot.pk}/health/"]
+            f"/api/bots/{bot.pk}/", f"/api/bots/{bot.pk}/matches/", f"/api/bots/{bot.pk}/health/",
+            *_match_list_urls(match, ["ruth", other.name, str(other.pk)], ladder="test")]
     clients = {"person": Client(), "stranger": Client(), "anonymous": Client(), "owner": Client()}
     clients["person"].force_login(person)
     clients["stranger"].force_login(stranger)
     clients["owner"].force_login(owner)  # owns the bot in seat 1 (when it plays) but sits nowhere
     for who, client in clients.items():
         for url in urls:
+            clear_this_runs_cache()  # the walk is many API calls per client: the throttles are not under test here
             body = client.get(url).content.decode(errors="replace")
-            tokens = set(re.findall(r"(?<![A-Za-z0-9])[A2-9TJQK][CDHS](?![A-Za-z0-9])", body))
+            if url.startswith(("/matches/?status=running", "/api/matches/?status=running")):
+                assert f"/matches/{match.pk}/" in body, f"the match list does not show the running match to {who}"
+            tokens = _card_tokens(body)
             if url == "/api/schema/":
                 tokens = set()  # a static document: its examples ("8H") are not this deal's cards
             leaked = (tokens & (bot_hand | stock)) - (own if who == "person" else set())
@@ -126,11 +148,15 @@ def test_no_response_of_a_running_guest_match_shows_a_hidden_card(house_bots, la
     assert all(d.salt and d.commitment for d in match.deals.all())
     urls = ["/", "/matches/", f"/matches/{match.pk}/", f"/matches/{match.pk}/play/", f"/players/{guest.name}/",
             *(f"/api/matches/{match.pk}/seats/{s}/" for s in range(3)), f"/api/matches/{match.pk}/deals/1/",
-            f"/api/players/{guest.name}/", f"/api/matches/{match.pk}/record/"]
+            f"/api/players/{guest.name}/", f"/api/matches/{match.pk}/record/", f"/matches/{match.pk}/replay/",
+            *_match_list_urls(match, [guest.name, str(guest.pk)], ladder=None)]
     for who, client in clients.items():
         for url in urls:
+            clear_this_runs_cache()  # the walk is many API calls per client: the throttles are not under test here
             body = client.get(url).content.decode(errors="replace")
-            tokens = set(re.findall(r"(?<![A-Za-z0-9])[A2-9TJQK][CDHS](?![A-Za-z0-9])", body))
+            if url.startswith(("/matches/?status=running", "/api/matches/?status=running")):
+                assert f"/matches/{match.pk}/" in body, f"the match list does not show the running match to {who}"
+            tokens = _card_tokens(body)
             leaked = (tokens & (bots | stock)) - (own if who == "guest" else set())
             assert not leaked, f"{who} sees {sorted(leaked)} at {url}"
             if who != "guest":

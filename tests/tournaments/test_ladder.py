@@ -147,3 +147,37 @@ def test_the_demo_roster_seats_the_tactician_with_a_description():
     assert tactician.kind == Player.Kind.HOUSE and tactician.name == "Old Hand"
     assert "eights" in tactician.description and "last card" in tactician.description
     assert tactician.ladder_entries.filter(ladder__slug="demo").exists()
+
+
+@pytest.mark.django_db
+def test_the_scheduler_rotates_seat_zero_fairly_over_rounds(house_bots):
+    """Seat 0 leads the first deal and the last seat deals it: over rounds each entry sits in each seat about as
+    often (within 1.5 of its matches / seats), and an entry's recent matches, not its rating, decide who plays."""
+    from games.models import Seat
+
+    ladder = ladder_create(name="Short", slug="short", seats_per_match=2, target=10)
+    for bot in house_bots:
+        ladder_entry_create(ladder=ladder, player=bot)
+    for _ in range(8):
+        _finish_all(ladder_schedule_matches(ladder=ladder))
+    played = Counter(Seat.objects.filter(match__ladder_match__ladder=ladder).values_list("player_id", flat=True))
+    first = Counter(Seat.objects.filter(match__ladder_match__ladder=ladder, index=0).values_list("player_id", flat=True))
+    assert set(played.values()) == {8}
+    for player_id, count in played.items():
+        assert abs(first[player_id] - count / 2) <= 1.5, (first, played)
+
+
+@pytest.mark.django_db
+def test_the_scheduler_seats_no_idle_entry_behind_busier_ones(house_bots):
+    """Five entries on two seats, one match at a time: nobody waits while another plays twice in a row (an
+    entry's recent matches, running ones included, decide who plays next)."""
+    lad = ladder_create(name="Five", slug="five", seats_per_match=2, max_running_matches=1, target=10)
+    for bot in [*house_bots, player_house_create(name="Fifth", strategy="random")]:
+        ladder_entry_create(ladder=lad, player=bot)
+    seen = []
+    for _ in range(5):
+        (match,) = ladder_schedule_matches(ladder=lad)
+        seen.append({s.player.name for s in match.seats.all()})
+        _finish_all([match])
+    everyone = set().union(*seen[:3])
+    assert len(everyone) == 5, seen

@@ -1,4 +1,5 @@
-"""Create the demo ladder and its house bots (idempotent)."""
+"""Create the demo ladders and their house bots (idempotent): the default ladder (pagat unless told otherwise) and
+one ladder for each other rule system of RULES.md (``SYSTEM_LADDERS``), so the demo shows every system playing."""
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -17,8 +18,21 @@ HOUSE_BOTS = [
 ]
 
 
+#: The rule-system ladders beside the default one: (slug, name, preset, seats, overrides). One match at a time
+#: each, so `make run` stays light; every house bot is on each, and people join through Play now.
+SYSTEM_LADDERS = [
+    ("web-table-3", "Web table (B), 3 seats", "web-table", 3, {}),
+    ("classic-partners", "Eights classic (A), partners 2 against 2", "eights-classic", 4, {"partnership": True}),
+    ("crazy-eights-300", "Crazy eights (C), race to 300", "crazy-eights", 3, {"target": 300}),
+    ("points-game-4", "Points game (E), 4 seats", "points-game", 4, {}),
+    ("hollywood", "Hollywood eights (A1)", "hollywood", 2, {}),
+]
+
+
 class Command(BaseCommand):
-    help = "Create the demo ladder (pagat, 2 seats, to 100 points) and put the house bots on it."
+    help = ("Create the demo ladder (pagat, 2 seats, to 100 points) and a ladder for each other rule system "
+            "(web-table 3 seats, eights-classic partners, crazy-eights to 300, points-game 4 seats, hollywood), and "
+            "put the house bots on them.")
 
     def add_arguments(self, parser):
         parser.add_argument("--preset", default="pagat", help="ruleset preset of the demo ladder (default pagat)")
@@ -28,8 +42,10 @@ class Command(BaseCommand):
         parser.add_argument("--max-running", type=int, default=3, help="matches running at once (default 3)")
         parser.add_argument("--slug", default="demo", help="the ladder's slug (default demo); a ladder that has "
                             "matches keeps its rules, so use a new slug for other rules")
+        parser.add_argument("--only", action="store_true",
+                            help="create only this ladder, not the rule-system ladders beside it")
 
-    def handle(self, *args, preset, seats, target, max_running, slug, **options):
+    def handle(self, *args, preset, seats, target, max_running, slug, only, **options):
         if target is not None and not 1 <= target <= 100_000:
             raise CommandError(f"--target must be from 1 to 100000 points, not {target}")
         if not 1 <= max_running <= 1000:
@@ -39,8 +55,20 @@ class Command(BaseCommand):
                                    seats_per_match=seats, target=target, max_running_matches=max_running)
         except ValueError as exc:
             raise CommandError(str(exc)) from None
-        for name, strategy, description in HOUSE_BOTS:
-            ladder_entry_create(ladder=ladder, player=player_house_create(name=name, strategy=strategy,
-                                                                          description=description))
-        self.stdout.write(self.style.SUCCESS(
-            f"ladder '{ladder.slug}' ready: {ladder.entries.count()} players, preset {preset}, to {ladder.target} points"))
+        bots = [player_house_create(name=name, strategy=strategy, description=description)
+                for name, strategy, description in HOUSE_BOTS]
+        ladders = [ladder]
+        if not only:
+            for system_slug, name, system_preset, system_seats, overrides in SYSTEM_LADDERS:
+                try:
+                    ladders.append(ladder_create(name=name, slug=system_slug, preset=system_preset,
+                                                 seats_per_match=system_seats, overrides=overrides,
+                                                 max_running_matches=1))
+                except ValueError as exc:  # e.g. a ladder of this slug that played under other rules
+                    raise CommandError(f"ladder {system_slug!r}: {exc}") from None
+        for lad in ladders:
+            for bot in bots:
+                ladder_entry_create(ladder=lad, player=bot)
+            self.stdout.write(self.style.SUCCESS(
+                f"ladder '{lad.slug}' ready: {lad.entries.count()} players, preset {lad.preset}, "
+                f"{lad.seats_per_match} seats, to {lad.target} points"))

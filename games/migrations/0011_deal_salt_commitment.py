@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0009_player_guest'),
+        ('games', '0010_match_list_indexes'),
     ]
 
     operations = [

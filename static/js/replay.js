@@ -1,0 +1,299 @@
+// The replay viewer (games/replay.html): steps through every ply of every deal of a finished match, all hands face
+// up or as one seat saw them. The frames come in the page as a JSON data block (#replay-data, built by
+// games.engine.frames.replay_frames: per deal a start position and per ply a delta); `decode` turns a deal's deltas
+// into its positions exactly as frames.positions does in Python (tests compare both with the engine).
+//
+// Player names and fault texts are user text: they reach the page through text nodes only (`h()` never parses
+// HTML), and the Content-Security-Policy refuses inline script as a second guard.
+(function () {
+  "use strict";
+  const SUITS = {C: ["♣", "clubs", "black"], D: ["♦", "diamonds", "red"], H: ["♥", "hearts", "red"], S: ["♠", "spades", "black"]};
+  const RANKS = "A23456789TJQK", SUIT_ORDER = "CDHS";
+  const RANK_WORDS = {A: "ace", T: "10", J: "jack", Q: "queen", K: "king", "8": "eight"};
+  const FIELDS = ["top", "suit", "declared", "stock", "discard", "to_play", "pending", "direction", "awaiting", "out"];
+  const cardOrder = c => SUIT_ORDER.indexOf(c[1]) * 13 + RANKS.indexOf(c[0]);  // Deal.hand's order
+
+  // Every position of one deal (ply 0 = as dealt), each with the match totals then: frames.positions in Python.
+  function decode(deal) {
+    let current = Object.assign({}, deal.start, {hands: deal.start.hands.map(h => h.slice())});
+    const out = [Object.assign({}, current, {totals: deal.totals.slice()})];
+    deal.plies.forEach((delta, i) => {
+      const hands = current.hands.map(h => h.slice());
+      for (const [seat, cards] of Object.entries(delta.lose || {})) {
+        for (const card of cards) hands[Number(seat)].splice(hands[Number(seat)].indexOf(card), 1);
+      }
+      for (const [seat, cards] of Object.entries(delta.gain || {})) {
+        hands[Number(seat)] = hands[Number(seat)].concat(cards).sort((a, b) => cardOrder(a) - cardOrder(b));
+      }
+      const next = Object.assign({}, current, {hands});
+      for (const f of FIELDS) if (f in delta) next[f] = delta[f];
+      current = next;
+      const last = i === deal.plies.length - 1 && deal.result;
+      out.push(Object.assign({}, current, {totals: (last ? deal.result.totals : deal.totals).slice()}));
+    });
+    return out;
+  }
+  window.EightsReplay = {decode};  // for the browser tests: the decoder the page uses
+
+  const root = document.getElementById("replay");
+  if (!root) return;
+  const data = JSON.parse(document.getElementById("replay-data").textContent);
+  const start = JSON.parse(document.getElementById("replay-start").textContent);
+  const players = data.players, deals = data.deals, cache = new Map();
+  const $ = id => document.getElementById(id);
+  let dealNo = start.deal, ply = start.ply, eye = null, timer = null;
+
+  // h("strong", {className: "x"}, "text", child, ...): an element; strings become text nodes, never HTML.
+  function h(tag, props, ...children) {
+    const el = document.createElement(tag);
+    for (const [k, v] of Object.entries(props || {})) {
+      if (k.startsWith("aria-") || k.startsWith("data-") || k === "role") el.setAttribute(k, v); else el[k] = v;
+    }
+    el.append(...children.filter(c => c !== null && c !== undefined && c !== false)
+      .map(c => typeof c === "string" || typeof c === "number" ? String(c) : c));
+    return el;
+  }
+  const rankText = c => c[0] === "T" ? "10" : c[0];
+  const cardWords = c => `${RANK_WORDS[c[0]] || c[0]} of ${SUITS[c[1]][1]}`;
+  const name = seat => players[seat] ? players[seat].name : `seat ${seat}`;
+  const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+
+  // A card as the table draws it (table.js): rank as text, suit as a shape, its name in words for a screen reader.
+  function cardEl(code, extra) {
+    const el = h("span", {className: `card suit-${code[1]} ${SUITS[code[1]][2]}` + (extra ? " " + extra : "")},
+      h("span", {className: "rank", "aria-hidden": "true"}, rankText(code)),
+      h("span", {className: "suit", "aria-hidden": "true"}, SUITS[code[1]][0]),
+      h("span", {className: "sr-only"}, cardWords(code)));
+    el.dataset.card = code;
+    return el;
+  }
+
+  function positionsOf(number) {
+    if (!cache.has(number)) cache.set(number, decode(deals[number - 1]));
+    return cache.get(number);
+  }
+
+  // What a ply did, in words; a draw names its card only when the viewer may see it (face up, or that seat's eye).
+  function entryWords(entry, delta) {
+    const who = name(entry.seat), seen = eye === null || eye === entry.seat;
+    const gained = (delta && delta.gain && delta.gain[String(entry.seat)]) || [];
+    switch (entry.type) {
+      case "play": return `${who} played the ${cardWords(entry.card)}` + (entry.suit ? ` and declared ${SUITS[entry.suit][1]}` : "");
+      case "draw":
+        if (entry.penalty) return `${who} took ${plural(entry.count, "penalty card", "penalty cards")}` +
+          (seen && gained.length ? ` (${gained.map(cardWords).join(", ")})` : "");
+        return `${who} drew ` + (seen && gained.length === 1 ? `the ${cardWords(gained[0])}` : "a card");
+      case "pass": return `${who} passed`;
+      case "declare": return `${who} declared ${SUITS[entry.suit][1]}`;
+      case "announce": return `${who} announced a last card`;
+      case "penalty": return `${who} drew ${plural(entry.count, "penalty card", "penalty cards")}`;
+      case "reshuffle": return `The stock ran out: ${plural(entry.count, "card", "cards")} from the discard pile ` +
+        `${entry.count === 1 ? "was" : "were"} shuffled into a new stock (the top card stays; ${who} was to draw)`;
+      default: return `${who}: ${entry.type}`;
+    }
+  }
+  const plyWords = delta => delta.log.map(e => entryWords(e, delta)).join(". ");
+
+  function showSeats(pos, delta) {
+    const deal = deals[dealNo - 1];
+    $("seats").replaceChildren(...players.map(p => {
+      const s = p.seat, cards = pos.hands[s], faceUp = eye === null || eye === s, toPlay = pos.to_play === s;
+      const gained = new Set((delta && delta.gain && delta.gain[String(s)]) || []);
+      const head = h("div", {className: "seat-head"}, h("strong", {}, p.name), " ",
+        h("span", {className: `badge ${p.badge}`}, p.label), " ",
+        h("span", {className: "small"}, `seat ${s} · ${plural(cards.length, "card", "cards")} · total ${pos.totals[s]}`),
+        deal.dealer === s ? h("span", {className: "muted small"}, " · dealer") : null,
+        pos.out[s] ? h("span", {className: "badge"}, " out") : null,
+        toPlay ? h("span", {className: "small to-play-mark"}, " ▶ to play") : null,
+        eye === s ? h("span", {className: "badge eye-badge"}, "seat's eye") : null);
+      const hand = faceUp
+        ? h("div", {className: "hand", "aria-label": `${p.name}'s hand`, role: "group"},
+            ...cards.map(c => cardEl(c, gained.has(c) ? "new-card" : "")),
+            cards.length ? null : h("span", {className: "muted small"}, "no cards"))
+        : h("div", {className: "hand hidden-hand", "aria-label": `${p.name}'s hand, face down: ${plural(cards.length, "card", "cards")}`, role: "group"},
+            ...cards.map(() => h("span", {className: "card card-back", "aria-hidden": "true"})));
+      const box = h("section", {className: "seat" + (toPlay ? " to-play" : "") + (delta && delta.seat === s ? " acted" : ""),
+        "aria-label": `seat ${s}: ${p.name}`}, head, hand);
+      box.dataset.seat = String(s);
+      return box;
+    }));
+  }
+
+  function showCentre(pos) {
+    $("top").replaceChildren(...(pos.top ? [cardEl(pos.top, "big-card")] : []));
+    if (pos.suit) {
+      const [sym, word, colour] = SUITS[pos.suit];
+      $("suit").replaceChildren(h("span", {className: `suit-shape ${colour}`, "aria-hidden": "true"}, sym), " ",
+        h("span", {className: "suit-name"}, word), ...(pos.declared ? [" ", h("span", {className: "badge"}, "declared")] : []));
+    } else $("suit").textContent = "any card leads";
+    $("stock").textContent = pos.stock;
+    $("discard").textContent = pos.discard;
+    $("deal-facts").textContent = `deal ${dealNo} of ${deals.length} · ply ${ply} of ${deals[dealNo - 1].plies.length}`;
+    const extras = [];
+    if (pos.pending) extras.push(`${plural(pos.pending, "card", "cards")} of draw penalty waiting`);
+    if (pos.direction === -1) extras.push("play goes anticlockwise");
+    if (pos.awaiting) extras.push(`the dealer (${name(deals[dealNo - 1].dealer)}) must declare a suit`);
+    $("extras").textContent = extras.join(" · ");
+  }
+
+  function showDetail(delta) {
+    const box = $("ply-detail");
+    if (!delta) {
+      const d = deals[dealNo - 1];
+      box.replaceChildren(h("strong", {}, `Deal ${dealNo}, as dealt.`), ` ${name(d.dealer)} dealt; ` +
+        (d.start.to_play === null ? "" : `${name(d.start.to_play)} plays first.`));
+      return;
+    }
+    const parts = [h("strong", {}, `Ply ${ply}: `), plyWords(delta) + "."];
+    if (delta.ms !== undefined) parts.push(" ", h("span", {className: "muted small"}, `Thought for ${delta.ms} ms.`));
+    box.replaceChildren(...parts);
+    if (delta.log.some(e => e.type === "reshuffle")) box.append(h("p", {className: "reshuffle-note"}, "Reshuffle: " +
+      entryWords(delta.log.find(e => e.type === "reshuffle"), delta) + "."));
+    if (delta.fault) box.append(h("p", {className: "fault-note"}, h("strong", {}, `Fault (${delta.fault.kind}): `),
+      delta.fault.detail || "no details", ` The referee played the fallback for ${name(delta.seat)}: ${plyWords(delta)}.`));
+  }
+
+  function showResult(pos) {
+    const d = deals[dealNo - 1], box = $("result"), end = ply === d.plies.length;
+    const cutOff = end && !d.result && dealNo === deals.length;
+    box.hidden = !(end && (d.result || cutOff));
+    if (box.hidden) return;
+    if (!d.result) {
+      const f = data.result.forfeited;
+      box.replaceChildren(h("strong", {}, "The match ended here: "), f === null || f === undefined
+        ? "the deal was cut off." : `${name(f)} forfeited (too many faults in a row).`);
+      return;
+    }
+    const r = d.result;
+    box.replaceChildren(h("h3", {}, `Deal ${dealNo}: ` + (r.outcome === "out" ? `${name(r.winner)} went out` : "blocked")),
+      ...players.map(p => h("p", {}, h("strong", {}, p.name), `: ${plural(pos.hands[p.seat].length, "card", "cards")} left worth ${r.hand_values[p.seat]}; ` +
+        `this deal adds ${r.points[p.seat]}, total ${r.totals[p.seat]}.`)),
+      dealNo === deals.length ? h("p", {}, h("strong", {}, "Match over. "), "Places: " +
+        players.map(p => `${p.name} ${p.place ?? "-"}`).join(" · ") + ".") : null);
+  }
+
+  function showLog() {
+    const d = deals[dealNo - 1], hadFocus = $("log").contains(document.activeElement);
+    $("log").replaceChildren(...d.plies.slice(0, ply).map((delta, i) => {
+      const item = h("li", {className: (delta.log.some(e => e.type === "reshuffle") ? "log-reshuffle" : "") + (delta.fault ? " log-fault" : "")},
+        h("button", {type: "button", className: "link ply-link"}, `${i + 1}. ${plyWords(delta)}` + (delta.fault ? ` (fallback after a ${delta.fault.kind} fault)` : "")));
+      if (i + 1 === ply) item.setAttribute("aria-current", "step");
+      item.firstChild.addEventListener("click", () => go(dealNo, i + 1));
+      return item;
+    }));
+    const log = $("log");
+    log.scrollTop = log.scrollHeight;
+    if (hadFocus) (log.querySelector('[aria-current="step"] button') || $("next")).focus();  // the list was rebuilt
+  }
+
+  function render(announce) {
+    const d = deals[dealNo - 1], pos = positionsOf(dealNo)[ply], delta = ply ? d.plies[ply - 1] : null;
+    root.dataset.deal = String(dealNo);
+    root.dataset.ply = String(ply);
+    root.dataset.eye = eye === null ? "" : String(eye);
+    showCentre(pos);
+    showSeats(pos, delta);
+    showDetail(delta);
+    showResult(pos);
+    showLog();
+    $("deal-choice").value = String(dealNo);
+    $("ply-choice").max = $("ply-slider").max = String(d.plies.length);
+    $("ply-choice").value = $("ply-slider").value = String(ply);
+    $("prev").disabled = dealNo === 1 && ply === 0;
+    $("next").disabled = dealNo === deals.length && ply === d.plies.length;
+    $("prev-deal").disabled = dealNo === 1;
+    $("next-deal").disabled = dealNo === deals.length;
+    if (announce !== false && !timer) {  // while playing, the live region waits for the pause (no flood of plies)
+      $("where").textContent = `Deal ${dealNo}, ply ${ply} of ${d.plies.length}` +
+        (delta ? `: ${plyWords(delta)}.` : ": as dealt.") + (delta && delta.fault ? ` Fault (${delta.fault.kind}), fallback played.` : "");
+    }
+    const url = new URL(window.location.href);
+    url.searchParams.set("deal", String(dealNo));
+    url.searchParams.set("ply", String(ply));
+    history.replaceState(null, "", url.pathname + url.search + url.hash);
+  }
+
+  function go(number, at) {
+    dealNo = Math.min(Math.max(1, number), deals.length);
+    ply = Math.min(Math.max(0, at), deals[dealNo - 1].plies.length);
+    render();
+  }
+  function next() {
+    if (ply < deals[dealNo - 1].plies.length) go(dealNo, ply + 1);
+    else if (dealNo < deals.length) go(dealNo + 1, 0);
+    else { pause(); return false; }
+    return true;
+  }
+  function prev() {
+    if (ply > 0) go(dealNo, ply - 1);
+    else if (dealNo > 1) go(dealNo - 1, deals[dealNo - 2].plies.length);
+  }
+  function speed() { return Number($("speed").value) || 2; }
+  function play() {
+    if (timer) return;
+    if (dealNo === deals.length && ply === deals[dealNo - 1].plies.length) go(1, 0);  // from the start again
+    timer = setInterval(() => { next(); }, 1000 / speed());
+    $("where").textContent = `Playing at ${$("speed").selectedOptions[0].text}; Space pauses.`;
+    $("play").textContent = "Pause";
+    $("play").setAttribute("aria-pressed", "true");
+  }
+  function pause() {
+    const wasPlaying = timer !== null;
+    clearInterval(timer);
+    timer = null;
+    $("play").textContent = "Play";
+    $("play").setAttribute("aria-pressed", "false");
+    if (wasPlaying) render();  // says where the play stopped
+  }
+  function toggle() { if (timer) pause(); else play(); }
+  function setSpeed(step) {
+    const select = $("speed"), i = Math.min(Math.max(0, select.selectedIndex + step), select.options.length - 1);
+    select.selectedIndex = i;
+    speedChanged();
+    if (!timer) $("where").textContent = `Speed: ${select.options[i].text}.`;
+  }
+  function speedChanged() { if (timer) { pause(); play(); } }
+  function setEye(value) {
+    eye = value === "" || value === null ? null : Number(value);
+    $("eye").value = eye === null ? "" : String(eye);
+    render(false);
+    $("where").textContent = eye === null ? "All hands face up." : `Seat's eye: the deal as ${name(eye)} saw it.`;
+  }
+
+  $("deal-choice").replaceChildren(...deals.map(d => h("option", {value: String(d.number)},
+    `Deal ${d.number} (${plural(d.plies.length, "ply", "plies")}` + (d.result ? (d.result.outcome === "out" ?
+      `, ${name(d.result.winner)} went out)` : ", blocked)") : ", cut off)"))));
+  $("prev").addEventListener("click", prev);
+  $("next").addEventListener("click", () => next());
+  $("play").addEventListener("click", toggle);
+  $("deal-start").addEventListener("click", () => go(dealNo, 0));
+  $("deal-end").addEventListener("click", () => go(dealNo, deals[dealNo - 1].plies.length));
+  $("prev-deal").addEventListener("click", () => go(dealNo - 1, 0));
+  $("next-deal").addEventListener("click", () => go(dealNo + 1, 0));
+  $("deal-choice").addEventListener("change", e => go(Number(e.target.value), 0));
+  $("ply-choice").addEventListener("change", e => go(dealNo, Number(e.target.value) || 0));
+  $("ply-slider").addEventListener("input", e => go(dealNo, Number(e.target.value) || 0));
+  $("speed").addEventListener("change", speedChanged);
+  $("eye").addEventListener("change", e => setEye(e.target.value));
+  document.addEventListener("keydown", e => {
+    if (e.altKey || e.ctrlKey || e.metaKey) return;
+    const tag = e.target.tagName, field = tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA";
+    if (field && e.key !== "Escape") return;  // a field's own keys (arrows in a select, digits in the ply box)
+    const actions = {
+      ArrowRight: () => next(), ArrowLeft: prev, Home: () => go(dealNo, 0),
+      End: () => go(dealNo, deals[dealNo - 1].plies.length), "[": () => go(dealNo - 1, 0), "]": () => go(dealNo + 1, 0),
+      "+": () => setSpeed(1), "=": () => setSpeed(1), "-": () => setSpeed(-1),
+      v: () => setEye(eye === null ? 0 : eye + 1 < players.length ? eye + 1 : null),
+      V: () => setEye(eye === null ? 0 : eye + 1 < players.length ? eye + 1 : null),
+      Escape: pause,
+    };
+    if (e.key === " " && !(tag === "BUTTON" || tag === "A" || tag === "SUMMARY")) actions[" "] = toggle;  // a focused button's own Space clicks it
+    const act = actions[e.key];
+    if (!act) return;
+    e.preventDefault();
+    if (e.key !== " " && e.key !== "Escape" && !["+", "=", "-", "v", "V"].includes(e.key)) pause();  // stepping by hand stops the play
+    act();
+  });
+  $("loading").hidden = true;
+  render();
+})();
