@@ -28,6 +28,7 @@ import argparse
 import json
 import os
 import random
+import secrets
 import sys
 import time
 from contextlib import nullcontext
@@ -36,6 +37,7 @@ from typing import Callable, TextIO
 from urllib.parse import urlsplit
 
 from games.engine import Deal, IllegalAction, MatchState, Ruleset
+from games.engine.fairness import SALT_BYTES, deal_commitment
 from games.engine.referee import turn_for
 
 from bots_api.protocol import BotFault
@@ -137,7 +139,14 @@ def position_body(rules: Ruleset, deal: Deal, deadline_ms: int, match_id: int, t
     view.update(deal_number=1, totals=list(totals), target=rules.target_for(deal.seats))
     return turn_body(match_id=match_id, deal_number=1, ply=deal.ply, seat=seat, view=view,
                      legal_actions=deal.legal_actions(), ruleset=rules.to_dict(), totals=totals,
-                     deadline_ms=deadline_ms, last_latency_ms=last_latency_ms, time_bank_ms=time_bank_ms)
+                     deadline_ms=deadline_ms, last_latency_ms=last_latency_ms, time_bank_ms=time_bank_ms,
+                     commitment=fresh_commitment(deal.seed))
+
+
+def fresh_commitment(seed: int) -> str:
+    """A commitment to ``seed`` with a fresh secret salt, as the service makes one for every deal (docs/FAIRNESS.md):
+    a check's turns carry one like real turns do."""
+    return deal_commitment(seed, secrets.token_hex(SALT_BYTES))
 
 
 def _snippet(data: bytes, limit: int = 120) -> str:
@@ -220,6 +229,7 @@ def check_dealt_match(client, url: str, secret: str, rules: Ruleset, seats: int,
     name = f"turn: dealt match (seed {seed})"
     state = MatchState.start(rules, seats, seed)
     seat, asked, last_latency, played = rng.randrange(seats), 0, None, []
+    commitments: dict[int, str] = {}  # by deal number, made when the deal is first seen
     for _ in range(2000):  # far more plies than DEALT_TURNS of one seat need
         if state.is_over or asked == DEALT_TURNS:
             break
@@ -227,8 +237,10 @@ def check_dealt_match(client, url: str, secret: str, rules: Ruleset, seats: int,
         if state.to_play != seat:
             state.apply(rng.choice(legal))
             continue
+        commitment = commitments.setdefault(state.deal_number, fresh_commitment(state.deal.seed))
         body = turn_request(turn_for(state, match_id=match_id, deadline_ms=deadline_ms,
-                                     last_latency_ms=last_latency, time_bank_ms=max(0, time_bank_ms)))
+                                     last_latency_ms=last_latency, time_bank_ms=max(0, time_bank_ms),
+                                     commitment=commitment))
         about = f"deal {state.deal_number}, ply {state.deal.ply} of a match dealt from seed {seed}"
         action, problem, last_latency = _ask_turn(client, url, secret, body, state.deal, deadline_ms, about)
         if problem:

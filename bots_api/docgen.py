@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from games.engine import MatchState, Ruleset, choose
+from games.engine.fairness import deal_commitment
 from games.engine.referee import turn_for
 from games.engine.strategies import choose_turn, strategy_rng
 
@@ -31,6 +32,7 @@ SIGNING_BODY = b'{"protocol":1,"type":"ping"}'
 
 EXAMPLE_PRESET, EXAMPLE_SEED, EXAMPLE_PLIES = "pagat", 2032, 4
 EXAMPLE_MATCH_ID, EXAMPLE_DEADLINE_MS, EXAMPLE_LAST_LATENCY_MS, EXAMPLE_BANK_MS = 1234, 1000, 12, 5000
+EXAMPLE_SALT = "5f0c8e2a9b7d41c3a6e8f0b2d4c6a8e1"  # the service draws a fresh secret one per deal (docs/FAIRNESS.md)
 
 
 def example_turn() -> tuple[dict, dict]:
@@ -41,7 +43,8 @@ def example_turn() -> tuple[dict, dict]:
         seat = state.to_play
         state.apply(choose("heuristic", state.view(seat), state.legal_actions(), state.deal.seed))
     turn = turn_for(state, match_id=EXAMPLE_MATCH_ID, deadline_ms=EXAMPLE_DEADLINE_MS,
-                    last_latency_ms=EXAMPLE_LAST_LATENCY_MS, time_bank_ms=EXAMPLE_BANK_MS)
+                    last_latency_ms=EXAMPLE_LAST_LATENCY_MS, time_bank_ms=EXAMPLE_BANK_MS,
+                    commitment=deal_commitment(state.deal.seed, EXAMPLE_SALT))
     body = turn_request(turn)
     reply = {"action": choose_turn("heuristic", turn, strategy_rng(state.deal.seed, turn.ply, turn.seat))}
     return body, reply

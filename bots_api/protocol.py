@@ -87,6 +87,7 @@ TURN_SCHEMA = {
         "deadline_ms": {"type": "integer", "minimum": 1},
         "last_latency_ms": {"oneOf": [{"type": "integer", "minimum": 0}, {"type": "null"}]},
         "time_bank_ms": {"type": "integer", "minimum": 0},
+        "commitment": {"oneOf": [{"type": "string", "pattern": "^[0-9a-f]{64}$"}, {"type": "null"}]},
     },
 }
 TURN_REPLY_SCHEMA = {"type": "object", "required": ["action"], "properties": {"action": ACTION_SCHEMA}}
@@ -133,12 +134,14 @@ def ping_body() -> dict:
 
 def turn_body(*, match_id: int, deal_number: int, ply: int, seat: int, view: dict, legal_actions: list[dict],
               ruleset: dict, totals: list[int], deadline_ms: int, last_latency_ms: int | None,
-              time_bank_ms: int) -> dict:
-    """The ``turn`` request: the seat's view (exactly what a human at that seat sees), legal actions, deadline."""
+              time_bank_ms: int, commitment: str | None = None) -> dict:
+    """The ``turn`` request: the seat's view (exactly what a human at that seat sees), legal actions, deadline, and
+    the deal's ``commitment`` (docs/FAIRNESS.md: SHA-256 of the deal's seed and a secret salt, opened in the match
+    record once the match is finished; null for a deal stored before commitments)."""
     return {"protocol": PROTOCOL_VERSION, "type": "turn", "match_id": match_id, "deal_number": deal_number,
             "ply": ply, "you": seat, "view": view, "legal_actions": legal_actions, "ruleset": ruleset,
             "totals": list(totals), "deadline_ms": deadline_ms, "last_latency_ms": last_latency_ms,
-            "time_bank_ms": time_bank_ms}
+            "time_bank_ms": time_bank_ms, "commitment": commitment}
 
 
 def turn_request(turn) -> dict:
@@ -150,7 +153,7 @@ def turn_request(turn) -> dict:
     return turn_body(match_id=turn.match_id, deal_number=turn.deal_number, ply=turn.ply, seat=turn.seat,
                      view=turn.view, legal_actions=list(turn.legal_actions), ruleset=turn.ruleset.to_dict(),
                      totals=list(turn.totals), deadline_ms=turn.deadline_ms, last_latency_ms=turn.last_latency_ms,
-                     time_bank_ms=turn.time_bank_ms)
+                     time_bank_ms=turn.time_bank_ms, commitment=turn.commitment)
 
 
 def match_end_body(*, match_id: int, seat: int, totals: list[int], standings: list[int],

@@ -30,6 +30,10 @@ class SeatAdmin(admin.ModelAdmin):
 @admin.register(Deal)
 class DealAdmin(admin.ModelAdmin):
     list_display = ("match", "number", "code", "dealer", "outcome", "winner", "plies", "engine_version")
+    # the salt opens the public commitment once the match is finished (match record, match page); the admin never
+    # shows or edits it: a salt seen while the deal runs would let its holder check guesses of the seed
+    exclude = ("salt",)
+    readonly_fields = ("commitment",)
 
 
 @admin.register(Move)

@@ -132,7 +132,12 @@ class SeatViewApi(APIView):
         "status": serializers.CharField(), "ply": serializers.IntegerField(),
         "abort_reason": serializers.CharField(help_text="why the match was ended early (status aborted), else empty"),
         "your_turn": serializers.BooleanField(), "move_deadline": serializers.DateTimeField(allow_null=True),
-        "legal_actions": serializers.ListField(child=serializers.DictField()), "view": serializers.DictField()}),
+        "legal_actions": serializers.ListField(child=serializers.DictField()), "view": serializers.DictField(),
+        "deal_number": serializers.IntegerField(help_text="the deal the view shows (1-based)"),
+        "commitment": serializers.CharField(allow_null=True, help_text=(
+            "the deal's commitment, SHA-256 of f'{seed}:{salt}' as 64 hex digits (docs/FAIRNESS.md): shown from the "
+            "deal's start; its seed and salt are published in the match record once the match is finished. Null "
+            "for a deal stored before commitments"))}),
         **SEAT_ERRORS})
     def get(self, request, match_id: int, seat: int):
         snapshot = match_snapshot(match=_access_seat(request, match_id, seat))  # the view and its ply: one instant
@@ -146,12 +151,14 @@ class SeatViewApi(APIView):
                   "forfeited": s.forfeited and not running, "guest": s.player.is_guest}
                  for s in match.seats.select_related("player__user").order_by("index")]
         # on the person's turn the table shows the referee's Turn, exactly what a bot in this seat would be given
-        turn = referee.turn_for(state, match_id=match.pk, deadline_ms=match.move_clock_seconds * 1000) if your_turn \
-            else None
+        commitment = snapshot.commitment(state.deal_number)
+        turn = referee.turn_for(state, match_id=match.pk, deadline_ms=match.move_clock_seconds * 1000,
+                                commitment=commitment) if your_turn else None
         return Response({"match_id": match.pk, "seat": seat, "status": match.status, "ply": match.ply_count,
                          "abort_reason": _abort_reason(match),
                          "your_turn": your_turn, "move_deadline": deadline, "seats": seats,
-                         "deals_finished": len(state.results),
+                         "deals_finished": len(state.results), "deal_number": state.deal_number,
+                         "commitment": commitment,
                          "legal_actions": list(turn.legal_actions) if turn else [],
                          "view": turn.view if turn else state.view(seat)})
 

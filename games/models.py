@@ -147,11 +147,17 @@ class Seat(models.Model):
 
 
 class Deal(models.Model):
-    """One deal of a match: its seed (secret until the match is finished), dealer and result."""
+    """One deal of a match: its seed (secret until the match is finished), dealer and result, and its commitment
+    (docs/FAIRNESS.md): ``commitment`` is public from the deal's start, ``salt`` (like the seed) only once the match is
+    finished. Deals stored before commitments have neither (empty strings)."""
 
     match = models.ForeignKey(Match, related_name="deals", on_delete=models.CASCADE)
     number = models.PositiveIntegerField()
     seed = models.BigIntegerField()
+    salt = models.CharField(max_length=64, blank=True, help_text="the secret per-deal salt, lowercase hex; published "
+                            "only once the match is finished")
+    commitment = models.CharField(max_length=64, blank=True, help_text="SHA-256 of f'{seed}:{salt}', lowercase hex "
+                                  "(games.engine.fairness); public from the deal's start")
     code = models.CharField(max_length=16, db_index=True)
     dealer = models.PositiveSmallIntegerField()
     engine_version = models.CharField(max_length=10)

@@ -7,6 +7,8 @@ import json
 from dataclasses import dataclass
 from datetime import timezone as dt_timezone
 from functools import cached_property
+from itertools import islice
+from typing import Iterator
 
 from django.db.models import Prefetch, QuerySet, TextField
 from django.db.models.functions import Cast
@@ -37,10 +39,16 @@ def _datetime(text: str | None):
 class MatchSnapshot:
     """A match as of one instant: ``match`` (a copy of the row, its progress fields as of that instant) and
     ``record`` (the engine record, ``replay``'s input: ruleset, seeds, every stored ply, finished deals' points) as
-    of the same instant, so the record always holds exactly ``match.ply_count`` plies."""
+    of the same instant, so the record always holds exactly ``match.ply_count`` plies. A deal of the record carries
+    its ``commitment`` (docs/FAIRNESS.md) when it has one; never its salt."""
 
     match: Match
     record: dict
+
+    def commitment(self, number: int) -> str | None:
+        """The commitment of deal ``number`` (1-based; public from the deal's start), None when it has none."""
+        deals = self.record["deals"]
+        return deals[number - 1].get("commitment") if 1 <= number <= len(deals) else None
 
     @cached_property
     def state(self) -> MatchState:
@@ -60,8 +68,8 @@ def match_snapshot(*, match: Match) -> MatchSnapshot:
     as_text = {f"{name}_text": Cast(name, TextField()) for name in _PROGRESS_TEXT}
     rows = (Match.objects.filter(pk=match.pk).order_by("deals__number", "deals__moves__ply")
             .annotate(points_text=Cast("deals__points", TextField()), **as_text)
-            .values_list(*_PROGRESS, *as_text, "deals__id", "deals__number", "deals__seed", "points_text",
-                         "deals__moves__action"))
+            .values_list(*_PROGRESS, *as_text, "deals__id", "deals__number", "deals__seed", "deals__commitment",
+                         "points_text", "deals__moves__action"))
     copy = copy_module.copy(match)
     deals: list[dict] = []
     last_deal = None
@@ -72,13 +80,15 @@ def match_snapshot(*, match: Match) -> MatchSnapshot:
                 setattr(copy, name, value)
             copy.totals = json.loads(row[len(_PROGRESS)])
             copy.last_progress_at, copy.finished_at = (_datetime(text) for text in row[len(_PROGRESS) + 1:head])
-        deal_id, number, seed, points, action = row[head:]
+        deal_id, number, seed, commitment, points, action = row[head:]
         if deal_id is None:  # a match row without deals (never stored so, but read it as an empty log)
             last_deal = 0
             continue
         if deal_id != last_deal:
             last_deal = deal_id
             deals.append({"number": number, "seed": seed, "actions": []})
+            if commitment:
+                deals[-1]["commitment"] = commitment
             if points is not None:
                 deals[-1]["points"] = json.loads(points)
         if action is not None:
@@ -108,46 +118,87 @@ class MatchNotFinished(Exception):
 
 def match_export(*, match: Match) -> dict:
     """The public match record of a FINISHED match (docs/MATCH_RECORD.md, docs/match-record.schema.json): the one
-    conversion of a stored match used by ``GET /api/matches/<id>/record/`` and ``manage.py export_matches``.
+    conversion of a stored match used by ``GET /api/matches/<id>/record/``, ``manage.py export_matches`` and
+    ``manage.py verify_matches`` (those two through ``match_exports``, in chunks).
 
     Shape: ``format``, ``match`` (id), ``preset``, ``ruleset``, ``engine_version``, ``seats`` (count), ``seed``
     (the match seed), ``single_deal`` (only for a one-deal replay), ``players`` (per seat: ``seat``, ``name``,
     ``kind``, ``total``, ``place``, ``forfeited``), ``deals`` (per deal: ``number``, ``seed``, ``code``,
-    ``dealer``, ``actions``; once it ended ``outcome``, ``winner``, ``hand_values``, ``points``), ``result``
-    (``totals``, ``places``, ``forfeited`` seat or null), ``created_at`` and ``finished_at`` (ISO 8601 UTC).
+    ``dealer``, ``actions``; ``salt`` and ``commitment`` (docs/FAIRNESS.md) unless it was dealt before
+    commitments; once it ended ``outcome``, ``winner``, ``hand_values``, ``points``), ``result`` (``totals``,
+    ``places``, ``forfeited`` seat or null), ``created_at`` and ``finished_at`` (ISO 8601 UTC).
     ``python -m games.engine replay`` checks it offline.
 
-    Raises ``MatchNotFinished`` unless the match is finished (a running or aborted match's seeds stay secret), and
-    ``Match.DoesNotExist`` when it is gone. Reads one snapshot of the log plus the deal and seat rows, which do not
-    change once the match is finished.
+    Raises ``MatchNotFinished`` unless the match is finished (a running or aborted match's seeds and salts stay
+    secret), and ``Match.DoesNotExist`` when it is gone. Reads one snapshot of the log plus the deal and seat rows,
+    which do not change once the match is finished.
     """
     snapshot = match_snapshot(match=match)
     if snapshot.match.status != Match.Status.FINISHED:
         raise MatchNotFinished(f"match {match.pk} is {snapshot.match.status}: its record is published once it is "
                                "finished")
-    record = snapshot.record
     rows = {d.number: d for d in Deal.objects.filter(match_id=match.pk)}
-    deals = []
-    for entry in record["deals"]:
-        row = rows[entry["number"]]
-        deal = {"number": entry["number"], "seed": entry["seed"], "code": row.code, "dealer": row.dealer,
-                "actions": entry["actions"]}
+    deals = [(rows[entry["number"]], entry["actions"]) for entry in snapshot.record["deals"]]
+    seats = list(Seat.objects.filter(match_id=match.pk).select_related("player").order_by("index"))
+    return _export(snapshot.match, deals, seats)
+
+
+def match_exports(*, matches: QuerySet[Match], chunk_size: int = 200) -> Iterator[dict]:
+    """``match_export`` of every FINISHED match of ``matches``, in the queryset's order, read in chunks of
+    ``chunk_size`` matches (four queries a chunk: matches, deals, moves, seats with players), so memory stays flat
+    over any number of matches. Rows of a finished match never change, so each chunk is consistent; a match that
+    is not finished (or is gone) when its chunk is read is skipped."""
+    ids = matches.values_list("id", flat=True).iterator(chunk_size=max(chunk_size, 100))
+    while True:
+        chunk = list(islice(ids, chunk_size))
+        if not chunk:
+            return
+        found = Match.objects.in_bulk(chunk)
+        finished = [found[i] for i in chunk if i in found and found[i].status == Match.Status.FINISHED]
+        deals: dict[int, list[Deal]] = {}
+        for deal in Deal.objects.filter(match_id__in=[m.pk for m in finished]).order_by("match_id", "number"):
+            deals.setdefault(deal.match_id, []).append(deal)
+        # each action read as JSON text and a deal's decoded in one json.loads: decoding row by row (the JSONField's
+        # converter) was half the time of a whole verify_matches (BENCHMARKS.md)
+        texts: dict[int, list[str]] = {}
+        for deal_id, text in (Move.objects.filter(deal_id__in=[d.pk for rows in deals.values() for d in rows])
+                              .order_by("deal_id", "ply").annotate(text=Cast("action", TextField()))
+                              .values_list("deal_id", "text")):
+            texts.setdefault(deal_id, []).append(text)
+        actions = {deal_id: json.loads("[" + ",".join(parts) + "]") for deal_id, parts in texts.items()}
+        seats: dict[int, list[Seat]] = {}
+        for seat in (Seat.objects.filter(match_id__in=[m.pk for m in finished]).select_related("player")
+                     .order_by("match_id", "index")):
+            seats.setdefault(seat.match_id, []).append(seat)
+        for match in finished:
+            yield _export(match, [(d, actions.get(d.pk, [])) for d in deals.get(match.pk, [])],
+                          seats.get(match.pk, []))
+        del found, finished, deals, texts, actions, seats  # before the next chunk is read: one chunk at a time
+
+
+def _export(match: Match, deals: list[tuple[Deal, list]], seats: list[Seat]) -> dict:
+    """The record of a finished ``match`` (its row as of one instant) from its deal rows, each with its actions in
+    ply order, and its seats (index order) with their players: see ``match_export``."""
+    out_deals = []
+    for row, actions in deals:
+        deal = {"number": row.number, "seed": row.seed, "code": row.code, "dealer": row.dealer, "actions": actions}
+        # published with the match's end: the salt that opens the commitment shown all along (each on its own, so a
+        # row that lost one of them is refused by the replay, not taken for a deal dealt before commitments)
+        deal.update({k: v for k, v in (("salt", row.salt), ("commitment", row.commitment)) if v})
         if row.points is not None:
             deal.update(outcome=row.outcome, winner=row.winner, hand_values=row.hand_values, points=row.points)
-        deals.append(deal)
-    seats = list(Seat.objects.filter(match_id=match.pk).select_related("player").order_by("index"))
+        out_deals.append(deal)
     forfeited = next((s.index for s in seats if s.forfeited), None)
-    finished_at = snapshot.match.finished_at
-    out = {"format": RECORD_FORMAT, "match": match.pk, "preset": match.preset, "ruleset": record["ruleset"],
-           "engine_version": record["engine_version"], "seats": record["seats"], "seed": record["seed"]}
-    if "single_deal" in record:
-        out["single_deal"] = record["single_deal"]
+    out = {"format": RECORD_FORMAT, "match": match.pk, "preset": match.preset, "ruleset": match.ruleset,
+           "engine_version": match.engine_version, "seats": match.seat_count, "seed": match.seed}
+    if match.single_deal_seed is not None:
+        out["single_deal"] = {"seed": match.single_deal_seed, "dealer": match.single_deal_dealer}
     out.update(
         players=[{"seat": s.index, "name": s.player.name, "kind": s.player.kind, "total": s.total, "place": s.place,
                   "forfeited": s.forfeited} for s in seats],
-        deals=deals,
-        result={"totals": list(snapshot.match.totals), "places": [s.place for s in seats], "forfeited": forfeited},
-        created_at=_iso(match.created_at), finished_at=_iso(finished_at))
+        deals=out_deals,
+        result={"totals": list(match.totals), "places": [s.place for s in seats], "forfeited": forfeited},
+        created_at=_iso(match.created_at), finished_at=_iso(match.finished_at))
     return out
 
 
@@ -165,6 +216,19 @@ def matches_for_export(*, since=None, ladder_slug: str | None = None) -> QuerySe
     if ladder_slug:
         qs = qs.filter(ladder_match__ladder__slug=ladder_slug)
     return qs
+
+
+def match_fairness(*, match: Match) -> list[dict]:
+    """The match page's fair-deal rows (docs/FAIRNESS.md), by deal: ``number`` and ``commitment`` (None for a deal
+    dealt before commitments), plus ``seed`` and ``salt`` only when ``match`` (the row as the page read it) is
+    finished: a running or aborted match's salts and seeds are never given. A deal started after the page's read
+    adds only its commitment, which is public from its start."""
+    published = match.status == Match.Status.FINISHED
+    rows = Deal.objects.filter(match_id=match.pk).order_by("number").values_list("number", "commitment", "seed",
+                                                                                  "salt")
+    return [{"number": number, "commitment": commitment or None,
+             **({"seed": seed, "salt": salt or None} if published else {})}
+            for number, commitment, seed, salt in rows]
 
 
 def deal_plays(*, code: str) -> list[Deal]:

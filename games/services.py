@@ -27,6 +27,7 @@ from django.utils import timezone
 from games import agents
 from games.engine import ENGINE_VERSION, MatchState, Ruleset, deal_code, referee
 from games.engine.deal import ACTIONS
+from games.engine.fairness import SALT_BYTES, deal_commitment
 from games.engine.strategies import strategy_rng
 from games.models import Deal, Match, Move, Player, Seat
 from games.names import name_normalize, name_skeleton
@@ -95,9 +96,14 @@ def match_wake(*, match_id: int) -> None:
 
 
 def _deal_row_create(match: Match, state: MatchState) -> Deal:
+    """The row of the state's current deal, before its first ply, with a fresh secret salt and the commitment to
+    the deal's seed (docs/FAIRNESS.md): every view and turn request of the deal carries the commitment from now on;
+    the salt stays in this row until the match is finished."""
     deal = state.deal
+    salt = secrets.token_hex(SALT_BYTES)
     return Deal.objects.create(match=match, number=state.deal_number, seed=deal.seed, code=deal_code(deal.seed),
-                               dealer=deal.dealer, engine_version=ENGINE_VERSION)
+                               dealer=deal.dealer, engine_version=ENGINE_VERSION, salt=salt,
+                               commitment=deal_commitment(deal.seed, salt))
 
 
 def _claim(match_id: int, token: str) -> bool:
@@ -177,7 +183,7 @@ def _advance_claimed(match_id: int, token: str, ply_budget: int | None, deadline
             seat_row = seats[state.to_play]
             player = seat_row.player
             deal = state.deal
-            ruling, think_ms = _play_turn(match, state, seat_row)
+            ruling, think_ms = _play_turn(match, state, seat_row, commitment=deal_row.commitment or None)
             if ruling is None:
                 if Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, ply_count=match.ply_count,
                                         lease_owner=token).update(awaiting_human=True, lease_owner="",
@@ -221,10 +227,11 @@ def _turn_clock(match: Match, seat_row: Seat) -> dict:
             "time_bank_ms": seat_row.time_bank_ms if kind == Player.Kind.BOT else None}
 
 
-def _play_turn(match: Match, state: MatchState, seat_row: Seat) -> tuple[referee.Ruling | None, int]:
+def _play_turn(match: Match, state: MatchState, seat_row: Seat, *,
+               commitment: str | None) -> tuple[referee.Ruling | None, int]:
     """One turn of the seat to play, through the referee (``referee.play_turn``): its agent (by the player's kind)
-    is asked with the seat's ``Turn`` and its own random source, the answer is judged under the seat's fault policy
-    and applied to ``state``. Returns the ruling (None: the agent has no answer yet, ``state`` unchanged) and the
+    is asked with the seat's ``Turn`` (carrying ``commitment``, the current deal's) and its own random source, the
+    answer is judged under the seat's fault policy and applied to ``state``. Returns the ruling (None: the agent has no answer yet, ``state`` unchanged) and the
     think time in ms (the agent's own measure, else the wall clock around the call)."""
     player = seat_row.player
     agent = agents.agent_for(player.kind)
@@ -239,7 +246,8 @@ def _play_turn(match: Match, state: MatchState, seat_row: Seat) -> tuple[referee
         return answer
 
     ruling = referee.play_turn(state, ask, faults_before=seat_row.consecutive_faults,
-                               policy=_fault_policy(player.kind), **_turn_clock(match, seat_row))
+                               policy=_fault_policy(player.kind), commitment=commitment,
+                               **_turn_clock(match, seat_row))
     return ruling, (ruling.answer.think_ms or took["ms"]) if ruling else 0
 
 

@@ -26,6 +26,8 @@ from games.models import Match
 
 #: Other apps add context to the match page here (tournaments: rating changes) without games importing them.
 MATCH_PAGE_EXTRAS: list[Callable[[Match], dict]] = []
+# the fair-deal block (templates/games/_fairness.html): commitments always, seeds and salts once finished
+MATCH_PAGE_EXTRAS.append(lambda match: {"fairness": selectors.match_fairness(match=match)})
 
 
 def match_list(request):

@@ -23,7 +23,16 @@ MAX_DEALS = 500  # a safeguard: a match that has not ended after this many deals
 
 
 class ReplayMismatch(ValueError):
-    """A stored record does not replay: a seed, an action or a result differs from what the engine gives."""
+    """A stored record does not replay: a seed, an action or a result differs from what the engine gives.
+
+    Besides the message, where known: ``deal`` (1-based number), ``ply`` (1-based within the deal), ``what`` (the
+    fact that differs: ``action``, ``seed``, ``commitment``, ``points``, ...), ``expected`` and ``found``; None
+    where not known (a malformed record, a match-level fact)."""
+
+    def __init__(self, message: str, *, deal: int | None = None, ply: int | None = None, what: str | None = None,
+                 expected: object = None, found: object = None) -> None:
+        super().__init__(message)
+        self.deal, self.ply, self.what, self.expected, self.found = deal, ply, what, expected, found
 
 
 class MatchState:

@@ -6,12 +6,20 @@ plus what the service stored about it: per deal the dealer, outcome, winner, han
 match result (totals, places, a forfeited seat). ``verify_record`` replays it ply by ply and checks every stored
 fact against what the engine gives; the first difference raises ``ReplayMismatch`` naming the deal, the ply
 (1-based within the deal) where known, what was expected and what was found.
+
+Provably fair deals (docs/FAIRNESS.md): a deal with a ``commitment`` must publish its ``salt``, and SHA-256 of
+``f"{seed}:{salt}"`` must equal the commitment; as the seed must also be the one the match seed derives for that
+deal and every ply must be legal under the cards that seed deals, a deal whose cards were changed after its
+commitment was shown is refused. A deal with neither (stored before commitments) passes, and ``summary`` says
+"no commitment (dealt before commitments)" for it.
 """
 
 from __future__ import annotations
 
 from .errors import IllegalAction
+from .fairness import UNCOMMITTED, verify_commitment
 from .match import MatchState, ReplayMismatch, start_from_record
+from .rng import deal_code
 
 
 def _short(value: object, limit: int = 160) -> str:
@@ -25,8 +33,9 @@ def verify_record(record: object) -> MatchState:
     ``record``: a dict as in docs/match-record.schema.json (the engine's own ``MatchState.record()`` passes too:
     the facts it lacks are not checked). Returns the engine state after the last stored ply. Raises
     ``ReplayMismatch`` (a ``ValueError``) on the first difference: ``"deal D ply P: expected ..., found ..."`` for
-    an action the engine does not allow there, ``"deal D: <fact> expected X, found Y"`` for a deal's seed, dealer,
-    outcome, winner, hand values or points, ``"match: ..."`` for the totals, places or the match's end.
+    an action the engine does not allow there, ``"deal D: <fact> expected X, found Y"`` for a deal's seed, code,
+    dealer, commitment (with its salt), outcome, winner, hand values or points, ``"match: ..."`` for the totals,
+    places or the match's end; the exception's ``deal``, ``ply``, ``what``, ``expected`` and ``found`` say the same.
     """
     state = start_from_record(record, required=("ruleset", "engine_version", "seats", "seed", "deals"))
     deals = record["deals"]
@@ -37,22 +46,28 @@ def verify_record(record: object) -> MatchState:
                                  "found another one")
         _expect(number, "number", number, deal.get("number", number))
         _expect(number, "seed", state.deal.seed, deal.get("seed", state.deal.seed))
+        if "code" in deal:
+            _expect(number, "code", deal_code(state.deal.seed), deal["code"])
         _expect(number, "dealer", state.deal.dealer, deal.get("dealer", state.deal.dealer))
+        _check_commitment(number, state.deal.seed, deal)
         for ply, action in enumerate(deal["actions"], start=1):
             if state.deal_number != number:
                 raise ReplayMismatch(f"deal {number} ply {ply}: expected the deal to have ended (after ply {ply - 1}),"
-                                     f" found action {_short(action)}")
-            legal = state.legal_actions()
+                                     f" found action {_short(action)}", deal=number, ply=ply, what="action",
+                                     expected="the deal's end", found=action)
             try:
                 state.apply(action)
-            except (IllegalAction, TypeError, ValueError) as exc:
+            except (IllegalAction, TypeError, ValueError) as exc:  # refused before any change: the state is as it was
+                legal = state.legal_actions()
                 raise ReplayMismatch(f"deal {number} ply {ply}: expected one of {_short(legal, 300)}, found "
-                                     f"{_short(action)} ({exc})") from None
+                                     f"{_short(action)} ({exc})", deal=number, ply=ply, what="action",
+                                     expected=legal, found=action) from None
         finished = len(state.results) > i
         if not finished:
             if deal.get("points") is not None:
                 raise ReplayMismatch(f"deal {number}: expected an unfinished deal after {len(deal['actions'])} "
-                                     f"plies, found stored points {deal.get('points')!r}")
+                                     f"plies, found stored points {deal.get('points')!r}", deal=number,
+                                     what="points", expected=None, found=deal.get("points"))
             continue
         result = state.results[i]
         for key in ("outcome", "winner", "hand_values", "points"):
@@ -64,7 +79,24 @@ def verify_record(record: object) -> MatchState:
 
 def _expect(number: int, what: str, expected: object, found: object) -> None:
     if expected != found:
-        raise ReplayMismatch(f"deal {number}: {what} expected {_short(expected)}, found {_short(found)}")
+        raise ReplayMismatch(f"deal {number}: {what} expected {_short(expected)}, found {_short(found)}",
+                             deal=number, what=what, expected=expected, found=found)
+
+
+def _check_commitment(number: int, seed: int, deal: dict) -> None:
+    """The deal's ``commitment`` against SHA-256 of its seed (the one the engine deals from) and ``salt``; a deal
+    with neither was stored before commitments and passes (``summary`` names it)."""
+    commitment, salt = deal.get("commitment"), deal.get("salt")
+    if commitment is None and salt is None:
+        return
+    if salt is None or commitment is None:
+        missing, given = ("salt", "commitment") if salt is None else ("commitment", "salt")
+        raise ReplayMismatch(f"deal {number}: commitment cannot be checked: the record gives its {given} but no "
+                             f"{missing}", deal=number, what="commitment", expected=f"a {missing}", found=None)
+    problem = verify_commitment(seed, salt, commitment)
+    if problem:
+        raise ReplayMismatch(f"deal {number}: commitment does not match: {problem}", deal=number, what="commitment",
+                             expected=f"SHA-256 of {seed}:{salt}", found=commitment)
 
 
 def _check_result(state: MatchState, result: object) -> None:
@@ -97,5 +129,21 @@ def summary(record: dict, state: MatchState) -> str:
     result = record.get("result") or {}
     places = result.get("places", state.standings)
     end = f", seat {result['forfeited']} forfeited" if result.get("forfeited") is not None else ""
+    uncommitted = [d.get("number", i + 1) for i, d in enumerate(record["deals"]) if d.get("commitment") is None]
+    if not uncommitted:
+        fair = ", every deal's commitment opened"
+    else:
+        fair = f", deal{'s' if len(uncommitted) > 1 else ''} {_numbers(uncommitted)}: {UNCOMMITTED}"
     return (f"{name} ({preset}, {state.seats} seats): {len(record['deals'])} deals, {plies} plies, totals "
-            f"{state.totals}, places {places}{end}: OK")
+            f"{state.totals}, places {places}{end}{fair}: OK")
+
+
+def _numbers(numbers: list[int]) -> str:
+    """``[1, 2, 3, 5]`` as ``"1-3, 5"``."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)

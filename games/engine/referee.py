@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional, Union
 
 from .errors import IllegalAction
+from .fairness import COMMITMENT_RE
 from .match import MatchState
 from .rules import Ruleset
 from .strategies import fallback_action
@@ -53,6 +54,9 @@ class Turn:
     match totals by seat, ``ruleset`` the match's rules. The seat's clock and context, as its caller keeps them:
     ``deadline_ms`` (the time for this ply, ms; None: no limit), ``time_bank_ms`` (what is left of the seat's time
     bank, ms), ``last_latency_ms`` (the round trip of its previous turn, ms) and ``match_id``; None where unknown.
+    ``commitment``: the deal's commitment (``games.engine.fairness``: SHA-256 of its seed and a secret salt, 64 hex
+    digits), shown before and throughout the deal and opened once the match is finished; None where the caller has
+    none (a deal stored before commitments). It reveals nothing of the seed.
     """
 
     seat: int
@@ -66,23 +70,28 @@ class Turn:
     time_bank_ms: Optional[int] = None
     last_latency_ms: Optional[int] = None
     match_id: Optional[int] = None
+    commitment: Optional[str] = None
 
 
 def turn_for(state: MatchState, *, match_id: int | None = None, deadline_ms: int | None = None,
-             time_bank_ms: int | None = None, last_latency_ms: int | None = None) -> Turn:
+             time_bank_ms: int | None = None, last_latency_ms: int | None = None,
+             commitment: str | None = None) -> Turn:
     """The ``Turn`` of the seat to play in ``state``, with the seat's clock and context as given (ms; None where
-    there is none). ``ValueError`` when the match is over (no seat is to play) or a time is negative."""
+    there is none) and the current deal's ``commitment`` (None: none). ``ValueError`` when the match is over (no
+    seat is to play), a time is negative or the commitment is not 64 lowercase hex digits."""
     if state.is_over:
         raise ValueError("the match is over: no seat is to play")
     for name, value in (("deadline_ms", deadline_ms), ("time_bank_ms", time_bank_ms),
                         ("last_latency_ms", last_latency_ms)):
         if value is not None and (not isinstance(value, int) or value < 0):
             raise ValueError(f"{name} is a whole number of milliseconds, 0 or more, or None; not {value!r:.40}")
+    if commitment is not None and not (isinstance(commitment, str) and COMMITMENT_RE.fullmatch(commitment)):
+        raise ValueError(f"a commitment is 64 lowercase hex digits (SHA-256), or None; not {commitment!r:.80}")
     seat = state.to_play
     return Turn(seat=seat, view=state.view(seat), legal_actions=tuple(state.legal_actions()), ply=state.deal.ply,
                 deal_number=state.deal_number, totals=tuple(state.totals), ruleset=state.ruleset,
                 deadline_ms=deadline_ms, time_bank_ms=time_bank_ms, last_latency_ms=last_latency_ms,
-                match_id=match_id)
+                match_id=match_id, commitment=commitment)
 
 
 @dataclass(frozen=True)
@@ -197,12 +206,12 @@ Agent = Callable[[Turn], Union[Answer, dict, None]]
 
 def play_turn(state: MatchState, agent: Agent, *, faults_before: int = 0, policy: FaultPolicy = FaultPolicy(),
               match_id: int | None = None, deadline_ms: int | None = None, time_bank_ms: int | None = None,
-              last_latency_ms: int | None = None) -> Ruling | None:
-    """One turn of the seat to play: build its ``Turn`` (``turn_for``, with the clock and context given), ask
+              last_latency_ms: int | None = None, commitment: str | None = None) -> Ruling | None:
+    """One turn of the seat to play: build its ``Turn`` (``turn_for``, with the clock, context and commitment given), ask
     ``agent``, ``judge`` the answer and apply the ruling to ``state``. Returns the ruling, or None (``state``
     unchanged) when the agent answers None. ``ValueError`` when the match is over."""
     turn = turn_for(state, match_id=match_id, deadline_ms=deadline_ms, time_bank_ms=time_bank_ms,
-                    last_latency_ms=last_latency_ms)
+                    last_latency_ms=last_latency_ms, commitment=commitment)
     answer = agent(turn)
     if answer is None:
         return None

@@ -208,6 +208,8 @@
     }));
     if (grew) log.scrollTop = log.scrollHeight;  // the newest ply in view
     noticeReshuffles(v);
+    $("commitment-deal").textContent = state.deal_number;  // the deal's commitment: docs/FAIRNESS.md
+    $("commitment").textContent = state.commitment || "none (dealt before commitments)";
     if (shownDeals === null) shownDeals = state.deals_finished;
     if (state.deals_finished > shownDeals) { shownDeals = state.deals_finished; showScorecard(shownDeals); }
   }

@@ -69,6 +69,8 @@ def test_a_checks_match_ids_vary_and_look_like_real_ones(owner, server, house_bo
         assert len(set(ids)) > 1, ids  # not one constant
         assert all(max(real) < i <= max(real) + services.CHECK_MATCH_ID_SPREAD for i in ids), (ids, real)
         assert all(t["time_bank_ms"] == settings.BOT_TIME_BANK_MS for t in turns)  # the real bank, not 0
+        # a deal's commitment, as every real turn carries one (docs/FAIRNESS.md): its absence would give a check away
+        assert all(isinstance(t["commitment"], str) and len(t["commitment"]) == 64 for t in turns)
         seen.append(turns)
     hands = [{json.dumps(t["view"]["hand"]) for t in turns} for turns in seen]
     assert hands[0] != hands[1]  # real deals from random seeds: two checks send different positions

@@ -82,7 +82,7 @@ def test_a_turn_has_exactly_the_documented_fields():
     """A new field must be looked at here (and in the walk below) before any agent gets it."""
     assert [f.name for f in dataclasses.fields(Turn)] == [
         "seat", "view", "legal_actions", "ply", "deal_number", "totals", "ruleset", "deadline_ms", "time_bank_ms",
-        "last_latency_ms", "match_id"]
+        "last_latency_ms", "match_id", "commitment"]
 
 
 def _walk(value, strings: set, ints: set, path: str, history_ok: bool = False) -> None:

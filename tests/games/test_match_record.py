@@ -110,9 +110,10 @@ def test_export_then_offline_replay_round_trip(preset, house_bots, tmp_path, cap
     match = _finished(house_bots, preset=preset, seed=20 + sorted(PRESETS).index(preset))
     record = _client().get(f"/api/matches/{match.pk}/record/").json()
     jsonschema.validate(record, SCHEMA)
+    assert all(len(d["salt"]) == 32 and len(d["commitment"]) == 64 for d in record["deals"])  # docs/FAIRNESS.md
     rc, out = _replay(tmp_path, json.dumps(record), capsys)
     assert rc == 0, out.err
-    assert f"match {match.pk} ({preset}" in out.out and "OK" in out.out
+    assert f"match {match.pk} ({preset}" in out.out and "every deal's commitment opened: OK" in out.out
 
 
 @pytest.mark.django_db

@@ -22,8 +22,9 @@ from games.services import casual_match_create, match_advance, match_create
 from bot_servers import BotServer
 
 SEED = 7
-#: Fields that are the caller's context, not the position: the match's id, and the round trip just measured.
-CONTEXT = {"match_id", "last_latency_ms"}
+#: Fields that are the caller's context, not the position: the match's id, the round trip just measured, and the
+#: deal's commitment (a fresh secret salt each time the deal is dealt: docs/FAIRNESS.md).
+CONTEXT = {"match_id", "last_latency_ms", "commitment"}
 
 
 def _position(turn: referee.Turn) -> dict:

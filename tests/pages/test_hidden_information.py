@@ -62,7 +62,8 @@ def _tournament_of(match):
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("opponent", ["house", "bot"])
-def test_no_response_of_a_running_match_shows_a_hidden_card(house_bots, ladder, bot_server, opponent):
+def test_no_response_of_a_running_match_shows_a_hidden_card(house_bots, ladder, bot_server, opponent, caplog):
+    caplog.set_level("DEBUG")
     person = get_user_model().objects.create_user("ruth", password="pw-ruth-12345")
     stranger = get_user_model().objects.create_user("eve", password="pw-eve-12345")
     owner = get_user_model().objects.create_user("ada", password="pw-ada-12345")
@@ -81,7 +82,9 @@ def test_no_response_of_a_running_match_shows_a_hidden_card(house_bots, ladder, 
     bot_hand = set(deal.hand(1)) - public
     stock = {card_code(c) for c in deal.stock} - public
     own = set(deal.hand(0))
-    secrets_ = [str(match.seed), *(d.code for d in match.deals.all()), *(str(d.seed) for d in match.deals.all())]
+    secrets_ = [str(match.seed), *(d.code for d in match.deals.all()), *(str(d.seed) for d in match.deals.all()),
+                *(d.salt for d in match.deals.all())]  # the salts that open the commitments (docs/FAIRNESS.md)
+    assert all(d.salt and d.commitment for d in match.deals.all())
     urls = ["/", "/matches/", f"/matches/{match.pk}/", f"/matches/{match.pk}/play/", "/ladders/test/",
             f"/players/{other.name}/", "/players/ruth/", f"/api/matches/{match.pk}/seats/0/",
             f"/api/matches/{match.pk}/seats/1/", f"/api/matches/{match.pk}/deals/1/", "/api/players/ruth/",
@@ -111,7 +114,23 @@ def test_no_response_of_a_running_match_shows_a_hidden_card(house_bots, ladder, 
             if who != "person":
                 assert not (tokens & own - public), f"{who} sees the person's hand at {url}"
             for secret in secrets_:
-                assert secret not in body, f"{who} sees a seed or deal code at {url}"
+                assert secret not in body, f"{who} sees a seed, salt or deal code at {url}"
+    # the commitment is safe to show, and the person's seat view shows the current deal's
+    current = match.deals.get(number=state.deal_number)
+    seen = clients["person"].get(f"/api/matches/{match.pk}/seats/0/").json()
+    assert (seen["deal_number"], seen["commitment"]) == (current.number, current.commitment)
+    if opponent == "bot":  # the person moves, the bot is asked: its request carries the commitment, never the salt
+        moved = clients["person"].post(f"/api/matches/{match.pk}/seats/0/actions/", {
+            "ply": seen["ply"], "action": seen["legal_actions"][0]}, content_type="application/json")
+        assert moved.status_code == 200, moved.content
+        match_advance(match_id=match.pk)
+        turns = bot_server.bodies("turn")
+        assert turns and {t["commitment"] for t in turns} <= {d.commitment for d in match.deals.all()}
+    salts = [d.salt for d in match.deals.all()]
+    for _headers, raw in bot_server.requests:
+        assert not any(salt in raw.decode(errors="replace") for salt in salts), "a bot's request holds a salt"
+    # nor does a salt go into a log line
+    assert not any(salt in record.getMessage() for record in caplog.records for salt in salts)
 
 
 @pytest.mark.django_db
@@ -143,7 +162,9 @@ def test_no_response_of_a_running_guest_match_shows_a_hidden_card(house_bots, la
     bots = (set(deal_.hand(1)) | set(deal_.hand(2))) - public
     stock = {card_code(c) for c in deal_.stock} - public
     own = set(deal_.hand(0))
-    secrets_ = [str(match.seed), *(d.code for d in match.deals.all()), *(str(d.seed) for d in match.deals.all())]
+    secrets_ = [str(match.seed), *(d.code for d in match.deals.all()), *(str(d.seed) for d in match.deals.all()),
+                *(d.salt for d in match.deals.all())]  # the salts that open the commitments (docs/FAIRNESS.md)
+    assert all(d.salt and d.commitment for d in match.deals.all())
     urls = ["/", "/matches/", f"/matches/{match.pk}/", f"/matches/{match.pk}/play/", f"/players/{guest.name}/",
             *(f"/api/matches/{match.pk}/seats/{s}/" for s in range(3)), f"/api/matches/{match.pk}/deals/1/",
             f"/api/players/{guest.name}/", f"/api/matches/{match.pk}/record/", f"/matches/{match.pk}/replay/",
@@ -160,7 +181,11 @@ def test_no_response_of_a_running_guest_match_shows_a_hidden_card(house_bots, la
             if who != "guest":
                 assert not (tokens & own - public), f"{who} sees the guest's hand at {url}"
             for secret in secrets_:
-                assert secret not in body, f"{who} sees a seed or deal code at {url}"
+                assert secret not in body, f"{who} sees a seed, salt or deal code at {url}"
+    # the commitment is safe to show, and the guest's seat view shows the current deal's
+    current = match.deals.get(number=state.deal_number)
+    seen = clients["guest"].get(f"/api/matches/{match.pk}/seats/0/").json()
+    assert (seen["deal_number"], seen["commitment"]) == (current.number, current.commitment)
     assert clients["guest"].get(f"/api/matches/{match.pk}/seats/0/").status_code == 200
     for who in ("other guest", "stranger"):
         assert clients[who].get(f"/api/matches/{match.pk}/seats/0/").status_code == 403

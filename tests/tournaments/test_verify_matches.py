@@ -1,0 +1,132 @@
+"""Issue 11, item 6: ``manage.py verify_matches [--since DATE] [--ladder SLUG]`` replays every stored finished match
+from its seeds and plies, reports every mismatch (match id, deal, ply, expected, found) and exits non-zero when there
+is one. Real PostgreSQL; matches stored quickly by tests/support/stored_matches.py, pinned to the worker's rows."""
+
+from __future__ import annotations
+
+import io
+from datetime import timedelta
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.db.models import F
+from django.utils import timezone
+
+from games.engine import Ruleset
+from games.models import Deal, Match, Move
+from games.selectors import match_export
+from games.services import match_advance, match_create
+from stored_matches import store_house_matches
+from tournaments.models import LadderMatch
+
+SHORT = Ruleset.preset("pagat", target=60)
+
+
+def _verify(*args) -> tuple[str, CommandError | None]:
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        call_command("verify_matches", *args, stdout=out, stderr=err)
+    except CommandError as exc:
+        return out.getvalue(), exc
+    return out.getvalue(), None
+
+
+def _comparable(record: dict) -> dict:
+    """A record without what differs between two stores of the same match: ids, times, salts and commitments."""
+    deals = [{k: v for k, v in d.items() if k not in ("salt", "commitment")} for d in record["deals"]]
+    return {**{k: v for k, v in record.items() if k not in ("match", "created_at", "finished_at")}, "deals": deals}
+
+
+@pytest.mark.django_db
+def test_a_match_stored_in_bulk_is_the_match_the_worker_stores(house_bots):
+    players = [house_bots[0], house_bots[3]]
+    played = match_create(players=players, ruleset=SHORT, preset="pagat", seed=4242)
+    assert match_advance(match_id=played.pk) == "finished"
+    [stored] = store_house_matches(players=players, ruleset=SHORT, preset="pagat", seeds=[4242])
+    worker, bulk = (match_export(match=Match.objects.get(pk=pk)) for pk in (played.pk, stored))
+    assert _comparable(worker) == _comparable(bulk)
+    assert all(d["commitment"] and d["salt"] for d in worker["deals"] + bulk["deals"])
+
+
+@pytest.mark.django_db
+def test_it_verifies_a_few_hundred_matches_with_no_mismatch(house_bots):
+    ids = store_house_matches(players=house_bots[:2], ruleset=Ruleset.preset("pagat"), preset="pagat",
+                              seeds=range(1, 301))
+    ids += store_house_matches(players=house_bots[1:4], ruleset=Ruleset.preset("crazy-eights"),
+                               preset="crazy-eights", seeds=range(1, 31))
+    played = match_create(players=house_bots[2:4], ruleset=SHORT, preset="pagat", seed=9)  # one the worker played
+    match_advance(match_id=played.pk)
+    match_create(players=house_bots[:2], ruleset=SHORT, seed=10)  # a running match is not verified
+    out, error = _verify("--chunk", "64")
+    assert error is None, out
+    plies = Move.objects.filter(deal__match__status=Match.Status.FINISHED).count()
+    assert f"verified {len(ids) + 1} finished match(es)" in out and f"{plies} plies" in out
+    assert "0 mismatch(es)" in out and "matches/s" in out and "MISMATCH" not in out
+
+
+@pytest.mark.django_db
+def test_it_reports_every_tampered_match_and_exits_non_zero(house_bots):
+    ids = store_house_matches(players=house_bots[:2], ruleset=SHORT, preset="pagat", seeds=range(1, 41))
+    # one action changed: a play of deal 2 of one match becomes an announcement (no such action in pagat)
+    move = Move.objects.filter(deal__match_id=ids[5], deal__number=2, action__type="play").order_by("ply")[2]
+    move.action = {"type": "announce"}
+    move.save(update_fields=["action"])
+    # another match's deal 1: its commitment changed after the fact
+    Deal.objects.filter(match_id=ids[20], number=1).update(commitment="0" * 64)
+    out, error = _verify("--no-progress")
+    assert error is not None and error.returncode == 1
+    lines = [line for line in out.splitlines() if line.startswith("MISMATCH")]
+    assert len(lines) == 2, out
+    assert lines[0].startswith(f"MISMATCH match {ids[5]} deal 2 ply {move.ply + 1}: ")
+    assert "expected one of" in lines[0] and "found {'type': 'announce'}" in lines[0]
+    assert lines[1].startswith(f"MISMATCH match {ids[20]} deal 1: deal 1: commitment does not match")
+    assert "verified 40 finished match(es)" in out and "2 mismatch(es)" in out
+
+
+@pytest.mark.django_db
+def test_a_deal_stored_before_commitments_passes_with_a_note(house_bots):
+    ids = store_house_matches(players=house_bots[:2], ruleset=SHORT, seeds=[3, 4])
+    Deal.objects.filter(match_id=ids[0]).update(salt="", commitment="")
+    out, error = _verify()
+    assert error is None, out
+    count = Deal.objects.filter(match_id=ids[0]).count()
+    assert f"{count} deal(s) with no commitment (dealt before commitments)" in out
+    # a salt without its commitment (or the reverse) is no old deal: it is refused
+    Deal.objects.filter(match_id=ids[1], number=1).update(commitment="")
+    out, error = _verify()
+    assert error is not None and f"MISMATCH match {ids[1]} deal 1: deal 1: commitment cannot be checked" in out
+
+
+@pytest.mark.django_db
+def test_since_and_ladder_choose_the_matches(house_bots, ladder):
+    old = store_house_matches(players=house_bots[:2], ruleset=SHORT, seeds=[1, 2])
+    Match.objects.filter(pk__in=old).update(finished_at=F("finished_at") - timedelta(days=3))
+    on_ladder = store_house_matches(players=house_bots[:2], ruleset=SHORT, seeds=[5, 6, 7],
+                                    after=lambda m: LadderMatch.objects.create(ladder=ladder, match=m))
+    Move.objects.filter(deal__match_id=old[0]).update(action={"type": "announce"})  # only an old match is broken
+    since = (timezone.now() - timedelta(days=1)).date().isoformat()
+    out, error = _verify("--since", since)
+    assert error is None and "verified 3 finished match(es)" in out, out
+    out, error = _verify("--ladder", ladder.slug)
+    assert error is None and f"verified {len(on_ladder)} finished match(es)" in out, out
+    out, error = _verify()
+    assert error is not None and f"MISMATCH match {old[0]} deal 1 ply 1" in out
+    with pytest.raises(CommandError, match="no ladder with slug 'nope'"):
+        call_command("verify_matches", "--ladder", "nope", stdout=io.StringIO())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_command_line_exits_1_on_a_mismatch_and_0_without(house_bots, capsys):
+    from django.core.management import ManagementUtility
+
+    ids = store_house_matches(players=house_bots[:2], ruleset=SHORT, seeds=[11, 12])
+    ManagementUtility(["manage.py", "verify_matches"]).execute()  # exit status 0: it returns
+    assert "0 mismatch(es)" in capsys.readouterr().out
+    Move.objects.filter(deal__match_id=ids[1], deal__number=1, ply=0).update(action={"type": "announce"})
+    with pytest.raises(SystemExit) as exited:
+        ManagementUtility(["manage.py", "verify_matches"]).execute()
+    assert exited.value.code == 1
+    captured = capsys.readouterr()
+    assert f"MISMATCH match {ids[1]} deal 1 ply 1" in captured.out
+    assert "verifying" in captured.err  # the progress bar
