@@ -19,8 +19,10 @@ class TournamentsConfig(AppConfig):
         if match_page_extras not in MATCH_PAGE_EXTRAS:
             MATCH_PAGE_EXTRAS.append(match_page_extras)
         from games.browse import MatchGroup, register_match_group
-        from tournaments.selectors import ladder_matches_q
+        from tournaments.selectors import ladder_matches_q, tournament_matches_q
 
-        # the match list's ?ladder= filter (a tournament's, issue 12, registers the same way: "tournament")
+        # the match list's ?ladder= and ?tournament= filters
         register_match_group("ladder", MatchGroup(help="only matches of this ladder (its slug)",
                                                   lookup=ladder_matches_q))
+        register_match_group("tournament", MatchGroup(help="only matches of this tournament (its slug or id)",
+                                                      lookup=tournament_matches_q))

@@ -7,7 +7,7 @@ from django.db.models import Count, Q, QuerySet
 
 from games.browse import BadFilter
 from games.models import Match
-from tournaments.models import Ladder, LadderEntry, LadderMatch, RatingChange
+from tournaments.models import Ladder, LadderEntry, LadderMatch, RatingChange, Tournament, TournamentMatch
 from tournaments.ratings import order_confidence, trust_statement
 
 
@@ -79,3 +79,16 @@ def ladder_matches_q(slug: str) -> Q:
         raise BadFilter("ladder", f"there is no ladder {slug[:80]!r}: give a ladder's slug "
                                   f"({', '.join(slugs) if slugs else 'there are no ladders yet'})")
     return Q(id__in=LadderMatch.objects.filter(ladder_id=ladder_id).values("match_id"))  # index (ladder, match)
+
+
+def tournament_matches_q(slug: str) -> Q:
+    """The match list's ``tournament`` filter (registered into ``games.browse.MATCH_GROUPS``): a ``Q`` over ``Match``
+    selecting every match of the tournament with this slug (or id). Raises ``BadFilter`` naming some tournaments when
+    there is none."""
+    query = Q(slug=slug) | (Q(pk=int(slug)) if slug.isascii() and slug.isdigit() and len(slug) < 19 else Q(pk=None))
+    tournament_id = Tournament.objects.filter(query).values_list("pk", flat=True).first()
+    if tournament_id is None:
+        slugs = list(Tournament.objects.order_by("-id").values_list("slug", flat=True)[:20])
+        raise BadFilter("tournament", f"there is no tournament {slug[:80]!r}: give a tournament's slug or id "
+                                      f"({', '.join(slugs) if slugs else 'there are no tournaments yet'})")
+    return Q(id__in=TournamentMatch.objects.filter(round__tournament_id=tournament_id).values("match_id"))

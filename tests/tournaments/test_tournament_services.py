@@ -190,3 +190,19 @@ def test_the_demo_includes_a_finished_swiss_of_house_bots_once():
     assert "Demo Swiss: final standings" in out.getvalue()
     call_command("demo_setup", stdout=StringIO())  # idempotent: not played again
     assert Tournament.objects.filter(name="Demo Swiss").count() == 1
+
+
+@pytest.mark.django_db
+def test_the_match_list_filters_by_tournament_slug_or_id_and_refuses_an_unknown_one(houses, client):
+    t = _make(houses, 4, format="round_robin", name="Filter cup")
+    played = _play(t)
+    _make(houses[4:], 2, format="round_robin", name="Other cup")  # its matches must not show
+    for key in (t.slug, str(t.pk)):
+        answer = client.get(f"/api/matches/?tournament={key}&order=oldest&page_size=100")
+        assert answer.status_code == 200, answer.content[:300]
+        assert [row["id"] for row in answer.json()["results"]] == sorted(played)
+    page = client.get(f"/matches/?tournament={t.slug}")
+    assert page.status_code == 200 and all(f"/matches/{pk}/" in page.content.decode() for pk in played)
+    wrong = client.get("/api/matches/?tournament=no-such-cup")
+    assert wrong.status_code == 400
+    assert "there is no tournament 'no-such-cup'" in wrong.json()["detail"] and t.slug in wrong.json()["detail"]
