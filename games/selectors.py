@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import timezone as dt_timezone
 from functools import cached_property
 
-from django.db.models import Prefetch, QuerySet, TextField
+from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet, TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -100,7 +100,26 @@ RECORD_FORMAT = "eights-match-record/1"
 
 
 class MatchNotFinished(Exception):
-    """A record was asked of a match that is not finished (running or aborted): its seeds are secret."""
+    """A record was asked of a match that is not public (``match_is_public``: running, aborted, or finished while a
+    match dealt the same seeds runs): its seeds are secret."""
+
+
+def match_is_public(*, match: Match) -> bool:
+    """Whether the hidden information of ``match`` (its seeds, deal codes, hands, record and replay) may be shown to
+    everyone: it is finished and no match of its ``reveal_group`` (the matches dealt the same seeds: a duplicate set)
+    is running; a finished mirror would otherwise show the cards of the running one. ``match.status`` is taken as
+    read (e.g. a snapshot's copy). Safe at any instant: a match never goes back to running, and a reveal group's
+    matches are all created together, so a "public" answer never turns secret again."""
+    if match.status != Match.Status.FINISHED:
+        return False
+    return not (match.reveal_group and Match.objects.filter(reveal_group=match.reveal_group,
+                                                            status=Match.Status.RUNNING).exists())
+
+
+def public_matches(queryset: QuerySet[Match]) -> QuerySet[Match]:
+    """The matches of ``queryset`` that are public (``match_is_public``), in one query."""
+    running_sibling = Match.objects.filter(reveal_group=OuterRef("reveal_group"), status=Match.Status.RUNNING)
+    return queryset.filter(status=Match.Status.FINISHED).filter(Q(reveal_group="") | ~Exists(running_sibling))
 
 
 def match_export(*, match: Match) -> dict:
@@ -114,14 +133,17 @@ def match_export(*, match: Match) -> dict:
     (``totals``, ``places``, ``forfeited`` seat or null), ``created_at`` and ``finished_at`` (ISO 8601 UTC).
     ``python -m games.engine replay`` checks it offline.
 
-    Raises ``MatchNotFinished`` unless the match is finished (a running or aborted match's seeds stay secret), and
-    ``Match.DoesNotExist`` when it is gone. Reads one snapshot of the log plus the deal and seat rows, which do not
+    Raises ``MatchNotFinished`` unless the match is public (``match_is_public``: finished, and no match dealt the same
+    seeds still running; a running or aborted match's seeds stay secret), and ``Match.DoesNotExist`` when it is gone. Reads one snapshot of the log plus the deal and seat rows, which do not
     change once the match is finished.
     """
     snapshot = match_snapshot(match=match)
     if snapshot.match.status != Match.Status.FINISHED:
         raise MatchNotFinished(f"match {match.pk} is {snapshot.match.status}: its record is published once it is "
                                "finished")
+    if not match_is_public(match=snapshot.match):
+        raise MatchNotFinished(f"match {match.pk} is finished, but another match dealt the same cards (its duplicate "
+                               "set) is still running: its record is published once that one is finished too")
     record = snapshot.record
     rows = {d.number: d for d in Deal.objects.filter(match_id=match.pk)}
     deals = []
@@ -156,7 +178,7 @@ def matches_for_export(*, since=None, ladder_slug: str | None = None) -> QuerySe
     """Finished matches, oldest finish first (by id within one instant), optionally finished at or after ``since``
     (an aware datetime) and/or played for the ladder with slug ``ladder_slug``: the input of
     ``manage.py export_matches``."""
-    qs = Match.objects.filter(status=Match.Status.FINISHED).order_by("finished_at", "id")
+    qs = public_matches(Match.objects.all()).order_by("finished_at", "id")
     if since is not None:
         qs = qs.filter(finished_at__gte=since)
     if ladder_slug:
@@ -165,9 +187,9 @@ def matches_for_export(*, since=None, ladder_slug: str | None = None) -> QuerySe
 
 
 def deal_plays(*, code: str) -> list[Deal]:
-    """Every play of the deal with this code whose match is finished (a code is public only then), with the
-    match's seats, oldest first. Empty when there is none."""
-    return list(Deal.objects.filter(code=code.strip().upper(), match__status=Match.Status.FINISHED,
+    """Every play of the deal with this code whose match is public (``match_is_public``: a code is public only
+    then), with the match's seats, oldest first. Empty when there is none."""
+    return list(Deal.objects.filter(code=code.strip().upper(), match__in=public_matches(Match.objects.all()),
                                     points__isnull=False)
                 .select_related("match").prefetch_related("match__seats__player").order_by("match_id", "number"))
 
@@ -216,12 +238,17 @@ def match_page(*, match_id: int) -> dict | None:
         seat.match = match
         if match.status == Match.Status.RUNNING:
             seat.place, seat.forfeited = None, False
-    return {"match": match, "seats": seats, "deals": match_deal_table(match=match, deals=deals, seats=seats)}
+    public = match_is_public(match=match)  # read after the match row: a sibling seen running may only have ended since
+    return {"match": match, "seats": seats, "public": public,
+            "deals": match_deal_table(match=match, deals=deals, seats=seats, public=public)}
 
 
-def match_deal_table(*, match: Match, deals: list[Deal], seats: list[Seat]) -> list[dict]:
-    """Per deal of ``deals`` (read with ``match`` at one instant, number order): number, code (only once the match
-    is finished), dealer, outcome, winner, points and the running totals after it."""
+def match_deal_table(*, match: Match, deals: list[Deal], seats: list[Seat], public: bool | None = None) -> list[dict]:
+    """Per deal of ``deals`` (read with ``match`` at one instant, number order): number, code (only when the match
+    is public, ``match_is_public``; ``public`` passes that answer when the caller has it), dealer, outcome, winner,
+    points and the running totals after it."""
+    if public is None:
+        public = match_is_public(match=match)
     running = [0] * match.seat_count
     names = {seat.index: seat.player.name for seat in seats}
     rows = []
@@ -230,12 +257,12 @@ def match_deal_table(*, match: Match, deals: list[Deal], seats: list[Seat]) -> l
             rows.append({"number": deal.number, "dealer": deal.dealer,
                          "outcome": "playing" if match.status == Match.Status.RUNNING else "cut off",
                          "winner": None, "points": None, "running": None, "plies": None,
-                         "code": deal.code if match.is_finished else None})
+                         "code": deal.code if public else None})
             continue
         running = [a + b for a, b in zip(running, deal.points)]
         rows.append({"number": deal.number, "dealer": deal.dealer, "outcome": deal.outcome, "winner": deal.winner,
                      "winner_name": names.get(deal.winner), "points": deal.points, "running": list(running), "plies": deal.plies,
-                     "code": deal.code if match.is_finished else None})
+                     "code": deal.code if public else None})
     return rows
 
 

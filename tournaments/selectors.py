@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db.models import Count, Q, QuerySet
 
 from games.models import Match
-from tournaments.models import Ladder, LadderEntry, RatingChange
+from tournaments.models import DuplicateSet, Ladder, LadderEntry, RatingChange
 
 
 def ladder_list() -> QuerySet[Ladder]:
@@ -34,3 +34,9 @@ def ladder_leaderboard(*, ladder: Ladder) -> list[LadderEntry]:
 def match_rating_changes(*, match: Match) -> dict[int, RatingChange]:
     """Rating change per player id for a ladder match (empty when unrated)."""
     return {c.entry.player_id: c for c in RatingChange.objects.filter(match=match).select_related("entry")}
+
+
+def duplicate_sets_recent(*, ladder: Ladder, last: int = 10) -> list[DuplicateSet]:
+    """The ladder's last ``last`` duplicate sets, newest first, with their matches, seats and players loaded."""
+    return list(DuplicateSet.objects.filter(ladder=ladder).order_by("-id")
+                .prefetch_related("set_matches__match__seats__player")[:last])

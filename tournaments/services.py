@@ -14,6 +14,7 @@ from openskill.models import PlackettLuce
 from games.engine import Ruleset
 from games.models import Match, Player, Seat
 from games.services import match_create, match_wake, player_for_user
+from tournaments.duplicate_services import duplicate_set_create, on_set_match_finished
 from tournaments.models import Ladder, LadderEntry, LadderMatch, PlayRequest, RatingChange
 
 log = logging.getLogger(__name__)
@@ -27,10 +28,11 @@ class LadderBusy(Exception):
 
 def ladder_create(*, name: str, slug: str, preset: str = "pagat", seats_per_match: int = 2,
                   target: int | None = None, max_running_matches: int = 4, overrides: dict | None = None,
-                  turn_timeout_ms: int | None = None) -> Ladder:
+                  turn_timeout_ms: int | None = None, duplicate: bool = False) -> Ladder:
     """Create a ladder, or return the existing one with this slug when its rules are the same.
 
-    Raises ``ValueError`` for an unknown preset, a bad override or seat count, or when a ladder with this slug
+    ``duplicate``: duplicate play (``Ladder.duplicate``; a rule like the others: it cannot change once matches were
+    played). Raises ``ValueError`` for an unknown preset, a bad override or seat count, or when a ladder with this slug
     already played matches under other rules (ratings from different rules must not mix: use another slug).
     """
     base = Ruleset.preset(preset, **(overrides or {}))
@@ -46,7 +48,7 @@ def ladder_create(*, name: str, slug: str, preset: str = "pagat", seats_per_matc
         raise ValueError(f"turn_timeout_ms must be from 50 to 60000 ms, not {turn_timeout_ms}")
     existing = Ladder.objects.filter(slug=slug).first()
     rules = {"preset": preset, "ruleset": ruleset.to_dict(), "seats_per_match": seats_per_match, "target": target,
-             "turn_timeout_ms": turn_timeout_ms}
+             "turn_timeout_ms": turn_timeout_ms, "duplicate": bool(duplicate)}
     if existing is not None:
         changed = [k for k, v in rules.items() if getattr(existing, k) != v]
         if changed and existing.ladder_matches.exists():
@@ -145,13 +147,19 @@ def _schedule_locked(ladder: Ladder, limit: int | None) -> list[Match]:
             chosen.append(min(rest, key=cost))
         if len(chosen) < n:  # too few owners among the free entries (any first entry would find the same)
             break
-        match = _ladder_match_create(ladder, [e.player for e in chosen])
+        # -- duplicate play (tournaments.duplicate_services): a duplicate ladder plays the pairing as a set of
+        # rotations, one match per seating, from one match seed (it may go over the running cap by n - 1 matches)
+        if ladder.duplicate:
+            matches = duplicate_set_create(ladder=ladder, players=[e.player for e in chosen])
+        else:
+            matches = [_ladder_match_create(ladder, [e.player for e in chosen])]
+        # -- end duplicate play
         for a, b in combinations(sorted(e.player_id for e in chosen), 2):
-            pairs[(a, b)] += 1
+            pairs[(a, b)] += len(matches)
         for e in chosen:
-            busy[e.player_id] += 1
-        created.append(match)
-        room -= 1
+            busy[e.player_id] += len(matches)
+        created.extend(matches)
+        room -= len(matches)
     return created
 
 
@@ -195,12 +203,16 @@ def on_match_finished(sender, match: Match, **kwargs) -> None:
     ladder_match = LadderMatch.objects.select_for_update().filter(match=match, rated_at__isnull=True).first()
     if ladder_match is None:
         return
+    if on_set_match_finished(match=match):  # -- duplicate play: a set's match is rated with its set, once
+        return
     ladder_rate_match(ladder_match=ladder_match)
 
 
-def ladder_rate_match(*, ladder_match: LadderMatch) -> list[RatingChange]:
+def ladder_rate_match(*, ladder_match: LadderMatch, places: dict[int, int] | None = None) -> list[RatingChange]:
     """Apply openskill Plackett-Luce to the seats' places; ranked by the conservative ordinal mu - 3 sigma.
 
+    ``places`` (player id -> place) replaces the seats' places: a duplicate set's combined result
+    (``tournaments.duplicate_services.rate_set``), rated once against its first match.
     Call inside a transaction holding ``ladder_match``'s row lock; rates each match exactly once.
     """
     match = ladder_match.match
@@ -212,6 +224,9 @@ def ladder_rate_match(*, ladder_match: LadderMatch) -> list[RatingChange]:
             entries[seat.player_id] = LadderEntry.objects.create(ladder=ladder_match.ladder, player=seat.player,
                                                                  is_active=False)
     teams = [[_MODEL.rating(mu=entries[s.player_id].mu, sigma=entries[s.player_id].sigma)] for s in seats]
+    if places is not None:  # -- duplicate play: the set's combined places
+        for seat in seats:
+            seat.place = places[seat.player_id]
     new = _MODEL.rate(teams, ranks=[s.place for s in seats])
     changes = []
     for seat, (rating,) in zip(seats, new):
