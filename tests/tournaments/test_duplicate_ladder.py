@@ -157,3 +157,68 @@ def test_a_ladder_keeps_its_duplicate_setting_once_it_has_matches(house_bots):
     with pytest.raises(ValueError, match="rules cannot change"):
         ladder_create(name="Duplicate", slug="dup", preset="pagat", seats_per_match=2, max_running_matches=8)
     player_house_create(name="x", strategy="random")
+
+
+@pytest.mark.django_db
+def test_the_demo_has_a_running_duplicate_ladder(settings):
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    call_command("demo_setup")
+    call_command("demo_setup")  # idempotent
+    from tournaments.models import Ladder
+
+    ladder = Ladder.objects.get(slug="duplicate")
+    assert ladder.duplicate and ladder.is_active and ladder.entries.count() == 4
+    call_command("ladder_run", "--ladder", "duplicate", "--matches", "2")
+    assert DuplicateSet.objects.filter(ladder=ladder, rated_at__isnull=False).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_two_matches_of_a_set_finishing_at_once_rate_it_exactly_once():
+    """Each finishing transaction locks the set's row and only then reads the other match's status: the first to get
+    the lock sees the other still running (its end is not committed); the second waits for the first to commit and
+    sees both finished. So the set is rated once, whichever commits first."""
+    import threading
+    import time
+
+    from django.db import connection, transaction
+
+    from tournaments import services
+
+    house = [player_house_create(name=n, strategy=s) for n, s in (("Greedy", "greedy"), ("Professor", "heuristic"))]
+    ladder = _duplicate_ladder(house)
+    first, second = ladder_schedule_matches(ladder=ladder)
+    match_finished.disconnect(dispatch_uid="tournaments-ratings")
+    try:
+        for m in (first, second):
+            assert match_advance(match_id=m.pk) == "finished"
+    finally:
+        match_finished.connect(services.on_match_finished, dispatch_uid="tournaments-ratings")
+    Match.objects.filter(pk__in=[first.pk, second.pk]).update(status=Match.Status.RUNNING)  # both on their last ply
+
+    hooked, waited = threading.Event(), {}
+
+    def finish(match: Match, hold: bool) -> None:
+        try:
+            with transaction.atomic():
+                Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED)
+                match.refresh_from_db()
+                began = time.monotonic()
+                match_finished.send(sender=Match, match=match)
+                waited[match.pk] = time.monotonic() - began
+                if hold:
+                    hooked.set()
+                    time.sleep(0.5)  # the other transaction is now waiting for the set's row
+        finally:
+            connection.close()
+
+    one = threading.Thread(target=finish, args=(first, True))
+    one.start()
+    assert hooked.wait(10)
+    two = threading.Thread(target=finish, args=(second, False))
+    two.start()
+    one.join(10)
+    two.join(10)
+    assert waited[second.pk] >= 0.3  # it waited for the first transaction's lock on the set
+    assert RatingChange.objects.count() == 2
+    assert DuplicateSet.objects.get().rated_at is not None
+    assert set(LadderEntry.objects.values_list("matches_played", flat=True)) == {1}

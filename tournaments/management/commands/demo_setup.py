@@ -16,9 +16,14 @@ HOUSE_BOTS = [
      "longest suit once a suit is gone, changes suit or sheds its dearest card when someone is on a last card"),
 ]
 
+#: the demo's duplicate ladder and who plays on it (house bots of HOUSE_BOTS)
+DUPLICATE_SLUG = "duplicate"
+DUPLICATE_BOTS = ["Old Hand", "Professor", "Greedy Gus", "Eager Ed"]
+
 
 class Command(BaseCommand):
-    help = "Create the demo ladder (pagat, 2 seats, to 100 points) and put the house bots on it."
+    help = ("Create the demo ladder (pagat, 2 seats, to 100 points) and put the house bots on it, and the duplicate "
+            "ladder 'duplicate' (pagat, 2 seats, mirrored matches) with four of them.")
 
     def add_arguments(self, parser):
         parser.add_argument("--preset", default="pagat", help="ruleset preset of the demo ladder (default pagat)")
@@ -39,8 +44,20 @@ class Command(BaseCommand):
                                    seats_per_match=seats, target=target, max_running_matches=max_running)
         except ValueError as exc:
             raise CommandError(str(exc)) from None
+        house = {}
         for name, strategy, description in HOUSE_BOTS:
-            ladder_entry_create(ladder=ladder, player=player_house_create(name=name, strategy=strategy,
-                                                                          description=description))
+            house[name] = player_house_create(name=name, strategy=strategy, description=description)
+            ladder_entry_create(ladder=ladder, player=house[name])
         self.stdout.write(self.style.SUCCESS(
             f"ladder '{ladder.slug}' ready: {ladder.entries.count()} players, preset {preset}, to {ladder.target} points"))
+        self._duplicate_ladder(house)
+
+    def _duplicate_ladder(self, house: dict) -> None:
+        """-- duplicate play (issue 12): a duplicate ladder (pagat, 2 seats: each pairing plays a match and its mirror
+        from one seed, rated once from the combined result), kept running by the ladder loop like the others."""
+        ladder = ladder_create(name="Duplicate ladder (pagat, 2 seats, mirrored)", slug=DUPLICATE_SLUG, preset="pagat",
+                               seats_per_match=2, max_running_matches=4, duplicate=True)
+        for name in DUPLICATE_BOTS:
+            ladder_entry_create(ladder=ladder, player=house[name])
+        self.stdout.write(self.style.SUCCESS(
+            f"ladder '{ladder.slug}' ready: {ladder.entries.count()} players, duplicate play (a match and its mirror)"))
