@@ -134,8 +134,8 @@ def match_export(*, match: Match) -> dict:
     ``python -m games.engine replay`` checks it offline.
 
     Raises ``MatchNotFinished`` unless the match is public (``match_is_public``: finished, and no match dealt the same
-    seeds still running; a running or aborted match's seeds stay secret), and ``Match.DoesNotExist`` when it is gone. Reads one snapshot of the log plus the deal and seat rows, which do not
-    change once the match is finished.
+    seeds still running; a running or aborted match's seeds stay secret), and ``Match.DoesNotExist`` when it is gone.
+    Reads one snapshot of the log plus the deal and seat rows, which do not change once the match is finished.
     """
     snapshot = match_snapshot(match=match)
     if snapshot.match.status != Match.Status.FINISHED:
