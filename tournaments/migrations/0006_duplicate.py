@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0010_match_reveal_group'),
+        ('games', '0001_initial'),  # only games.Match: not the newest games migration (see tests/games/test_names.py)
         ('tournaments', '0005_ladder_rulesets_issue9'),
     ]
 
