@@ -18,6 +18,7 @@ urlpatterns = [
     path("ladders/<slug:slug>/", ladder_views.ladder_detail, name="ladder-detail"),
     path("ladders/<slug:slug>/rules/", ladder_views.ladder_rules, name="ladder-rules"),
     path("ladders/<slug:slug>/entries/<int:entry_id>/", ladder_views.ladder_entry, name="ladder-entry"),
+    path("ladders/<slug:slug>/duplicates/<int:set_id>/", ladder_views.duplicate_set_detail, name="duplicate-set"),
     path("rules/", game_views.rules_index, name="rules-index"),
     path("rules/<str:preset>/", game_views.rules_preset, name="rules-preset"),
     path("matches/<int:match_id>/rules/", game_views.match_rules, name="match-rules"),

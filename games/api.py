@@ -34,7 +34,7 @@ from games.engine.cards import HOLLYWOOD_VALUES, STANDARD_VALUES, parse_card
 from games.guests import session_guest
 from games.limits import ScopedRateThrottle
 from games.models import Match
-from games.selectors import MatchNotFinished, match_export, match_snapshot, person_seat
+from games.selectors import MatchNotFinished, match_export, match_is_public, match_snapshot, person_seat
 
 
 class ErrorOutput(serializers.Serializer):
@@ -213,8 +213,9 @@ class DealResultApi(APIView):
         if match is None:
             raise NotFound(f"no match {match_id}")
         seated = person_seat(match=match, user=request.user, guest=session_guest(request)) is not None  # a seated bot's owner is not seated
-        if not (seated or match.is_finished):  # a finished match stays finished: this row may be read first
-            raise PermissionDenied("a deal's cards are shown to its players, and to everyone once the match is over")
+        if not (seated or match_is_public(match=match)):  # a public match stays public: this row may be read first
+            raise PermissionDenied("a deal's cards are shown to its players, and to everyone once the match is over "
+                                   "(and every match dealt the same cards, its duplicate set, is over too)")
         state = match_snapshot(match=match).state  # the deals and their plies as of one instant
         if not 1 <= number <= len(state.results):
             raise NotFound(f"deal {number} of match {match_id} is not finished")
@@ -238,7 +239,8 @@ class MatchRecordApi(APIView):
 
     @extend_schema(summary="A finished match's record (replayable offline)", responses={
         200: OpenApiResponse(description="the match record (docs/match-record.schema.json)"),
-        403: _err("the match is not finished (running or aborted): its record is never published"),
+        403: _err("the match is not finished (running or aborted), or a match dealt the same cards (its duplicate set) "
+                  "still runs: its record is not published (yet)"),
         404: _err("no such match"), 429: _err("too many requests: see Retry-After")})
     def get(self, request, match_id: int):
         match = Match.objects.filter(pk=match_id).first()
@@ -248,7 +250,9 @@ class MatchRecordApi(APIView):
             record = match_export(match=match)
         except Match.DoesNotExist:
             raise NotFound(f"no match {match_id}") from None
-        except MatchNotFinished:
+        except MatchNotFinished as exc:
+            if match.status == Match.Status.FINISHED:  # finished, but a match dealt the same cards still runs
+                raise PermissionDenied(str(exc)) from None
             raise PermissionDenied(f"match {match_id} is not finished: a match's record (its seeds and every ply) "
                                    "is published once the match is finished, never while it runs or after an "
                                    "abort") from None

@@ -102,6 +102,10 @@ class Match(models.Model):
                                                help_text="a person's move clock here (s); empty: HUMAN_MOVE_SECONDS")
     single_deal_seed = models.BigIntegerField(null=True, blank=True, help_text="replay of one deal (its seed)")
     single_deal_dealer = models.PositiveSmallIntegerField(null=True, blank=True)
+    reveal_group = models.CharField(
+        max_length=40, blank=True, db_index=True,
+        help_text="matches dealt the same seeds (e.g. a duplicate set) share this key: none of them publishes its "
+                  "seeds, deal codes, hands, record or replay while one of them runs (games.selectors.match_is_public)")
 
     class Meta:
         ordering = ["-created_at", "-id"]

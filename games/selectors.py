@@ -10,7 +10,7 @@ from functools import cached_property
 from itertools import islice
 from typing import Iterator
 
-from django.db.models import Prefetch, QuerySet, TextField
+from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet, TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -113,7 +113,26 @@ RECORD_FORMAT = "eights-match-record/1"
 
 
 class MatchNotFinished(Exception):
-    """A record was asked of a match that is not finished (running or aborted): its seeds are secret."""
+    """A record was asked of a match that is not public (``match_is_public``: running, aborted, or finished while a
+    match dealt the same seeds runs): its seeds are secret."""
+
+
+def match_is_public(*, match: Match) -> bool:
+    """Whether the hidden information of ``match`` (its seeds, deal codes, hands, record and replay) may be shown to
+    everyone: it is finished and no match of its ``reveal_group`` (the matches dealt the same seeds: a duplicate set)
+    is running; a finished mirror would otherwise show the cards of the running one. ``match.status`` is taken as
+    read (e.g. a snapshot's copy). Safe at any instant: a match never goes back to running, and a reveal group's
+    matches are all created together, so a "public" answer never turns secret again."""
+    if match.status != Match.Status.FINISHED:
+        return False
+    return not (match.reveal_group and Match.objects.filter(reveal_group=match.reveal_group,
+                                                            status=Match.Status.RUNNING).exists())
+
+
+def public_matches(queryset: QuerySet[Match]) -> QuerySet[Match]:
+    """The matches of ``queryset`` that are public (``match_is_public``), in one query."""
+    running_sibling = Match.objects.filter(reveal_group=OuterRef("reveal_group"), status=Match.Status.RUNNING)
+    return queryset.filter(status=Match.Status.FINISHED).filter(Q(reveal_group="") | ~Exists(running_sibling))
 
 
 def match_export(*, match: Match) -> dict:
@@ -129,14 +148,17 @@ def match_export(*, match: Match) -> dict:
     ``places``, ``forfeited`` seat or null), ``created_at`` and ``finished_at`` (ISO 8601 UTC).
     ``python -m games.engine replay`` checks it offline.
 
-    Raises ``MatchNotFinished`` unless the match is finished (a running or aborted match's seeds and salts stay
-    secret), and ``Match.DoesNotExist`` when it is gone. Reads one snapshot of the log plus the deal and seat rows,
-    which do not change once the match is finished.
+    Raises ``MatchNotFinished`` unless the match is public (``match_is_public``: finished, and no match dealt the same
+    seeds still running; a running or aborted match's seeds stay secret), and ``Match.DoesNotExist`` when it is gone.
+    Reads one snapshot of the log plus the deal and seat rows, which do not change once the match is finished.
     """
     snapshot = match_snapshot(match=match)
     if snapshot.match.status != Match.Status.FINISHED:
         raise MatchNotFinished(f"match {match.pk} is {snapshot.match.status}: its record is published once it is "
                                "finished")
+    if not match_is_public(match=snapshot.match):
+        raise MatchNotFinished(f"match {match.pk} is finished, but another match dealt the same cards (its duplicate "
+                               "set) is still running: its record is published once that one is finished too")
     rows = {d.number: d for d in Deal.objects.filter(match_id=match.pk)}
     deals = [(rows[entry["number"]], entry["actions"]) for entry in snapshot.record["deals"]]
     seats = list(Seat.objects.filter(match_id=match.pk).select_related("player").order_by("index"))
@@ -210,7 +232,7 @@ def matches_for_export(*, since=None, ladder_slug: str | None = None) -> QuerySe
     """Finished matches, oldest finish first (by id within one instant), optionally finished at or after ``since``
     (an aware datetime) and/or played for the ladder with slug ``ladder_slug``: the input of
     ``manage.py export_matches``."""
-    qs = Match.objects.filter(status=Match.Status.FINISHED).order_by("finished_at", "id")
+    qs = public_matches(Match.objects.all()).order_by("finished_at", "id")
     if since is not None:
         qs = qs.filter(finished_at__gte=since)
     if ladder_slug:
@@ -221,9 +243,10 @@ def matches_for_export(*, since=None, ladder_slug: str | None = None) -> QuerySe
 def match_fairness(*, match: Match) -> list[dict]:
     """The match page's fair-deal rows (docs/FAIRNESS.md), by deal: ``number`` and ``commitment`` (None for a deal
     dealt before commitments), plus ``seed`` and ``salt`` only when ``match`` (the row as the page read it) is
-    finished: a running or aborted match's salts and seeds are never given. A deal started after the page's read
-    adds only its commitment, which is public from its start."""
-    published = match.status == Match.Status.FINISHED
+    public: a running or aborted match's salts and seeds are never given. A deal started after the page's read
+    adds only its commitment, which is public from its start. A finished match whose duplicate set still runs
+    (``match_is_public``) keeps its seeds and salts too: they deal the running match's cards."""
+    published = match_is_public(match=match)
     rows = Deal.objects.filter(match_id=match.pk).order_by("number").values_list("number", "commitment", "seed",
                                                                                   "salt")
     return [{"number": number, "commitment": commitment or None,
@@ -232,9 +255,9 @@ def match_fairness(*, match: Match) -> list[dict]:
 
 
 def deal_plays(*, code: str) -> list[Deal]:
-    """Every play of the deal with this code whose match is finished (a code is public only then), with the
-    match's seats, oldest first. Empty when there is none."""
-    return list(Deal.objects.filter(code=code.strip().upper(), match__status=Match.Status.FINISHED,
+    """Every play of the deal with this code whose match is public (``match_is_public``: a code is public only
+    then), with the match's seats, oldest first. Empty when there is none."""
+    return list(Deal.objects.filter(code=code.strip().upper(), match__in=public_matches(Match.objects.all()),
                                     points__isnull=False)
                 .select_related("match").prefetch_related("match__seats__player").order_by("match_id", "number"))
 
@@ -283,8 +306,10 @@ def match_page(*, match_id: int) -> dict | None:
         seat.match = match
         if match.status == Match.Status.RUNNING:
             seat.place, seat.forfeited = None, False
-    page = {"match": match, "seats": seats, "deals": match_deal_table(match=match, deals=deals, seats=seats)}
-    if match.is_finished:  # seeds are public once the match is finished, never before
+    public = match_is_public(match=match)  # read after the match row: a sibling seen running may only have ended since
+    page = {"match": match, "seats": seats, "public": public,
+            "deals": match_deal_table(match=match, deals=deals, seats=seats, public=public)}
+    if public:  # seeds are public once the match (and every match dealt the same cards) is finished, never before
         for row, hands in zip(page["deals"], match_starting_hands(match=match, deals=deals)):
             row["hands"] = hands
     return page
@@ -314,9 +339,12 @@ def card_faces(codes: list[str]) -> list[dict]:
              "words": describe_card(parse_card(code))} for code in codes]
 
 
-def match_deal_table(*, match: Match, deals: list[Deal], seats: list[Seat]) -> list[dict]:
-    """Per deal of ``deals`` (read with ``match`` at one instant, number order): number, code (only once the match
-    is finished), dealer, outcome, winner, points and the running totals after it."""
+def match_deal_table(*, match: Match, deals: list[Deal], seats: list[Seat], public: bool | None = None) -> list[dict]:
+    """Per deal of ``deals`` (read with ``match`` at one instant, number order): number, code (only when the match
+    is public, ``match_is_public``; ``public`` passes that answer when the caller has it), dealer, outcome, winner,
+    points and the running totals after it."""
+    if public is None:
+        public = match_is_public(match=match)
     running = [0] * match.seat_count
     names = {seat.index: seat.player.name for seat in seats}
     rows = []
@@ -325,12 +353,12 @@ def match_deal_table(*, match: Match, deals: list[Deal], seats: list[Seat]) -> l
             rows.append({"number": deal.number, "dealer": deal.dealer,
                          "outcome": "playing" if match.status == Match.Status.RUNNING else "cut off",
                          "winner": None, "points": None, "running": None, "plies": None,
-                         "code": deal.code if match.is_finished else None})
+                         "code": deal.code if public else None})
             continue
         running = [a + b for a, b in zip(running, deal.points)]
         rows.append({"number": deal.number, "dealer": deal.dealer, "outcome": deal.outcome, "winner": deal.winner,
                      "winner_name": names.get(deal.winner), "points": deal.points, "running": list(running), "plies": deal.plies,
-                     "code": deal.code if match.is_finished else None})
+                     "code": deal.code if public else None})
     return rows
 
 

@@ -51,8 +51,11 @@ class StalePly(Exception):
 
 def match_create(*, players: list[Player], ruleset: Ruleset, preset: str = "", seed: int | None = None,
                  turn_timeout_ms: int | None = None, single_deal: dict | None = None,
-                 move_seconds: int | None = None) -> Match:
+                 move_seconds: int | None = None, reveal_group: str = "") -> Match:
     """Create a running match with ``players`` in seat order and its first deal row.
+
+    ``reveal_group``: a key this match shares with the other matches dealt the same seeds (a duplicate set): none of
+    them publishes its seeds, codes, hands or record while one of them runs (``selectors.match_is_public``).
 
     ``seed`` (a non-negative int) defaults to 40 random bits; ``turn_timeout_ms`` (bot turns) defaults to
     ``BOT_TURN_TIMEOUT_MS``, and every seat starts with ``BOT_TIME_BANK_MS`` of time bank. Raises ``ValueError``
@@ -74,7 +77,7 @@ def match_create(*, players: list[Player], ruleset: Ruleset, preset: str = "", s
     with transaction.atomic():
         match = Match.objects.create(ruleset=ruleset.to_dict(), preset=preset, seat_count=len(players), seed=seed,
                                      engine_version=ENGINE_VERSION, totals=[0] * len(players),
-                                     turn_timeout_ms=timeout, move_seconds=move_seconds,
+                                     turn_timeout_ms=timeout, move_seconds=move_seconds, reveal_group=reveal_group,
                                      single_deal_seed=single_deal["seed"] if single_deal else None,
                                      single_deal_dealer=single_deal["dealer"] if single_deal else None)
         Seat.objects.bulk_create(Seat(match=match, index=i, player=p, time_bank_ms=settings.BOT_TIME_BANK_MS)

@@ -3,7 +3,7 @@ from django.contrib import admin
 
 from games.engine import Ruleset
 
-from tournaments.models import Ladder, LadderEntry, LadderMatch, RatingChange
+from tournaments.models import DuplicateSet, DuplicateSetMatch, Ladder, LadderEntry, LadderMatch, RatingChange
 
 
 class LadderForm(forms.ModelForm):
@@ -98,3 +98,20 @@ class TournamentRoundAdmin(admin.ModelAdmin):
 @admin.register(TournamentMatch)
 class TournamentMatchAdmin(admin.ModelAdmin):
     list_display = ("round", "pod", "game", "match")
+
+
+# -- duplicate play
+class DuplicateSetMatchInline(admin.TabularInline):
+    model = DuplicateSetMatch
+    fields = ("rotation", "match")
+    readonly_fields = ("rotation", "match")
+    extra = 0
+    can_delete = False
+
+
+@admin.register(DuplicateSet)
+class DuplicateSetAdmin(admin.ModelAdmin):
+    list_display = ("id", "ladder", "seat_count", "created_at", "rated_at", "void_reason")
+    list_filter = ("ladder",)
+    readonly_fields = ("ladder", "seed", "seat_count", "rated_at", "void_reason")
+    inlines = [DuplicateSetMatchInline]

@@ -25,6 +25,9 @@ class Ladder(models.Model):
     turn_timeout_ms = models.PositiveIntegerField(default=1000, help_text="per bot turn (ms), before the time bank")
     move_seconds = models.PositiveIntegerField(default=60, help_text="a person's move clock on this ladder (s)")
     is_active = models.BooleanField(default=True)
+    duplicate = models.BooleanField(
+        default=False, help_text="duplicate play: each pairing plays the same deal seeds once from each seat (a set of "
+                                 "rotations, tournaments.duplicate) and is rated once, from the combined result")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -267,3 +270,44 @@ class TournamentMatch(models.Model):
 
     def __str__(self) -> str:
         return f"{self.round}: {self.match}"
+
+
+# ---- duplicate play (tournaments.duplicate, tournaments.duplicate_services) --------------------------------------
+class DuplicateSet(models.Model):
+    """A duplicate set: n matches with one match seed, seating the same n players in the n rotations
+    (``tournaments.duplicate.rotations``), rated once from the combined result when every match is finished. Its
+    matches share ``Match.reveal_group`` (``reveal_key``), so none publishes a seed while another one runs."""
+
+    ladder = models.ForeignKey(Ladder, null=True, blank=True, related_name="duplicate_sets", on_delete=models.CASCADE)
+    seed = models.BigIntegerField(help_text="the match seed every match of the set is dealt from")
+    seat_count = models.PositiveSmallIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    rated_at = models.DateTimeField(null=True, blank=True, help_text="when the combined result was rated (once)")
+    void_reason = models.CharField(max_length=200, blank=True,
+                                   help_text="why the set is not rated (a match of it was aborted)")
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"duplicate set {self.pk}"
+
+    @property
+    def reveal_key(self) -> str:
+        """The ``Match.reveal_group`` of the set's matches."""
+        return f"duplicate-set-{self.pk}"
+
+
+class DuplicateSetMatch(models.Model):
+    """One match of a duplicate set: ``rotation`` r seats the set's first seating turned r seats on."""
+
+    duplicate_set = models.ForeignKey(DuplicateSet, related_name="set_matches", on_delete=models.CASCADE)
+    match = models.OneToOneField(Match, related_name="duplicate_entry", on_delete=models.CASCADE)
+    rotation = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["duplicate_set", "rotation"]
+        constraints = [models.UniqueConstraint(fields=["duplicate_set", "rotation"], name="duplicate_set_rotation")]
+
+    def __str__(self) -> str:
+        return f"{self.duplicate_set} rotation {self.rotation}: {self.match}"

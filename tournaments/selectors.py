@@ -7,7 +7,8 @@ from django.db.models import Count, Q, QuerySet
 
 from games.browse import BadFilter
 from games.models import Match
-from tournaments.models import Ladder, LadderEntry, LadderMatch, RatingChange, Tournament, TournamentMatch
+from tournaments.models import (DuplicateSet, Ladder, LadderEntry, LadderMatch, RatingChange, Tournament,
+                                TournamentMatch)
 from tournaments.ratings import order_confidence, trust_statement
 
 
@@ -92,3 +93,9 @@ def tournament_matches_q(slug: str) -> Q:
         raise BadFilter("tournament", f"there is no tournament {slug[:80]!r}: give a tournament's slug or id "
                                       f"({', '.join(slugs) if slugs else 'there are no tournaments yet'})")
     return Q(id__in=TournamentMatch.objects.filter(round__tournament_id=tournament_id).values("match_id"))
+
+
+def duplicate_sets_recent(*, ladder: Ladder, last: int = 10) -> list[DuplicateSet]:
+    """The ladder's last ``last`` duplicate sets, newest first, with their matches, seats and players loaded."""
+    return list(DuplicateSet.objects.filter(ladder=ladder).order_by("-id")
+                .prefetch_related("set_matches__match__seats__player")[:last])

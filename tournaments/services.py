@@ -17,6 +17,7 @@ from games.engine.deal import check_ruleset_seats
 from games.models import Match, Player, Seat
 from games.services import match_create, match_wake, player_for_user
 from tournaments.matchmaking import Candidate, choose_matches
+from tournaments.duplicate_services import duplicate_set_create, on_set_match_finished
 from tournaments.models import Ladder, LadderEntry, LadderMatch, PlayRequest, RatingChange
 
 log = logging.getLogger(__name__)
@@ -30,10 +31,11 @@ class LadderBusy(Exception):
 
 def ladder_create(*, name: str, slug: str, preset: str = "pagat", seats_per_match: int = 2,
                   target: int | None = None, max_running_matches: int = 4, overrides: dict | None = None,
-                  turn_timeout_ms: int | None = None) -> Ladder:
+                  turn_timeout_ms: int | None = None, duplicate: bool = False) -> Ladder:
     """Create a ladder, or return the existing one with this slug when its rules are the same.
 
-    Raises ``ValueError`` for an unknown preset, a bad override or seat count, or when a ladder with this slug
+    ``duplicate``: duplicate play (``Ladder.duplicate``; a rule like the others: it cannot change once matches were
+    played). Raises ``ValueError`` for an unknown preset, a bad override or seat count, or when a ladder with this slug
     already played matches under other rules (ratings from different rules must not mix: use another slug).
     """
     base = Ruleset.preset(preset, **(overrides or {}))
@@ -50,7 +52,7 @@ def ladder_create(*, name: str, slug: str, preset: str = "pagat", seats_per_matc
         raise ValueError(f"turn_timeout_ms must be from 50 to 60000 ms, not {turn_timeout_ms}")
     existing = Ladder.objects.filter(slug=slug).first()
     rules = {"preset": preset, "ruleset": ruleset.to_dict(), "seats_per_match": seats_per_match, "target": target,
-             "turn_timeout_ms": turn_timeout_ms}
+             "turn_timeout_ms": turn_timeout_ms, "duplicate": bool(duplicate)}
     if existing is not None:
         changed = [k for k, v in rules.items() if getattr(existing, k) != v]
         if changed and existing.ladder_matches.exists():
@@ -152,8 +154,15 @@ def _schedule_locked(ladder: Ladder, limit: int | None) -> list[Match]:
                             seat_counts=tuple(seat_counts.get(e.player_id, Counter())[k] for k in range(n)))
                   for e in entries]
     players = {e.player_id: e.player for e in entries}
-    chosen = choose_matches(candidates, seats=n, room=room, cap=ladder.max_concurrent_per_player, met=pairs)
-    return [_ladder_match_create(ladder, [players[i] for i in ids]) for ids in chosen]
+    if not ladder.duplicate:
+        chosen = choose_matches(candidates, seats=n, room=room, cap=ladder.max_concurrent_per_player, met=pairs)
+        return [_ladder_match_create(ladder, [players[i] for i in ids]) for ids in chosen]
+    # -- duplicate play (tournaments.duplicate_services): a duplicate ladder plays each chosen group as a set of n
+    # rotations, one match per seating, from one match seed; room counts matches, so ceil(room / n) sets (the last
+    # set may go over the running cap by up to n - 1 matches)
+    chosen = choose_matches(candidates, seats=n, room=-(-room // n), cap=ladder.max_concurrent_per_player, met=pairs)
+    return [match for ids in chosen
+            for match in duplicate_set_create(ladder=ladder, players=[players[i] for i in ids])]
 
 
 #: advisory lock keys "a transaction is seating this player": this base plus the player's id (ids below 2**40)
@@ -196,15 +205,19 @@ def on_match_finished(sender, match: Match, **kwargs) -> None:
     ladder_match = LadderMatch.objects.select_for_update().filter(match=match, rated_at__isnull=True).first()
     if ladder_match is None:
         return
+    if on_set_match_finished(match=match):  # -- duplicate play: a set's match is rated with its set, once
+        return
     ladder_rate_match(ladder_match=ladder_match)
 
 
-def ladder_rate_match(*, ladder_match: LadderMatch) -> list[RatingChange]:
+def ladder_rate_match(*, ladder_match: LadderMatch, places: dict[int, int] | None = None) -> list[RatingChange]:
     """Apply openskill Plackett-Luce to the match's places (ties share a place); ranked by the conservative
     ordinal mu - 3 sigma. Under ``partnership`` (RULES.md A, C: seats 0+2 against 1+3) the two sides are rated as
     teams of two: partners share their side's result (its worse member's place, should a forfeit have split
     them) and each moves by its own share of the team's update. Returns one ``RatingChange`` per seat.
 
+    ``places`` (player id -> place) replaces the seats' places: a duplicate set's combined result
+    (``tournaments.duplicate_services.rate_set``), rated once against its first match.
     Call inside a transaction holding ``ladder_match``'s row lock; rates each match exactly once.
     """
     match = ladder_match.match
@@ -215,6 +228,9 @@ def ladder_rate_match(*, ladder_match: LadderMatch) -> list[RatingChange]:
         if seat.player_id not in entries:
             entries[seat.player_id] = LadderEntry.objects.create(ladder=ladder_match.ladder, player=seat.player,
                                                                  is_active=False)
+    if places is not None:  # -- duplicate play: the set's combined places
+        for seat in seats:
+            seat.place = places[seat.player_id]
     if (match.ruleset or {}).get("partnership") and len(seats) == 4:
         sides = [[seats[0], seats[2]], [seats[1], seats[3]]]
     else:

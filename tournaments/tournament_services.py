@@ -302,11 +302,13 @@ def _advance_locked(tournament: Tournament) -> str:
         players = {p.pk: p for p in Player.objects.filter(pk__in={p for pod in pods for p in pod})}
         for i, pod in enumerate(pods):
             seatings = formats.seat_rotations(pod) if tournament.duplicate else [tuple(pod)]
+            # a duplicate pod's matches are dealt the same seeds: none publishes them while another one runs
+            group = f"tournament-{tournament.pk}-{number}-{i}" if tournament.duplicate else ""
             for game, seating in enumerate(seatings):
                 match = match_create(players=[players[p] for p in seating], ruleset=ruleset, preset=tournament.preset,
                                      seed=match_seed(tournament, number, i),
                                      turn_timeout_ms=tournament.turn_timeout_ms,
-                                     move_seconds=tournament.move_seconds)
+                                     move_seconds=tournament.move_seconds, reveal_group=group)
                 TournamentMatch.objects.create(round=rnd, match=match, pod=i, game=game)
                 match_wake(match_id=match.pk)
         if pods:

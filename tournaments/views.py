@@ -16,9 +16,10 @@ from games.guests import guest_deal, guest_opponents, session_guest
 from games.limits import LimitRefused
 from games.services import casual_match_create, player_for_user
 from games.views import RulesNotFound, rules_context, rules_index
-from games.models import Player
+from games.models import Match, Player
 from tournaments import selectors
-from tournaments.models import Ladder, LadderEntry
+from tournaments.duplicate_services import duplicate_set_page
+from tournaments.models import DuplicateSet, DuplicateSetMatch, Ladder, LadderEntry
 from tournaments.ratings import rating_chart
 from tournaments.services import LadderBusy, ladder_play_now
 
@@ -104,7 +105,9 @@ def ladder_detail(request, slug: str):
     return render(request, "tournaments/ladder_detail.html", {"ladder": ladder, "board": board, "recent": recent,
                                                               "trust": trust, "provisional_matches": settings.LADDER_PROVISIONAL_MATCHES,
                                                               "match_with": match_with,
-                                                              "waiting": request.GET.get("waiting") == "1"})
+                                                              "waiting": request.GET.get("waiting") == "1",
+                                                              "duplicate_sets": selectors.duplicate_sets_recent(
+                                                                  ladder=ladder) if ladder.duplicate else None})
 
 
 def ladder_entry(request, slug: str, entry_id: int):
@@ -145,11 +148,28 @@ def ladder_rules(request, slug: str):
 
 def match_page_extras(match) -> dict:
     """Rating changes for the match page (registered into games.views.MATCH_PAGE_EXTRAS): ``rating_changes`` (per
-    player id) and ``ladder_ratings`` (the same, best place first, for ``tournaments/_match_rating.html``)."""
+    player id) and ``ladder_ratings`` (the same, best place first, for ``tournaments/_match_rating.html``); for a match of a duplicate
+    set, the set (``duplicate_set``, its rating changes, stored against its first match) and the note that links it."""
     changes = selectors.match_rating_changes(match=match)
     ladder_match = getattr(match, "ladder_match", None)
-    return {"rating_changes": changes, "ladder": ladder_match.ladder if ladder_match else None,
-            "ladder_ratings": sorted(changes.values(), key=lambda c: (c.place, c.entry.player.name))}
+    extras = {"rating_changes": changes, "ladder": ladder_match.ladder if ladder_match else None}
+    entry = DuplicateSetMatch.objects.filter(match_id=match.pk).select_related("duplicate_set__ladder").first()
+    if entry is not None:  # -- duplicate play
+        first = entry.duplicate_set.set_matches.order_by("rotation").values_list("match_id", flat=True).first()
+        extras.update(duplicate_set=entry.duplicate_set, duplicate_rotation=entry.rotation,
+                      match_page_include="tournaments/duplicate_match_note.html",
+                      rating_changes=selectors.match_rating_changes(match=Match(pk=first)))
+    extras["ladder_ratings"] = sorted(extras["rating_changes"].values(), key=lambda c: (c.place, c.entry.player.name))
+    return extras
+
+
+def duplicate_set_detail(request, slug: str, set_id: int):
+    """A duplicate set side by side: its matches, seat by seat and deal by deal the points each seating scored with
+    the same cards, the swings, and the combined result. No deal code while a match of the set runs (they share
+    their seeds); hands and records stay on the match pages, which publish them only when the whole set is over."""
+    dup = get_object_or_404(DuplicateSet, pk=set_id, ladder__slug=slug)
+    context = duplicate_set_page(duplicate_set=dup)
+    return render(request, "tournaments/duplicate_set.html", {"set": dup, "ladder": dup.ladder, **context})
 
 
 @require_POST

@@ -191,3 +191,77 @@ def test_no_response_of_a_running_guest_match_shows_a_hidden_card(house_bots, la
         assert clients[who].get(f"/api/matches/{match.pk}/seats/0/").status_code == 403
     for who in ("anonymous", "forged"):
         assert clients[who].get(f"/api/matches/{match.pk}/seats/0/").status_code == 401
+
+
+@pytest.mark.django_db
+def test_a_finished_duplicate_match_shows_nothing_of_its_running_mirror(house_bots, tmp_path):
+    """Duplicate play (issue 12): the two matches of a mirror are dealt from one seed. While one runs, the finished one
+    is as secret as the running one: no seed, deal code, hand or stock card of the running deal appears anywhere
+    (pages, deal code pages, the record API, deal score cards, the set page, the NDJSON export), and "Play this deal"
+    refuses the code. Once both are over, all of it is public."""
+    from django.core.management import call_command
+    from run_cache import clear_this_runs_cache
+
+    from games.models import Deal
+    from tournaments.models import DuplicateSet
+    from tournaments.services import ladder_create, ladder_entry_create, ladder_schedule_matches
+
+    ladder = ladder_create(name="Dup", slug="dup", preset="pagat", seats_per_match=2, duplicate=True)
+    for bot in house_bots[2:]:
+        ladder_entry_create(ladder=ladder, player=bot)
+    finished, running = ladder_schedule_matches(ladder=ladder)
+    dup = DuplicateSet.objects.get()
+    assert match_advance(match_id=finished.pk) == "finished"
+    finished_deals = finished.deals.count()
+    # play the mirror on into a deal that the finished match also played, and stop in the middle of it
+    while True:
+        match_advance(match_id=running.pk, ply_budget=7)
+        running.refresh_from_db()
+        assert running.status == Match.Status.RUNNING, "the mirror ended before the test could look at it"
+        state = match_state(match=running)
+        if state.deal.history and state.deal_number <= finished_deals:
+            break
+    deal = state.deal
+    public = {h["card"] for h in deal.history if "card" in h} | {deal.top_card}
+    hidden = (set(deal.hand(0)) | set(deal.hand(1)) | {card_code(c) for c in deal.stock}) - public
+    codes = {d.code for d in Deal.objects.filter(match__in=[finished, running])}
+    secrets_ = [str(running.seed), *codes, *(str(d.seed) for d in Deal.objects.filter(match__in=[finished, running]))]
+    person = get_user_model().objects.create_user("ruth", password="pw-ruth-12345")
+    urls = ["/", "/matches/", "/matches/?status=finished", "/ladders/dup/", f"/ladders/dup/duplicates/{dup.pk}/",
+            *(f"/matches/{m.pk}/" for m in (finished, running)),
+            *(f"/api/matches/{m.pk}/record/" for m in (finished, running)),
+            f"/api/matches/{finished.pk}/record/?download=1",
+            *(f"/api/matches/{m.pk}/deals/{n}/" for m in (finished, running) for n in range(1, finished_deals + 1)),
+            *(f"/deals/{code}/" for code in codes), *(f"/players/{b.name}/" for b in house_bots[2:]),
+            *(f"/api/players/{b.name}/" for b in house_bots[2:])]
+    clients = {"anonymous": Client(), "person": Client()}
+    clients["person"].force_login(person)
+    for who, client in clients.items():
+        for url in urls:
+            response = client.get(url)
+            body = response.content.decode(errors="replace")
+            tokens = set(re.findall(r"(?<![A-Za-z0-9])[A2-9TJQK][CDHS](?![A-Za-z0-9])", body))
+            assert not tokens & hidden, f"{who} sees {sorted(tokens & hidden)} at {url}"
+            for secret in secrets_:
+                assert secret not in body, f"{who} sees a seed or deal code at {url}"
+            assert response.status_code != 429, f"throttled at {url}: the walk saw nothing"
+        clear_this_runs_cache()  # the API's per-client limits: each client's walk starts afresh
+    assert clients["anonymous"].get(f"/api/matches/{finished.pk}/record/").status_code == 403
+    assert clients["anonymous"].get(f"/api/matches/{finished.pk}/deals/1/").status_code == 403
+    assert clients["anonymous"].get(f"/deals/{next(iter(codes))}/").status_code == 404
+    code = Deal.objects.get(match=finished, number=1).code
+    replayed = Match.objects.count()
+    clients["person"].post(f"/deals/{code}/play/", {"seat": "0"})
+    assert Match.objects.count() == replayed  # "Play this deal" refuses a secret code
+    export = tmp_path / "export.ndjson"
+    call_command("export_matches", str(export))
+    assert all(secret not in export.read_text() for secret in secrets_)
+
+    assert match_advance(match_id=running.pk) == "finished"  # the whole set is over: all of it is public
+    assert clients["anonymous"].get(f"/api/matches/{finished.pk}/record/").status_code == 200
+    assert clients["anonymous"].get(f"/api/matches/{finished.pk}/deals/1/").status_code == 200
+    assert code in clients["anonymous"].get(f"/matches/{finished.pk}/").content.decode()
+    assert code in clients["anonymous"].get(f"/ladders/dup/duplicates/{dup.pk}/").content.decode()
+    assert clients["anonymous"].get(f"/deals/{code}/").status_code == 200
+    call_command("export_matches", str(export))
+    assert len(export.read_text().splitlines()) == 2

@@ -206,3 +206,26 @@ def test_the_match_list_filters_by_tournament_slug_or_id_and_refuses_an_unknown_
     wrong = client.get("/api/matches/?tournament=no-such-cup")
     assert wrong.status_code == 400
     assert "there is no tournament 'no-such-cup'" in wrong.json()["detail"] and t.slug in wrong.json()["detail"]
+
+
+@pytest.mark.django_db
+def test_a_duplicate_pod_publishes_nothing_of_its_seeds_while_its_mirror_runs(houses, client):
+    """Both matches of a duplicate pod are dealt the same cards: the one that ends first keeps its record, replay,
+    deal codes, starting hands and seeds secret until its mirror has ended too."""
+    t = _make(houses, 2, format="round_robin", duplicate=True, name="Mirror cup")
+    tournament_advance(tournament_id=t.pk)
+    first, second = (tm.match for tm in TournamentMatch.objects.filter(round__tournament=t)
+                     .select_related("match").order_by("game"))
+    assert first.reveal_group and first.reveal_group == second.reveal_group
+    assert match_advance(match_id=first.pk) == "finished"
+    secrets_ = {str(first.seed), *(str(s) for s in Deal.objects.filter(match=first).values_list("seed", flat=True)),
+                *Deal.objects.filter(match=first).values_list("code", flat=True),
+                *(s for s in Deal.objects.filter(match=first).values_list("salt", flat=True) if s)}
+    assert client.get(f"/api/matches/{first.pk}/record/").status_code == 403
+    assert client.get(f"/matches/{first.pk}/replay/").status_code == 403
+    page = client.get(f"/matches/{first.pk}/").content.decode()
+    assert not [s for s in secrets_ if s in page] and 'id="hands"' not in page
+    assert match_advance(match_id=second.pk) == "finished"
+    assert client.get(f"/api/matches/{first.pk}/record/").status_code == 200
+    assert client.get(f"/matches/{first.pk}/replay/").status_code == 200
+    assert 'id="hands"' in client.get(f"/matches/{first.pk}/").content.decode()

@@ -18,6 +18,10 @@ HOUSE_BOTS = [
      "longest suit once a suit is gone, changes suit or sheds its dearest card when someone is on a last card"),
 ]
 
+#: the demo's duplicate ladder and who plays on it (house bots of HOUSE_BOTS)
+DUPLICATE_SLUG = "duplicate"
+DUPLICATE_BOTS = ["Old Hand", "Professor", "Greedy Gus", "Eager Ed"]
+
 
 #: The rule-system ladders beside the default one: (slug, name, preset, seats, overrides). One match at a time
 #: each, so `make run` stays light; every house bot is on each, and people join through Play now.
@@ -33,7 +37,8 @@ SYSTEM_LADDERS = [
 class Command(BaseCommand):
     help = ("Create the demo ladder (pagat, 2 seats, to 100 points) and a ladder for each other rule system "
             "(web-table 3 seats, eights-classic partners, crazy-eights to 300, points-game 4 seats, hollywood), and "
-            "put the house bots on them.")
+            "put the house bots on them; the duplicate ladder 'duplicate' (pagat, 2 seats, mirrored matches) with four "
+            "of them; and play a small Swiss tournament of house bots once.")
 
     def add_arguments(self, parser):
         parser.add_argument("--preset", default="pagat", help="ruleset preset of the demo ladder (default pagat)")
@@ -56,8 +61,9 @@ class Command(BaseCommand):
                                    seats_per_match=seats, target=target, max_running_matches=max_running)
         except ValueError as exc:
             raise CommandError(str(exc)) from None
-        bots = [player_house_create(name=name, strategy=strategy, description=description)
-                for name, strategy, description in HOUSE_BOTS]
+        house = {name: player_house_create(name=name, strategy=strategy, description=description)
+                 for name, strategy, description in HOUSE_BOTS}
+        bots = list(house.values())
         ladders = [ladder]
         if not only:
             for system_slug, name, system_preset, system_seats, overrides in SYSTEM_LADDERS:
@@ -73,6 +79,8 @@ class Command(BaseCommand):
             self.stdout.write(self.style.SUCCESS(
                 f"ladder '{lad.slug}' ready: {lad.entries.count()} players, preset {lad.preset}, "
                 f"{lad.seats_per_match} seats, to {lad.target} points"))
+        if not only:
+            self._duplicate_ladder(house)
         self._demo_tournament()
 
     def _demo_tournament(self) -> None:
@@ -89,3 +97,13 @@ class Command(BaseCommand):
         for player in Player.objects.filter(name__in=names, kind=Player.Kind.HOUSE):
             tournament_register(tournament=t, player=player)
         call_command("tournament_run", str(t.pk), stdout=self.stdout)
+
+    def _duplicate_ladder(self, house: dict) -> None:
+        """-- duplicate play (issue 12): a duplicate ladder (pagat, 2 seats: each pairing plays a match and its mirror
+        from one seed, rated once from the combined result), kept running by the ladder loop like the others."""
+        ladder = ladder_create(name="Duplicate ladder (pagat, 2 seats, mirrored)", slug=DUPLICATE_SLUG, preset="pagat",
+                               seats_per_match=2, max_running_matches=4, duplicate=True)
+        for name in DUPLICATE_BOTS:
+            ladder_entry_create(ladder=ladder, player=house[name])
+        self.stdout.write(self.style.SUCCESS(
+            f"ladder '{ladder.slug}' ready: {ladder.entries.count()} players, duplicate play (a match and its mirror)"))
