@@ -47,7 +47,7 @@ def test_the_ladder_loop_plays_every_rule_systems_ladder_and_rates_it(settings, 
     the partnership ladder's partners share their side's place."""
     settings.CELERY_TASK_ALWAYS_EAGER = True
     call_command("demo_setup", "--max-running", "1")
-    call_command("ladder_run", "--matches", "6", "--timeout", "600")  # the first tick starts one on each ladder
+    call_command("ladder_run", "--matches", "8", "--timeout", "600")  # the first tick: one on each ladder, two on the duplicate one
     for slug in ["demo", *SYSTEMS]:
         rated = LadderMatch.objects.filter(ladder__slug=slug, rated_at__isnull=False)
         assert rated.exists(), f"no rated match on {slug}: {capsys.readouterr().out[-2000:]}"

@@ -102,7 +102,7 @@ class Command(BaseCommand):
         """-- duplicate play (issue 12): a duplicate ladder (pagat, 2 seats: each pairing plays a match and its mirror
         from one seed, rated once from the combined result), kept running by the ladder loop like the others."""
         ladder = ladder_create(name="Duplicate ladder (pagat, 2 seats, mirrored)", slug=DUPLICATE_SLUG, preset="pagat",
-                               seats_per_match=2, max_running_matches=4, duplicate=True)
+                               seats_per_match=2, max_running_matches=2, duplicate=True)
         for name in DUPLICATE_BOTS:
             ladder_entry_create(ladder=ladder, player=house[name])
         self.stdout.write(self.style.SUCCESS(
