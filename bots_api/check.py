@@ -179,7 +179,8 @@ def check_ping(client, url: str, secret: str) -> Check:
     except BotFault as fault:
         return Check("ping", "FAIL", f"{fault.kind}: {fault.cause}")
     if reply.status in (401, 403):
-        return Check("ping", "FAIL", f"rejected a correctly signed ping (HTTP {reply.status}): check the secret and "
+        return Check("ping", "FAIL", f"rejected a correctly signed ping (HTTP {reply.status}): check the secret (on the "
+                     "service: the signing secret given when the bot was registered, or its newest rotation) and "
                      "that you sign the raw body bytes as received: HMAC-SHA256 of \"{timestamp}.{body}\"")
     problem = _status_problem(reply)
     if problem:

@@ -7,7 +7,6 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
 
 from games import selectors as game_selectors
 from games.engine import PRESETS, Ruleset
@@ -18,8 +17,9 @@ from games.services import casual_match_create, player_for_user
 from games.views import RulesNotFound, rules_context, rules_index
 from games.models import Match, Player
 from tournaments import selectors
+from games.pages import post_only
 from tournaments.duplicate_services import duplicate_set_page
-from tournaments.models import DuplicateSet, DuplicateSetMatch, Ladder, LadderEntry
+from tournaments.models import DuplicateSet, DuplicateSetMatch, Ladder, LadderEntry, TournamentMatch
 from tournaments.ratings import rating_chart
 from tournaments.services import LadderBusy, ladder_play_now
 
@@ -52,7 +52,7 @@ def _person(request) -> Player | None:
     return session_guest(request)
 
 
-@require_POST
+@post_only("home", say="Choose a table and press Deal to play.")
 def guest_deal_page(request):
     """The home page's Deal: a casual, unrated match against house bots at once, then its table. Without an account
     the browser plays as a guest (``games.guests.guest_deal``: its limits answer 429 with Retry-After and the home
@@ -149,7 +149,8 @@ def ladder_rules(request, slug: str):
 def match_page_extras(match) -> dict:
     """Rating changes for the match page (registered into games.views.MATCH_PAGE_EXTRAS): ``rating_changes`` (per
     player id) and ``ladder_ratings`` (the same, best place first, for ``tournaments/_match_rating.html``); for a match of a duplicate
-    set, the set (``duplicate_set``, its rating changes, stored against its first match) and the note that links it."""
+    set, the set (``duplicate_set``, its rating changes, stored against its first match) and the note that links it;
+    ``tournament_match`` (with its round and tournament) for a tournament's match, else None."""
     changes = selectors.match_rating_changes(match=match)
     ladder_match = getattr(match, "ladder_match", None)
     extras = {"rating_changes": changes, "ladder": ladder_match.ladder if ladder_match else None}
@@ -160,6 +161,8 @@ def match_page_extras(match) -> dict:
                       match_page_include="tournaments/duplicate_match_note.html",
                       rating_changes=selectors.match_rating_changes(match=Match(pk=first)))
     extras["ladder_ratings"] = sorted(extras["rating_changes"].values(), key=lambda c: (c.place, c.entry.player.name))
+    extras["tournament_match"] = (TournamentMatch.objects.filter(match_id=match.pk)
+                                  .select_related("round__tournament").first())  # the tournament and round, if any
     return extras
 
 
@@ -172,7 +175,7 @@ def duplicate_set_detail(request, slug: str, set_id: int):
     return render(request, "tournaments/duplicate_set.html", {"set": dup, "ladder": dup.ladder, **context})
 
 
-@require_POST
+@post_only("ladder-detail", say="Press Play now to start a match on this ladder.")
 @login_required
 def ladder_play_now_page(request, slug: str):
     """The ladder page's "Play now" button: a rated match against the best-matched bots, then the table."""

@@ -229,3 +229,13 @@ def test_a_duplicate_pod_publishes_nothing_of_its_seeds_while_its_mirror_runs(ho
     assert client.get(f"/api/matches/{first.pk}/record/").status_code == 200
     assert client.get(f"/matches/{first.pk}/replay/").status_code == 200
     assert 'id="hands"' in client.get(f"/matches/{first.pk}/").content.decode()
+
+
+@pytest.mark.django_db
+def test_a_tournament_match_page_names_its_tournament_and_round(houses, client):
+    t = _make(houses, 2, format="round_robin", name="Link cup")
+    tournament_advance(tournament_id=t.pk)
+    tm = TournamentMatch.objects.filter(round__tournament=t).first()
+    page = client.get(f"/matches/{tm.match_id}/").content.decode()
+    assert f'href="/tournaments/{t.pk}/">Link cup</a>' in page and f'href="/tournaments/{t.pk}/rounds/1/">round 1</a>' in page
+    assert "casual match" not in page
