@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 import secrets
 from dataclasses import dataclass
 
@@ -119,7 +120,7 @@ def tournament_create(*, name: str, format: str, preset: str = "pagat", seats_pe
 def access_tournament(*, key: str | int) -> Tournament:
     """The tournament with id or slug ``key``; ``TournamentError`` 404 ``not_found``."""
     found = None
-    if isinstance(key, int) or str(key).isdigit():
+    if isinstance(key, int) or re.fullmatch(r"[0-9]{1,18}", str(key)):
         found = Tournament.objects.filter(pk=int(key)).first()
     if found is None:
         found = Tournament.objects.filter(slug=str(key)[:80]).first()
