@@ -130,3 +130,14 @@ def test_the_command_line_exits_1_on_a_mismatch_and_0_without(house_bots, capsys
     captured = capsys.readouterr()
     assert f"MISMATCH match {ids[1]} deal 1 ply 1" in captured.out
     assert "verifying" in captured.err  # the progress bar
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("since", ["2026-02-30", "2026-13-45T99:99", "2026-02-30T00:00:00Z",
+                                   "9999-12-31T23:59:59-23:59", "\u0661\u0662"])
+@pytest.mark.parametrize("command", ["verify_matches", "export_matches"])
+def test_a_since_that_is_no_real_date_is_a_command_error_naming_it(tmp_path, command, since):
+    args = ["--since", since] + ([str(tmp_path / "out.ndjson")] if command == "export_matches" else [])
+    with pytest.raises(CommandError, match="--since takes a date") as refused:
+        call_command(command, *args, stdout=io.StringIO(), stderr=io.StringIO())
+    assert repr(since) in str(refused.value)
