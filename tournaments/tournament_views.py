@@ -37,7 +37,7 @@ def tournament_detail(request, tournament_id: int):
 
 def tournament_round(request, tournament_id: int, number: int):
     t = get_object_or_404(Tournament, pk=tournament_id)
-    found = [r for r in selectors.tournament_rounds(tournament=t) if r.number == number]
+    found = selectors.tournament_rounds(tournament=t, number=number)
     if not found:
         raise Http404(f"{t.name} has no round {number}")
     return render(request, "tournaments/tournament_round.html", {"t": t, "round": found[0]})
