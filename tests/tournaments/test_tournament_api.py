@@ -253,3 +253,18 @@ def test_the_list_caps_limit_at_100(people, query):
     answer = client_for().get(f"/api/tournaments/?{query}")
     assert answer.status_code == 200 and answer.json()["count"] == 1
 
+
+
+@pytest.mark.django_db
+def test_starting_an_oversized_round_robin_is_a_409_saying_what_fits(people):
+    from games.services import player_house_create
+    from tournaments.tournament_services import tournament_register
+
+    tid = _create(people["olga"], seats_per_match=8, preset="pagat").json()["id"]
+    for i in range(17):
+        tournament_register(tournament=Tournament.objects.get(pk=tid), player=player_house_create(name=f"Big{i}",
+                                                                                                  strategy="random"))
+    answer = client_for(people["olga"]).post(f"/api/tournaments/{tid}/start/")
+    assert answer.status_code == 409 and answer.json()["error"] == "too_many_matches"
+    assert "at most 2000: with these settings at most 13 entrants fit" in answer.json()["detail"]
+    assert Tournament.objects.get(pk=tid).status == "registering"
