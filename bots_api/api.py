@@ -16,7 +16,6 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_
 from rest_framework import serializers, status
 from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import APIException, NotFound, Throttled
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -29,6 +28,7 @@ from bots_api.services import (BotError, bot_check_request, bot_delete, bot_ente
                                bot_register, bot_rotate_secret, bot_update)
 from games.accounts import login_failures_forget, login_locked_detail, login_retry_after
 from games.limits import AnonRateThrottle, ScopedRateThrottle, UserRateThrottle
+from games.pagination import BoundedLimitOffsetPagination
 
 #: BotError codes that mean "not in this state" (409); any other code is bad input (400).
 CONFLICT_CODES = frozenset({"name_taken", "suspended", "disabled", "not_verified", "ladder_closed", "verify_failed"})
@@ -243,7 +243,7 @@ class BotLadderApi(OwnerApi):
 class BotMatchListApi(OwnerApi):
     """The matches the bot sat in, newest first (``limit`` / ``offset`` pages)."""
 
-    pagination_class = LimitOffsetPagination
+    pagination_class = BoundedLimitOffsetPagination
 
     @extend_schema(tags=["bots"], responses={200: MatchOutput(many=True), 404: _NOT_YOURS, **_AUTH},
                    summary="The bot's matches, newest first")

@@ -176,7 +176,7 @@ def match_browse(*, filters: MatchFilters) -> QuerySet[Match]:
         qs = qs.filter(id__in=Seat.objects.filter(player=filters.player).values("match_id"))
     if filters.date_from:
         qs = qs.filter(created_at__gte=_midnight(filters.date_from))
-    if filters.date_to:
+    if filters.date_to and filters.date_to < dt.date.max:  # to=9999-12-31 bounds nothing (and has no next day)
         qs = qs.filter(created_at__lt=_midnight(filters.date_to + dt.timedelta(days=1)))
     for _value, q in filters.groups.values():
         qs = qs.filter(q)
@@ -203,11 +203,17 @@ class MatchCursorPagination(CursorPagination):
         return ("id",) if request.query_params.get("order") == "oldest" else ("-id",)
 
     def decode_cursor(self, request):
+        """DRF's cursor, its position checked to be a match id (ASCII digits, at most 18): DRF passes any text on
+        to the id filter, which fails with a 500."""
         try:
-            return super().decode_cursor(request)
+            cursor = super().decode_cursor(request)
         except NotFound:
-            raise BadFilter("cursor", "this is not a cursor of the match list: follow a page's next or previous "
-                                      "link (or leave cursor out for the first page)") from None
+            cursor = None
+        else:
+            if cursor is None or cursor.position is None or re.fullmatch(r"[0-9]{1,18}", cursor.position):
+                return cursor
+        raise BadFilter("cursor", "this is not a cursor of the match list: follow a page's next or previous "
+                                  "link (or leave cursor out for the first page)")
 
 
 def session_player(request) -> tuple[Player | None, bool]:

@@ -25,6 +25,8 @@ missing seeds being byes (so the top seeds get them); a tied match goes to the h
 
 from __future__ import annotations
 
+import functools
+import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -113,7 +115,8 @@ def round_robin_rounds(ids: Sequence[int], seats: int = 2, k: int = 1) -> list[l
     2 seats: the circle method (``len(ids) - 1`` rounds per cycle, ``len(ids)`` when odd: one entrant sits out
     each round), the seats swapped on every other cycle and alternated within a cycle so nobody always leads.
     More seats: every combination of ``seats`` entrants, packed greedily into rounds of disjoint pods, seat order
-    rotated per cycle. ``ValueError`` for fewer entrants than seats or ``k`` < 1.
+    rotated per cycle. ``ValueError`` for fewer entrants than seats or ``k`` < 1. The pods number
+    ``round_robin_match_count`` (``C(len(ids), seats) * k``, which grows fast): bound it before calling.
     """
     ids = list(ids)
     if seats < 2 or len(ids) < seats:
@@ -123,12 +126,27 @@ def round_robin_rounds(ids: Sequence[int], seats: int = 2, k: int = 1) -> list[l
     if seats == 2:
         one = _circle_rounds(ids)
     else:
-        one = _packed_rounds([tuple(c) for c in combinations(ids, seats)])
+        one = _packed_schedule(tuple(ids), seats)
     rounds = []
     for cycle in range(k):
         for rnd in one:
             rounds.append([_rotate(pod, cycle) for pod in rnd])
     return rounds
+
+
+def round_robin_match_count(entrants: int, seats: int = 2, k: int = 1) -> int:
+    """Pods ``round_robin_rounds`` schedules for ``entrants`` entrants, without building them: every ``seats``-sized
+    group ``k`` times, ``C(entrants, seats) * k`` (0 when fewer entrants than seats)."""
+    return math.comb(entrants, seats) * k if 2 <= seats <= entrants else 0
+
+
+def round_robin_entrants_within(limit: int, seats: int = 2, k: int = 1) -> int:
+    """The most entrants whose round robin (``seats``, ``k``) has at most ``limit`` pods (0 when not even
+    ``seats`` entrants fit)."""
+    n = seats - 1
+    while round_robin_match_count(n + 1, seats, k) <= limit:
+        n += 1
+    return n if n >= seats else 0
 
 
 def _circle_rounds(ids: list[int]) -> list[list[tuple[int, int]]]:
@@ -147,18 +165,29 @@ def _circle_rounds(ids: list[int]) -> list[list[tuple[int, int]]]:
     return rounds
 
 
+@functools.lru_cache(maxsize=16)
+def _packed_schedule(ids: tuple[int, ...], seats: int) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """Every ``seats``-combination of ``ids`` packed into rounds, kept for the next call: a running tournament
+    rebuilds its schedule at every round."""
+    return tuple(tuple(rnd) for rnd in _packed_rounds([tuple(c) for c in combinations(ids, seats)]))
+
+
 def _packed_rounds(pods: list[tuple[int, ...]]) -> list[list[tuple[int, ...]]]:
-    left = list(pods)
-    rounds = []
-    while left:
-        used: set[int] = set()
-        this = []
-        for pod in left:
+    """Greedy first-fit packing of ``pods`` (in order) into rounds of disjoint pods: each pod goes to the first
+    round none of its entrants plays in yet. One pass over the pods, each checking the rounds' busy sets: the same
+    rounds as sweeping the remaining pods once per round, in time pods x rounds at worst but without rebuilding
+    the remaining list each round."""
+    rounds: list[list[tuple[int, ...]]] = []
+    busy: list[set[int]] = []
+    for pod in pods:
+        for rnd, used in zip(rounds, busy):
             if used.isdisjoint(pod):
-                this.append(pod)
+                rnd.append(pod)
                 used.update(pod)
-        left = [p for p in left if p not in this]
-        rounds.append(this)
+                break
+        else:
+            rounds.append([pod])
+            busy.append(set(pod))
     return rounds
 
 

@@ -219,10 +219,10 @@ class TournamentListApi(TournamentBase):
 
     @property
     def paginator(self):
-        from rest_framework.pagination import LimitOffsetPagination
+        from games.pagination import BoundedLimitOffsetPagination
 
         if not hasattr(self, "_paginator"):
-            self._paginator = LimitOffsetPagination()
+            self._paginator = BoundedLimitOffsetPagination()
         return self._paginator
 
     @extend_schema(summary="Create a tournament (you are its organiser)", request=InputSerializer,

@@ -5,6 +5,7 @@ totals, places and seeds appear once it has ended), and the tournament's own see
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass, field
 
 from django.db.models import Count, Q, QuerySet
@@ -110,24 +111,33 @@ class RoundView:
     slots: list[Player | None]
 
 
-def tournament_rounds(*, tournament: Tournament) -> list[RoundView]:
-    """Every round with its matches (players in seat order; places and totals only once a match has ended) and
-    byes; a knockout round with its bracket slots. Three queries."""
-    rounds = list(tournament.round_set.order_by("number"))
-    rows = list(TournamentMatch.objects.filter(round__tournament=tournament).select_related("match", "round")
-                .prefetch_related("match__seats__player__user").order_by("round__number", "pod", "game"))
+def tournament_rounds(*, tournament: Tournament, number: int | None = None) -> list[RoundView]:
+    """Every round (or only round ``number``: an empty list when there is none) with its matches (players in seat
+    order; places and totals only once a match has ended) and byes; a knockout round with its bracket slots. Three
+    queries; the matches are grouped by round in one pass (time linear in rounds + matches)."""
+    rounds = tournament.round_set.order_by("number")
+    matches = TournamentMatch.objects.filter(round__tournament=tournament)
+    if number is not None:
+        if not 0 < number < 2 ** 15:  # a round number is a small integer column
+            return []
+        rounds, matches = rounds.filter(number=number), matches.filter(round__number=number)
+    rounds = list(rounds)
+    by_round: dict[int, list[TournamentMatch]] = defaultdict(list)
+    for tm in (matches.select_related("match").prefetch_related("match__seats__player__user")
+               .order_by("round__number", "pod", "game")):
+        by_round[tm.round_id].append(tm)
     ids = {b for r in rounds for b in r.byes} | {s for r in rounds for s in r.slots if s is not None}
     players = {p.pk: p for p in Player.objects.filter(pk__in=ids)}
     out = []
     for rnd in rounds:
-        matches = []
-        for tm in (r for r in rows if r.round_id == rnd.pk):
+        rows = []
+        for tm in by_round[rnd.pk]:
             ended = tm.match.status != Match.Status.RUNNING
             seats = [(s.player, s.place if ended else None, s.total if ended else None)
                      for s in sorted(tm.match.seats.all(), key=lambda s: s.index)]
-            matches.append(MatchRow(match=tm.match, pod=tm.pod, game=tm.game, seats=seats))
+            rows.append(MatchRow(match=tm.match, pod=tm.pod, game=tm.game, seats=seats))
         out.append(RoundView(number=rnd.number, finished=rnd.finished_at is not None,
-                             byes=[players[b] for b in rnd.byes if b in players], matches=matches,
+                             byes=[players[b] for b in rnd.byes if b in players], matches=rows,
                              slots=[players.get(s) if s is not None else None for s in rnd.slots]))
     return out
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 import secrets
 from dataclasses import dataclass
 
@@ -119,7 +120,7 @@ def tournament_create(*, name: str, format: str, preset: str = "pagat", seats_pe
 def access_tournament(*, key: str | int) -> Tournament:
     """The tournament with id or slug ``key``; ``TournamentError`` 404 ``not_found``."""
     found = None
-    if isinstance(key, int) or str(key).isdigit():
+    if isinstance(key, int) or re.fullmatch(r"[0-9]{1,18}", str(key)):
         found = Tournament.objects.filter(pk=int(key)).first()
     if found is None:
         found = Tournament.objects.filter(slug=str(key)[:80]).first()
@@ -240,24 +241,43 @@ def tournament_start(*, tournament: Tournament) -> Tournament:
             e.seed = i
         TournamentEntry.objects.bulk_update(entries, ["seed", "rating"])
         ids = [e.player_id for e in entries]
+        check_match_count(tournament=tournament, entrants=len(ids))  # before building any schedule
         if tournament.format == Tournament.Format.ROUND_ROBIN:
             schedule = formats.round_robin_rounds(ids, tournament.seats_per_match, tournament.matches_per_pairing)
             tournament.rounds = len(schedule)
-            total = sum(len(r) for r in schedule)
         elif tournament.format == Tournament.Format.KNOCKOUT:
             tournament.rounds = formats.knockout_rounds_needed(len(ids))
-            total = len(ids) - 1
-        else:
-            total = tournament.rounds * (len(ids) // tournament.seats_per_match)
-        total *= tournament.seats_per_match if tournament.duplicate else 1
-        if total > MAX_MATCHES:
-            raise TournamentError("too_many_matches", f"this would be {total} matches; at most {MAX_MATCHES}: "
-                                  "fewer entrants, more seats per match or a Swiss tournament")
         tournament.status = Tournament.Status.RUNNING
         tournament.started_at = timezone.now()
         tournament.save(update_fields=["status", "started_at", "rounds"])
         _advance_locked(tournament)
     return tournament
+
+
+def check_match_count(*, tournament: Tournament, entrants: int) -> int:
+    """The matches ``tournament`` would create with ``entrants`` entrants (counted, never built: a round robin is
+    ``C(entrants, seats) * matches_per_pairing`` pods, a knockout ``entrants - 1``, a Swiss tournament ``rounds *
+    (entrants // seats)``; times the seats for duplicate rotations). ``TournamentError`` 409 ``too_many_matches``
+    past ``MAX_MATCHES``, saying the limit and how many entrants would fit."""
+    seats, k = tournament.seats_per_match, tournament.matches_per_pairing or 1
+    rotations = seats if tournament.duplicate else 1
+    if tournament.format == Tournament.Format.ROUND_ROBIN:
+        total = formats.round_robin_match_count(entrants, seats, k) * rotations
+        fits = formats.round_robin_entrants_within(MAX_MATCHES // rotations, seats, k)
+    elif tournament.format == Tournament.Format.KNOCKOUT:
+        total = (entrants - 1) * rotations
+        fits = MAX_MATCHES // rotations + 1
+    else:
+        rounds = tournament.rounds or 1
+        total = rounds * (entrants // seats) * rotations
+        fits = (MAX_MATCHES // (rounds * rotations) + 1) * seats - 1
+    if total > MAX_MATCHES:
+        other = (" (or fewer seats per match, fewer matches per pairing, or a Swiss tournament)"
+                 if tournament.format == Tournament.Format.ROUND_ROBIN else "")
+        raise TournamentError("too_many_matches", f"{entrants} entrants would make {total} matches; a tournament "
+                              f"makes at most {MAX_MATCHES}: with these settings at most {fits} entrants fit"
+                              f"{other}")
+    return total
 
 
 def match_seed(tournament: Tournament, round_number: int, pod: int, game: int = 0) -> int:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
@@ -35,7 +37,7 @@ def tournament_detail(request, tournament_id: int):
 
 def tournament_round(request, tournament_id: int, number: int):
     t = get_object_or_404(Tournament, pk=tournament_id)
-    found = [r for r in selectors.tournament_rounds(tournament=t) if r.number == number]
+    found = selectors.tournament_rounds(tournament=t, number=number)
     if not found:
         raise Http404(f"{t.name} has no round {number}")
     return render(request, "tournaments/tournament_round.html", {"t": t, "round": found[0]})
@@ -52,7 +54,7 @@ def tournament_enter_page(request, tournament_id: int):
     t = get_object_or_404(Tournament, pk=tournament_id)
     bot_id = request.POST.get("bot_id") or ""
     try:
-        if bot_id and not bot_id.isdigit():
+        if bot_id and not re.fullmatch(r"[0-9]{1,18}", bot_id):  # ASCII digits: "²".isdigit(), int() fails
             raise TournamentError("not_found", "choose yourself or one of your bots", 404)
         player = services.access_entrant(user=request.user, bot_id=int(bot_id) if bot_id else None)
         services.tournament_register(tournament=t, player=player)
@@ -68,7 +70,8 @@ def tournament_withdraw_page(request, tournament_id: int):
     """Withdraw yourself or your bot (``player_id``); the organiser may withdraw anyone."""
     t = get_object_or_404(Tournament, pk=tournament_id)
     player_id = request.POST.get("player_id") or ""
-    player = Player.objects.filter(pk=int(player_id)).first() if player_id.isdigit() else None
+    player = (Player.objects.filter(pk=int(player_id)).first() if re.fullmatch(r"[0-9]{1,18}", player_id)
+              else None)
     try:
         if player is None:
             raise TournamentError("not_registered", "choose an entrant to withdraw", 404)

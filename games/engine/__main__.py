@@ -66,19 +66,35 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+class NotJson(ValueError):
+    """A record (or NDJSON line) that does not parse: its message says why."""
+
+
+def _loads(text: str):
+    """``json.loads``, its errors as ``NotJson``: a syntax error, or nesting deeper than Python's parser recurses
+    (about 1000 levels: a ``RecursionError`` otherwise)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise NotJson(str(exc)) from None
+    except RecursionError:
+        raise NotJson("nested too deeply (arrays or objects inside each other past Python's recursion limit; "
+                      "a match record is a few levels deep)") from None
+
+
 def _records(text: str):
-    """(label, record or a JSON error) for a file of one JSON record or NDJSON lines."""
+    """(label, record or a ``NotJson``) for a file of one JSON record or NDJSON lines."""
     stripped = text.strip()
     try:
-        yield "record", json.loads(stripped)
+        yield "record", _loads(stripped)
         return
-    except json.JSONDecodeError:
+    except NotJson:
         pass
     for n, line in enumerate(text.splitlines(), start=1):
         if line.strip():
             try:
-                yield f"line {n}", json.loads(line)
-            except json.JSONDecodeError as exc:
+                yield f"line {n}", _loads(line)
+            except NotJson as exc:
                 yield f"line {n}", exc
 
 
@@ -94,7 +110,7 @@ def replay_file(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     for label, record in _records(text):
         where = f"{args.file} {label}" + (f" (match {record['match']})" if isinstance(record, dict)
                                           and "match" in record else "")
-        if isinstance(record, json.JSONDecodeError):
+        if isinstance(record, NotJson):
             sys.stderr.write(f"{where}: not JSON: {record}\n")
             return 2
         try:

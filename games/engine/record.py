@@ -16,6 +16,8 @@ commitment was shown is refused. A deal with neither (stored before commitments)
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from .errors import IllegalAction
 from .fairness import UNCOMMITTED, verify_commitment
 from .match import MatchState, ReplayMismatch, start_from_record
@@ -27,7 +29,7 @@ def _short(value: object, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def verify_record(record: object) -> MatchState:
+def verify_record(record: object, *, committed_since: datetime | None = None) -> MatchState:
     """Replay an exported match record and check every stored result (RULES.md systems as its ruleset says).
 
     ``record``: a dict as in docs/match-record.schema.json (the engine's own ``MatchState.record()`` passes too:
@@ -36,9 +38,16 @@ def verify_record(record: object) -> MatchState:
     an action the engine does not allow there, ``"deal D: <fact> expected X, found Y"`` for a deal's seed, code,
     dealer, commitment (with its salt), outcome, winner, hand values or points, ``"match: ..."`` for the totals,
     places or the match's end; the exception's ``deal``, ``ply``, ``what``, ``expected`` and ``found`` say the same.
+
+    Deals without a commitment (stored before commitments existed) pass, except a deal after one that has a
+    commitment, and every deal of a match whose ``created_at`` is at or after ``committed_since`` (an aware
+    datetime: when the store began committing; ``manage.py verify_matches`` gives the time its database's
+    migration added commitments). An exported record (it has ``format``) must carry its ``result`` and
+    ``players``, each seat's total, place and forfeit as the engine gives them.
     """
     state = start_from_record(record, required=("ruleset", "engine_version", "seats", "seed", "deals"))
     deals = record["deals"]
+    must_commit, committed = _created_since(record, committed_since), False
     for i, deal in enumerate(deals):
         number = i + 1
         if state.is_over:
@@ -49,6 +58,12 @@ def verify_record(record: object) -> MatchState:
         if "code" in deal:
             _expect(number, "code", deal_code(state.deal.seed), deal["code"])
         _expect(number, "dealer", state.deal.dealer, deal.get("dealer", state.deal.dealer))
+        if "commitment" not in deal and "salt" not in deal and (must_commit or committed):
+            why = (f"the match was created after commitments existed ({committed_since.isoformat()})" if must_commit
+                   else "an earlier deal of the match has one")
+            raise ReplayMismatch(f"deal {number}: expected a commitment and its salt ({why}), found neither",
+                                 deal=number, what="commitment", expected="a commitment", found=None)
+        committed = committed or "commitment" in deal
         _check_commitment(number, state.deal.seed, deal)
         for ply, action in enumerate(deal["actions"], start=1):
             if state.deal_number != number:
@@ -73,8 +88,26 @@ def verify_record(record: object) -> MatchState:
         for key in ("outcome", "winner", "hand_values", "points"):
             if key in deal:
                 _expect(number, key, getattr(result, key), deal[key])
-    _check_result(state, record.get("result"))
+    exported = "format" in record  # an exported record: always of a finished match, with its result and players
+    if exported and "result" not in record:
+        raise ReplayMismatch("match: expected the match's result (an exported record is of a finished match), "
+                             "found none")
+    places = _check_result(state, record.get("result"), complete=exported)
+    if exported or "players" in record:
+        _check_players(state, record.get("players"), places, (record.get("result") or {}).get("forfeited"))
     return state
+
+
+def _created_since(record: dict, since: datetime | None) -> bool:
+    """Whether the record's ``created_at`` (ISO 8601) is at or after ``since``; a record without a readable
+    ``created_at`` counts as created after it (a store that commits writes the time)."""
+    if since is None:
+        return False
+    try:
+        created = datetime.fromisoformat(str(record.get("created_at")).replace("Z", "+00:00"))
+        return created.tzinfo is None or created >= since
+    except ValueError:
+        return True
 
 
 def _expect(number: int, what: str, expected: object, found: object) -> None:
@@ -99,26 +132,49 @@ def _check_commitment(number: int, seed: int, deal: dict) -> None:
                              expected=f"SHA-256 of {seed}:{salt}", found=commitment)
 
 
-def _check_result(state: MatchState, result: object) -> None:
-    """The match result (``{"totals", "places", "forfeited"}``) against the engine's; nothing when absent."""
+def _check_result(state: MatchState, result: object, *, complete: bool = False) -> list[int] | None:
+    """The match result (``{"totals", "places", "forfeited"}``) against the engine's; nothing when absent. With
+    ``complete`` (an exported record) every key must be there. Returns the engine's places (None without a
+    result)."""
     if result is None:
-        return
+        return None
     if not isinstance(result, dict):
         raise ReplayMismatch(f"match: 'result' must be an object, not {type(result).__name__}")
+    if complete:
+        missing = [k for k in ("totals", "places", "forfeited") if k not in result]
+        if missing:
+            raise ReplayMismatch(f"match: expected the result's {', '.join(missing)}, found none")
     forfeited = result.get("forfeited")
     if forfeited is None and not state.is_over:
         raise ReplayMismatch(f"match: expected more plies (the engine's match is not over after deal "
                              f"{state.deal_number}), found the end of the record")
     if "totals" in result and result["totals"] != state.totals:
         raise ReplayMismatch(f"match: totals expected {state.totals}, found {_short(result['totals'])}")
-    if "places" in result:
-        try:
-            places = state.standings if forfeited is None else state.standings_after_forfeit(forfeited)
-        except (IndexError, TypeError):
-            raise ReplayMismatch(f"match: forfeited must be a seat (0 to {state.seats - 1}) or null, "
-                                 f"not {_short(forfeited)}") from None
-        if result["places"] != places:
-            raise ReplayMismatch(f"match: places expected {places}, found {_short(result['places'])}")
+    try:
+        places = state.standings if forfeited is None else state.standings_after_forfeit(forfeited)
+    except (IndexError, TypeError):
+        raise ReplayMismatch(f"match: forfeited must be a seat (0 to {state.seats - 1}) or null, "
+                             f"not {_short(forfeited)}") from None
+    if "places" in result and result["places"] != places:
+        raise ReplayMismatch(f"match: places expected {places}, found {_short(result['places'])}")
+    return places
+
+
+def _check_players(state: MatchState, players: object, places: list[int] | None, forfeited: object) -> None:
+    """``players[]`` (one object per seat, in seat order) against the engine: each seat's ``seat`` index, final
+    ``total``, ``place`` and ``forfeited`` flag (only the seat the result names forfeited)."""
+    if not isinstance(players, list) or len(players) != state.seats:
+        raise ReplayMismatch(f"match: players expected a list of {state.seats} seats, found {_short(players)}")
+    for index, player in enumerate(players):
+        if not isinstance(player, dict):
+            raise ReplayMismatch(f"match: players[{index}] must be an object, not {type(player).__name__}")
+        expected = {"seat": index, "total": state.totals[index], "forfeited": index == forfeited}
+        if places is not None:
+            expected["place"] = places[index]
+        for key, value in expected.items():
+            if player.get(key) != value or type(player.get(key)) is not type(value):
+                raise ReplayMismatch(f"match: seat {index}'s {key} expected {value!r}, found "
+                                     f"{_short(player.get(key))}")
 
 
 def summary(record: dict, state: MatchState) -> str:

@@ -148,6 +148,44 @@ def test_a_tampered_action_is_refused_naming_deal_and_ply(house_bots, tmp_path, 
     assert rc == 1 and "match: totals expected" in out.err
 
 
+def _swap_places(r):
+    r["players"][0]["place"], r["players"][1]["place"] = r["players"][1]["place"], r["players"][0]["place"]
+    return r
+
+
+def _result_dropped_and_cut(r):
+    """A finished match passed off as one still to be played: no result, its first deal cut after 3 plies."""
+    del r["result"]
+    r["deals"] = [{k: v for k, v in r["deals"][0].items() if k not in ("outcome", "winner", "hand_values", "points")}
+                  | {"actions": r["deals"][0]["actions"][:3]}]
+    return r
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("forge, says", [
+    (lambda r: r["players"].reverse() or r, "match: seat 0's seat expected 0, found 1"),
+    (_swap_places, "match: seat 0's place expected"),
+    (lambda r: r["players"][0].update(total=999) or r, "match: seat 0's total expected"),
+    (lambda r: r["players"][1].update(forfeited=True) or r, "match: seat 1's forfeited expected False, found True"),
+    (lambda r: r.update(players=None) or r, "match: players expected a list of 2 seats, found None"),
+    (lambda r: r["players"].pop() and r, "match: players expected a list of 2 seats"),
+    (_result_dropped_and_cut, "match: expected the match's result (an exported record is of a finished match)"),
+    (lambda r: r["result"].pop("places") and r, "match: expected the result's places, found none"),
+])
+def test_forged_players_or_a_missing_result_are_refused(house_bots, tmp_path, capsys, forge, says):
+    record = match_export(match=_finished(house_bots))
+    rc, _ = _replay(tmp_path, json.dumps(record), capsys)
+    assert rc == 0
+    rc, out = _replay(tmp_path, json.dumps(forge(copy.deepcopy(record))), capsys)
+    assert rc == 1 and says in out.err, out.err
+
+
+@pytest.mark.parametrize("text", ["[" * 200000 + "]" * 200000, '{"a": ' * 5000 + "1" + "}" * 5000 + "\n"])
+def test_json_nested_too_deeply_exits_2_saying_so(tmp_path, capsys, text):
+    rc, out = _replay(tmp_path, text, capsys)
+    assert rc == 2 and "not JSON: nested too deeply" in out.err and "Traceback" not in out.err
+
+
 @pytest.mark.django_db
 def test_export_matches_ndjson_with_since_and_ladder(house_bots, ladder, tmp_path, capsys):
     from tournaments.models import LadderMatch

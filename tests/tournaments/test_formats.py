@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from tournaments.formats import (BYE_POINTS, Entrant, PairingError, Result, bracket_order, duplicate_result,
                                  knockout_first_round, knockout_next_round, knockout_pods, knockout_rounds_needed,
-                                 knockout_standings, place_points, places_from_scores, round_robin_rounds, seat_rotations, standings,
+                                 knockout_standings, place_points, places_from_scores, round_robin_entrants_within,
+                                 round_robin_match_count, round_robin_rounds, seat_rotations, standings,
                                  swiss_pairing)
 
 
@@ -62,6 +63,37 @@ def test_round_robin_pods_cover_every_group_of_seats_once(n, seats):
     for r in rounds:
         seated = [p for pod in r for p in pod]
         assert len(seated) == len(set(seated))
+
+
+def _sweep_rounds(pods):
+    """The packing as it was first written (one sweep of the remaining pods per round): the schedule of a running
+    tournament must not change."""
+    left, rounds = list(pods), []
+    while left:
+        used, this = set(), []
+        for pod in left:
+            if used.isdisjoint(pod):
+                this.append(pod)
+                used.update(pod)
+        left = [p for p in left if p not in this]
+        rounds.append(this)
+    return rounds
+
+
+@pytest.mark.parametrize("n,seats,k", [(2, 2, 1), (7, 2, 3), (3, 3, 1), (9, 3, 2), (10, 4, 1), (13, 8, 1)])
+def test_round_robin_counts_its_pods_without_building_them_and_packs_as_before(n, seats, k):
+    rounds = round_robin_rounds(range(n), seats=seats, k=k)
+    assert round_robin_match_count(n, seats, k) == sum(len(r) for r in rounds)
+    if seats > 2:
+        assert rounds[:len(rounds) // k] == _sweep_rounds(list(combinations(range(n), seats)))
+
+
+def test_round_robin_entrants_within_a_limit():
+    assert round_robin_match_count(17, 8) == 24310 and round_robin_match_count(2, 3) == 0
+    assert round_robin_entrants_within(2000, 8) == 13  # C(13, 8) = 1287, C(14, 8) = 3003
+    assert round_robin_entrants_within(2000, 2) == 63  # C(63, 2) = 1953, C(64, 2) = 2016
+    assert round_robin_entrants_within(2000, 2, k=2) == 45
+    assert round_robin_entrants_within(0, 2) == 0
 
 
 def test_round_robin_refuses_too_few_entrants():

@@ -226,3 +226,45 @@ def test_people_enter_withdraw_and_the_organiser_starts_from_the_tournament_page
     olga_c.post(f"/tournaments/{tid}/start/")
     assert Tournament.objects.get(pk=tid).status == "running"
     assert client.post(f"/tournaments/{tid}/enter/").status_code == 302  # anonymous: to the login page
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("value", ["\u00b2", "\u2460", "\u0661", "9" * 30])
+def test_enter_and_withdraw_forms_take_only_ascii_ids(people, value):
+    """Superscript two and circled one pass str.isdigit() but not int() (a 500); the forms answer as for any id
+    that names nothing."""
+    from django.test import Client
+
+    olga = people["olga"]
+    tid = _create(olga).json()["id"]
+    c = Client()
+    c.force_login(olga)
+    entered = c.post(f"/tournaments/{tid}/enter/", {"bot_id": value}, follow=True)
+    assert entered.status_code == 200 and "Choose yourself or one of your bots" in entered.content.decode()
+    left = c.post(f"/tournaments/{tid}/withdraw/", {"player_id": value}, follow=True)
+    assert left.status_code == 200 and "Choose an entrant to withdraw" in left.content.decode()
+    assert not TournamentEntry.objects.filter(tournament_id=tid).exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("query", ["limit=" + "9" * 30, "limit=1000", "limit=-1&offset=" + "9" * 30, "limit=abc"])
+def test_the_list_caps_limit_at_100(people, query):
+    _create(people["olga"])
+    answer = client_for().get(f"/api/tournaments/?{query}")
+    assert answer.status_code == 200 and answer.json()["count"] == 1
+
+
+
+@pytest.mark.django_db
+def test_starting_an_oversized_round_robin_is_a_409_saying_what_fits(people):
+    from games.services import player_house_create
+    from tournaments.tournament_services import tournament_register
+
+    tid = _create(people["olga"], seats_per_match=8, preset="pagat").json()["id"]
+    for i in range(17):
+        tournament_register(tournament=Tournament.objects.get(pk=tid), player=player_house_create(name=f"Big{i}",
+                                                                                                  strategy="random"))
+    answer = client_for(people["olga"]).post(f"/api/tournaments/{tid}/start/")
+    assert answer.status_code == 409 and answer.json()["error"] == "too_many_matches"
+    assert "at most 2000: with these settings at most 13 entrants fit" in answer.json()["detail"]
+    assert Tournament.objects.get(pk=tid).status == "registering"

@@ -239,3 +239,23 @@ def test_a_tournament_match_page_names_its_tournament_and_round(houses, client):
     page = client.get(f"/matches/{tm.match_id}/").content.decode()
     assert f'href="/tournaments/{t.pk}/">Link cup</a>' in page and f'href="/tournaments/{t.pk}/rounds/1/">round 1</a>' in page
     assert "casual match" not in page
+
+
+@pytest.mark.django_db
+def test_an_oversized_round_robin_is_refused_before_its_schedule_is_built():
+    """C(17, 8) = 24,310 matches: counted, never built (building and packing them took seconds under the row lock)."""
+    import time
+
+    players = [player_house_create(name=f"P{i}", strategy="random") for i in range(17)]
+    t = tournament_create(name="Big pods", format="round_robin", seats_per_match=8, preset="pagat", target=30)
+    for p in players:
+        tournament_register(tournament=t, player=p)
+    began = time.perf_counter()
+    with pytest.raises(TournamentError) as refused:
+        tournament_start(tournament=t)
+    assert time.perf_counter() - began < 2
+    assert refused.value.code == "too_many_matches"
+    assert refused.value.detail.startswith("17 entrants would make 24310 matches; a tournament makes at most 2000: "
+                                           "with these settings at most 13 entrants fit")
+    t.refresh_from_db()
+    assert t.status == Tournament.Status.REGISTERING and not t.round_set.exists()

@@ -14,10 +14,11 @@ from django.db.models import F
 from django.utils import timezone
 
 from games.engine import Ruleset
-from games.models import Deal, Match, Move
+from games.models import Deal, Match, Move, Seat
 from games.selectors import match_export
 from games.services import match_advance, match_create
 from stored_matches import store_house_matches
+from tournaments.management.commands.verify_matches import commitments_since
 from tournaments.models import LadderMatch
 
 SHORT = Ruleset.preset("pagat", target=60)
@@ -88,6 +89,8 @@ def test_it_reports_every_tampered_match_and_exits_non_zero(house_bots):
 def test_a_deal_stored_before_commitments_passes_with_a_note(house_bots):
     ids = store_house_matches(players=house_bots[:2], ruleset=SHORT, seeds=[3, 4])
     Deal.objects.filter(match_id=ids[0]).update(salt="", commitment="")
+    # a match created before the migration that added commitments was applied here
+    Match.objects.filter(pk=ids[0]).update(created_at=commitments_since() - timedelta(days=1))
     out, error = _verify()
     assert error is None, out
     count = Deal.objects.filter(match_id=ids[0]).count()
@@ -130,3 +133,35 @@ def test_the_command_line_exits_1_on_a_mismatch_and_0_without(house_bots, capsys
     captured = capsys.readouterr()
     assert f"MISMATCH match {ids[1]} deal 1 ply 1" in captured.out
     assert "verifying" in captured.err  # the progress bar
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("since", ["2026-02-30", "2026-13-45T99:99", "2026-02-30T00:00:00Z",
+                                   "9999-12-31T23:59:59-23:59", "\u0661\u0662"])
+@pytest.mark.parametrize("command", ["verify_matches", "export_matches"])
+def test_a_since_that_is_no_real_date_is_a_command_error_naming_it(tmp_path, command, since):
+    args = ["--since", since] + ([str(tmp_path / "out.ndjson")] if command == "export_matches" else [])
+    with pytest.raises(CommandError, match="--since takes a date") as refused:
+        call_command(command, *args, stdout=io.StringIO(), stderr=io.StringIO())
+    assert repr(since) in str(refused.value)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("tamper, says", [
+    # the winner's total as pages show it (Seat.total), the match's totals left alone
+    (lambda m: Seat.objects.filter(match_id=m, index=0).update(total=999), "match: seat 0's total expected"),
+    # salt and commitment both blanked on a match dealt after commitments existed: no old deal
+    (lambda m: Deal.objects.filter(match_id=m, number=1).update(salt="", commitment=""),
+     "deal 1: expected a commitment and its salt (the match was created after commitments existed"),
+    # an old match (before commitments) whose later deal was committed: one blanked after it is no old deal
+    (lambda m: (Match.objects.filter(pk=m).update(created_at=commitments_since() - timedelta(days=1)),
+                Deal.objects.filter(match_id=m, number__gte=2).update(salt="", commitment="")),
+     "deal 2: expected a commitment and its salt (an earlier deal of the match has one)"),
+])
+def test_a_tampered_seat_total_or_a_blanked_commitment_is_a_mismatch(house_bots, tamper, says):
+    ids = store_house_matches(players=house_bots[:2], ruleset=Ruleset.preset("pagat", target=200), seeds=[21])
+    assert Deal.objects.filter(match_id=ids[0]).count() >= 2
+    tamper(ids[0])
+    out, error = _verify("--no-progress")
+    assert error is not None and error.returncode == 1, out
+    assert f"MISMATCH match {ids[0]}" in out and says in out, out

@@ -14,15 +14,22 @@ from games.models import Match
 
 
 def _since(text: str) -> datetime:
-    """``2026-12-01`` (midnight UTC) or an ISO 8601 date and time (naive: UTC)."""
-    value = parse_datetime(text)
-    if value is None:
-        day = parse_date(text)
-        if day is None:
-            raise CommandError(f"--since takes a date (2026-12-01) or a date and time (2026-12-01T08:00Z), not "
-                               f"{text!r}")
-        value = datetime.combine(day, dt_time.min)
-    return value if value.tzinfo else value.replace(tzinfo=dt_timezone.utc)
+    """``2026-12-01`` (midnight UTC) or an ISO 8601 date and time (naive: UTC), as an aware UTC datetime.
+    ``CommandError`` naming ``text`` when it is not one, or not a real one (2026-02-30, hour 99, a year past 9999
+    once in UTC)."""
+    wrong = (f"--since takes a date (2026-12-01) or a date and time (2026-12-01T08:00Z), not {text!r}")
+    if not text.isascii():  # Django's parsers read any Unicode digit as \d
+        raise CommandError(wrong)
+    try:
+        value = parse_datetime(text)
+        if value is None:
+            day = parse_date(text)
+            if day is None:
+                raise CommandError(wrong)
+            value = datetime.combine(day, dt_time.min)
+        return value.replace(tzinfo=dt_timezone.utc) if value.tzinfo is None else value.astimezone(dt_timezone.utc)
+    except (ValueError, OverflowError) as exc:
+        raise CommandError(f"{wrong}: {exc}") from None
 
 
 class Command(BaseCommand):

@@ -20,7 +20,8 @@ from tournaments.management.commands.export_matches import _since
 class Command(BaseCommand):
     help = ("Replay every stored finished match from its seeds and stored plies with the engine (the check of "
             "python -m games.engine replay: every ply legal, every deal's seed, code, dealer, commitment and "
-            "result, the match's totals and places) and report every mismatch: match id, deal, ply, expected, "
+            "result, the match's totals and places, each seat's total, place and forfeit, a commitment on every deal "
+            "of a match created after commitments existed) and report every mismatch: match id, deal, ply, expected, "
             "found. Exit status 1 when there is one, 0 when none. Matches are read in chunks (flat memory).")
 
     def add_arguments(self, parser):
@@ -74,19 +75,35 @@ class Report:
                 f"mismatch(es){fair}")
 
 
+#: the migration that added deal commitments: a match created after it was applied here must have them all
+COMMITMENTS_MIGRATION = ("games", "0011_deal_salt_commitment")
+
+
+def commitments_since():
+    """When this database began storing commitments: the time ``COMMITMENTS_MIGRATION`` was applied (an aware
+    datetime), or None when the migration table does not say."""
+    from django.db.migrations.recorder import MigrationRecorder
+
+    app, name = COMMITMENTS_MIGRATION
+    return (MigrationRecorder.Migration.objects.filter(app=app, name=name).values_list("applied", flat=True)
+            .first())
+
+
 def verify_matches(matches, *, total: int | None = None, chunk: int = 200, progress: bool = False,
                    err=None) -> Report:
     """Replay every finished match of the ``matches`` queryset (``games.selectors.match_exports``, read in chunks of
-    ``chunk``) with ``games.engine.record.verify_record``; a mismatch is recorded and the next match checked.
+    ``chunk``) with ``games.engine.record.verify_record``; a mismatch is recorded and the next match checked. A
+    match created after commitments existed here (``commitments_since``) must have one on every deal.
     ``progress``: a tqdm bar on ``err`` (a stream; stderr by default)."""
     report = Report()
+    since = commitments_since()
     started = time.perf_counter()
     bar = tqdm(total=total, unit="match", desc="verifying", file=err or sys.stderr, disable=not progress,
                dynamic_ncols=True)
     try:
         for record in match_exports(matches=matches, chunk_size=chunk):
             try:
-                verify_record(record)
+                verify_record(record, committed_since=since)
             except ReplayMismatch as exc:
                 report.mismatches.append((record["match"], exc))
                 bar.set_postfix(mismatches=len(report.mismatches), refresh=False)
