@@ -9,8 +9,8 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_POST
 
+from games.pages import post_only
 from games.models import Player
 from tournaments import tournament_selectors as selectors
 from tournaments import tournament_services as services
@@ -47,7 +47,7 @@ def _refused(request, exc: TournamentError) -> None:
     messages.error(request, exc.detail[0].upper() + exc.detail[1:])
 
 
-@require_POST
+@post_only("tournament-detail", say="Use the Enter button to enter this tournament.")
 @login_required
 def tournament_enter_page(request, tournament_id: int):
     """The tournament page's Enter: the person themself, or (``bot_id``) one of their bots."""
@@ -64,7 +64,7 @@ def tournament_enter_page(request, tournament_id: int):
     return redirect("tournament-detail", tournament_id=t.pk)
 
 
-@require_POST
+@post_only("tournament-detail", say="Use the Withdraw button to withdraw from this tournament.")
 @login_required
 def tournament_withdraw_page(request, tournament_id: int):
     """Withdraw yourself or your bot (``player_id``); the organiser may withdraw anyone."""
@@ -84,7 +84,7 @@ def tournament_withdraw_page(request, tournament_id: int):
     return redirect("tournament-detail", tournament_id=t.pk)
 
 
-@require_POST
+@post_only("tournament-detail", say="The organiser starts the tournament with its Start button.")
 @login_required
 def tournament_start_page(request, tournament_id: int):
     """The organiser's Start."""

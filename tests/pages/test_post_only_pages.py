@@ -25,3 +25,14 @@ def test_a_get_of_the_deal_action_returns_to_the_home_page(client):
     back = client.get("/play/guest/")
     assert back.status_code == 303 and back["Location"] == "/"
     assert "press Deal to play" in client.get("/").content.decode()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("action", ["enter", "withdraw", "start"])
+def test_a_get_of_a_tournament_action_returns_to_the_tournament_page(client, action):
+    from tournaments.tournament_services import tournament_create
+
+    t = tournament_create(name="Get cup", format="round_robin")
+    client.force_login(get_user_model().objects.create_user("ruth", password="pw-ruth-12345"))
+    back = client.get(f"/tournaments/{t.pk}/{action}/")
+    assert back.status_code == 303 and back["Location"] == f"/tournaments/{t.pk}/"
