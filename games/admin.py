@@ -20,6 +20,7 @@ class MatchAdmin(admin.ModelAdmin):
     list_display = ("id", "preset", "status", "seat_count", "deal_number", "ply_count", "created_at", "finished_at")
     list_filter = ("status", "preset")
     inlines = [SeatInline]
+    raw_id_fields = ("after",)  # a select of every match would be the whole table
 
 
 @admin.register(Seat)

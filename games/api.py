@@ -131,6 +131,9 @@ class SeatViewApi(APIView):
         "match_id": serializers.IntegerField(), "seat": serializers.IntegerField(),
         "status": serializers.CharField(), "ply": serializers.IntegerField(),
         "abort_reason": serializers.CharField(help_text="why the match was ended early (status aborted), else empty"),
+        "waits_for": serializers.IntegerField(allow_null=True, help_text=(
+            "the match that must end before this one is played (a duplicate set's earlier rotation), else null: "
+            "until it ends no move is taken and the view shows no hand")),
         "your_turn": serializers.BooleanField(), "move_deadline": serializers.DateTimeField(allow_null=True),
         "legal_actions": serializers.ListField(child=serializers.DictField()), "view": serializers.DictField(),
         "deal_number": serializers.IntegerField(help_text="the deal the view shows (1-based)"),
@@ -154,13 +157,20 @@ class SeatViewApi(APIView):
         commitment = snapshot.commitment(state.deal_number)
         turn = referee.turn_for(state, match_id=match.pk, deadline_ms=match.move_clock_seconds * 1000,
                                 commitment=commitment) if your_turn else None
+        view = turn.view if turn else state.view(seat)
+        waits_for = None
+        if running and services.match_waits(match=match):  # its predecessor (same cards, same entrants) still runs:
+            # no move is taken yet, and the hand stays hidden (it is the opponent's hand in the running match)
+            waits_for, your_turn, turn, deadline = match.after_id, False, None, None
+            view = {**state.view(seat), "hand": []}
         return Response({"match_id": match.pk, "seat": seat, "status": match.status, "ply": match.ply_count,
+                         "waits_for": waits_for,
                          "abort_reason": _abort_reason(match),
                          "your_turn": your_turn, "move_deadline": deadline, "seats": seats,
                          "deals_finished": len(state.results), "deal_number": state.deal_number,
                          "commitment": commitment,
                          "legal_actions": list(turn.legal_actions) if turn else [],
-                         "view": turn.view if turn else state.view(seat)})
+                         "view": view})
 
 
 class SeatActionApi(APIView):

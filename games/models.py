@@ -106,6 +106,10 @@ class Match(models.Model):
         max_length=40, blank=True, db_index=True,
         help_text="matches dealt the same seeds (e.g. a duplicate set) share this key: none of them publishes its "
                   "seeds, deal codes, hands, record or replay while one of them runs (games.selectors.match_is_public)")
+    after = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="followers",
+        help_text="the match that must end first: this one is not played (no ply, no bot call, no move taken) while "
+                  "that one runs (a duplicate set's rotations play one after another: games.services.match_waits)")
 
     class Meta:
         ordering = ["-created_at", "-id"]

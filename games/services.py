@@ -51,11 +51,16 @@ class StalePly(Exception):
 
 def match_create(*, players: list[Player], ruleset: Ruleset, preset: str = "", seed: int | None = None,
                  turn_timeout_ms: int | None = None, single_deal: dict | None = None,
-                 move_seconds: int | None = None, reveal_group: str = "") -> Match:
+                 move_seconds: int | None = None, reveal_group: str = "", after: Match | None = None) -> Match:
     """Create a running match with ``players`` in seat order and its first deal row.
 
     ``reveal_group``: a key this match shares with the other matches dealt the same seeds (a duplicate set): none of
     them publishes its seeds, codes, hands or record while one of them runs (``selectors.match_is_public``).
+
+    ``after``: a match that must end (finish or abort) before this one is played (``Match.after``): until then
+    this match stays running but waits (``match_waits``): no ply, no bot call, no person's move, and its seat views
+    show no hand. Its end wakes this match (``_wake_followers``). A duplicate set's rotations are chained so: the
+    same entrants never hold the same cards in two matches at once.
 
     ``seed`` (a non-negative int) defaults to 40 random bits; ``turn_timeout_ms`` (bot turns) defaults to
     ``BOT_TURN_TIMEOUT_MS``, and every seat starts with ``BOT_TIME_BANK_MS`` of time bank. Raises ``ValueError``
@@ -78,6 +83,7 @@ def match_create(*, players: list[Player], ruleset: Ruleset, preset: str = "", s
         match = Match.objects.create(ruleset=ruleset.to_dict(), preset=preset, seat_count=len(players), seed=seed,
                                      engine_version=ENGINE_VERSION, totals=[0] * len(players),
                                      turn_timeout_ms=timeout, move_seconds=move_seconds, reveal_group=reveal_group,
+                                     after=after,
                                      single_deal_seed=single_deal["seed"] if single_deal else None,
                                      single_deal_dealer=single_deal["dealer"] if single_deal else None)
         Seat.objects.bulk_create(Seat(match=match, index=i, player=p, time_bank_ms=settings.BOT_TIME_BANK_MS)
@@ -96,6 +102,24 @@ def match_wake(*, match_id: int) -> None:
     from games.tasks import match_queue  # the task module imports this one
 
     transaction.on_commit(lambda: match_queue(match_id=match_id))
+
+
+def match_waits(*, match: Match) -> bool:
+    """Whether ``match`` may not be played yet: its ``Match.after`` match is still running (one query; False at
+    once when it has none). A match never goes back to running, so once False it stays False."""
+    return match.after_id is not None and Match.objects.filter(pk=match.after_id,
+                                                               status=Match.Status.RUNNING).exists()
+
+
+def _wake_followers(match_id: int) -> None:
+    """``match_id`` just ended (inside the transaction that ended it): the running matches waiting for it
+    (``Match.after``) start their stall clock now (the watchdog counts a follower's wait from its predecessor's
+    end, never from its creation) and are queued once the end commits (``match_wake``)."""
+    followers = list(Match.objects.filter(after_id=match_id, status=Match.Status.RUNNING).values_list("pk", flat=True))
+    if followers:
+        Match.objects.filter(pk__in=followers).update(last_progress_at=timezone.now())
+    for pk in followers:
+        match_wake(match_id=pk)
 
 
 def _deal_row_create(match: Match, state: MatchState) -> Deal:
@@ -130,13 +154,16 @@ def match_advance(*, match_id: int, ply_budget: int | None = None, time_budget_m
     can overrun it by up to that turn's timeout; ``None``: no limit). The worker task and the zero-setup loop play
     matches in such slices so that a few matches with slow bots never hold every worker while people wait.
 
-    Returns ``"finished"``, ``"waiting"`` (an agent such as a human has not acted), ``"budget"``, ``"busy"``
+    Returns ``"finished"``, ``"waiting"`` (an agent such as a human has not acted, or the match's ``after`` match
+    still runs: nothing is played, and that match's end queues this one again), ``"budget"``, ``"busy"``
     (another worker holds the lease), ``"not_running"``, or ``"conflict"`` (a store failed with nothing new to
     read: the stored rows disagree with the ply count; nothing was written). A ply another writer stores first (a person's move
     against the clock's fallback, a redelivered task) is never overwritten: this call re-reads the log and plays
     on from there. Idempotent: calling it again continues exactly where the log stops.
     """
     token = uuid.uuid4().hex
+    if Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, after__status=Match.Status.RUNNING).exists():
+        return "waiting"  # its predecessor runs: nothing is played, no bot is asked; its end wakes this match
     if not _claim(match_id, token):
         exists = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING).exists()
         return "busy" if exists else "not_running"
@@ -335,13 +362,19 @@ def _finish(match: Match, state: MatchState, forfeited: int | None = None) -> No
     match.deal_number = state.deal_number
     match.finished_at = timezone.now()
     match.save(update_fields=["status", "totals", "deal_number", "finished_at"])
+    _wake_followers(match.pk)
     match_finished.send(sender=Match, match=match)
 
 
 def match_abort(*, match_id: int, reason: str) -> bool:
-    """Mark a running match aborted (left unrated). Returns whether it was running."""
-    return Match.objects.filter(pk=match_id, status=Match.Status.RUNNING).update(
-        status=Match.Status.ABORTED, abort_reason=reason[:200], finished_at=timezone.now()) == 1
+    """Mark a running match aborted (left unrated), and wake the matches waiting for it (``Match.after``). Returns
+    whether it was running."""
+    with transaction.atomic():
+        aborted = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING).update(
+            status=Match.Status.ABORTED, abort_reason=reason[:200], finished_at=timezone.now()) == 1
+        if aborted:
+            _wake_followers(match_id)
+    return aborted
 
 
 def match_note_resume(*, match_id: int) -> bool:
@@ -356,26 +389,29 @@ def match_note_resume(*, match_id: int) -> bool:
 
 def matches_stalled(*, now=None) -> list[int]:
     """Ids of running matches with no stored ply for ``MATCH_STALL_SECONDS`` and no live lease (a person who is
-    thinking is not a stall: see ``matches_clock_expired``)."""
+    thinking is not a stall: see ``matches_clock_expired``; nor is a match whose ``after`` match still runs: it
+    waits, and its stall clock starts when that match ends, ``_wake_followers``)."""
     now = now or timezone.now()
     cutoff = now - timedelta(seconds=settings.MATCH_STALL_SECONDS)
     return list(
         Match.objects.filter(status=Match.Status.RUNNING, last_progress_at__lt=cutoff, awaiting_human=False)
         .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
+        .exclude(after__status=Match.Status.RUNNING)
         .values_list("pk", flat=True)
     )
 
 
 def matches_runnable(*, now=None, people_only: bool = False) -> list[int]:
-    """Ids of running matches a worker can play on now: not waiting for a person's move, with no live lease (none,
-    or an expired one: a worker that died). Matches with a person seated come first (someone is watching the bots
+    """Ids of running matches a worker can play on now: not waiting for a person's move nor for their ``after``
+    match to end, with no live lease (none, or an expired one: a worker that died). Matches with a person seated come first (someone is watching the bots
     answer), then the longest without progress; ``people_only``: only those with a person seated. The zero-setup
     ladder loop (``MATCH_WORKER = "ladder_loop"``) polls this instead of a task queue; people whose clock ran out
     are in ``matches_clock_expired``."""
     now = now or timezone.now()
     with_person = Exists(Seat.objects.filter(match=OuterRef("pk"), player__kind=Player.Kind.HUMAN))
     runnable = (Match.objects.filter(status=Match.Status.RUNNING, awaiting_human=False)
-                .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now)))
+                .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now))
+                .exclude(after__status=Match.Status.RUNNING))
     if people_only:
         runnable = runnable.filter(with_person)
     return list(runnable.order_by(with_person.desc(), "last_progress_at", "pk").values_list("pk", flat=True))
@@ -415,7 +451,8 @@ def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, u
     Never waits for the worker's lease: the ply is stored by a compare-and-set on the ply count (``_store_ply``),
     so whichever of this move and the worker (the move clock's fallback) stores the ply first wins, and the other
     changes nothing. Raises ``MatchNotFound`` (404), ``SeatForbidden`` (403: not this user's seat), ``StalePly``
-    (409: another ply was stored, it is not this seat's turn, or the match is over) and ``IllegalAction`` (400,
+    (409: another ply was stored, it is not this seat's turn, the match is over, or it waits for its ``after``
+    match to end) and ``IllegalAction`` (400,
     with the rule's reason). A double submit stores the ply once. ``guest``: the session's guest player, for a guest's
     seat (``access_seat``).
     """
@@ -424,6 +461,9 @@ def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, u
     match = snapshot.match
     if match.status != Match.Status.RUNNING:
         raise StalePly("the match is over")
+    if match_waits(match=match):
+        raise StalePly(f"this match has not started: it waits for match {match.after_id} to end (the rotations of "
+                       "a duplicate set are played one after another); fetch the view again then")
     if ply != match.ply_count:
         raise StalePly(f"ply {ply} is not the current position: the match is at ply {match.ply_count}; fetch the "
                        "view again")

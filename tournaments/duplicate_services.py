@@ -3,7 +3,9 @@ read it for its page. The scoring is in ``tournaments.duplicate`` (pure).
 
 A duplicate ladder (``Ladder.duplicate``) plays each pairing the scheduler makes as a set of ``rotations``: n matches
 with one match seed (so deal k deals seat s the same cards with the same dealer in each of them), all created and
-queued together, sharing ``Match.reveal_group`` so that none publishes its seeds, codes, hands or record while one of
+queued together but played one after another (``Match.after``: a rotation waits, running, until the previous one
+ends; played at once, each entrant would see its opponent's hand and the stock from its own seat in the mirror),
+sharing ``Match.reveal_group`` so that none publishes its seeds, codes, hands or record while one of
 them runs (``games.selectors.match_is_public``). The ratings move once per set, from ``duplicate.combined_places``,
 when its last match finishes; a set with an aborted match is not rated (as an aborted match is not).
 
@@ -31,7 +33,8 @@ def duplicate_set_create(*, ladder: Ladder, players: list[Player], seed: int | N
     """Create a duplicate set of ``players`` (seat order of its first match) on ``ladder``: one rated ladder match per
     rotation, all from match seed ``seed`` (default: 40 random bits), under the ladder's rules, bot turn timeout and
     move clock. Returns the matches in rotation order; the caller queues them (``match_wake``), as for any ladder
-    match. ``ValueError`` as ``games.services.match_create`` raises it (e.g. two players of one owner)."""
+    match. Rotation r + 1 is played only once rotation r has ended (``Match.after``): the same entrants never hold
+    the same cards in two running matches (with two seats, X's hand in one is Y's hand in the other). ``ValueError`` as ``games.services.match_create`` raises it (e.g. two players of one owner)."""
     seed = secrets.randbits(40) if seed is None else seed
     ruleset = Ruleset.from_dict(ladder.ruleset)
     with transaction.atomic():
@@ -40,7 +43,7 @@ def duplicate_set_create(*, ladder: Ladder, players: list[Player], seed: int | N
         for rotation, seating in enumerate(rotations(players)):
             match = match_create(players=seating, ruleset=ruleset, preset=ladder.preset, seed=seed,
                                  turn_timeout_ms=ladder.turn_timeout_ms, move_seconds=ladder.move_seconds,
-                                 reveal_group=dup.reveal_key)
+                                 reveal_group=dup.reveal_key, after=matches[-1] if matches else None)
             LadderMatch.objects.create(ladder=ladder, match=match)
             DuplicateSetMatch.objects.create(duplicate_set=dup, match=match, rotation=rotation)
             matches.append(match)

@@ -65,7 +65,8 @@ def tournament_create(*, name: str, format: str, preset: str = "pagat", seats_pe
                       slug: str | None = None, overrides: dict | None = None) -> Tournament:
     """A tournament open for registration. ``TournamentError`` (400 ``bad_settings``) names the field and the allowed
     values for an unknown format or preset, a seat count the preset cannot seat (knockout: 2 seats only), Swiss
-    without 1..30 rounds, k outside 1..10, a bad target, clock or entrants choice; 409 ``slug_taken``."""
+    without 1..30 rounds, k outside 1..10, a bad target, clock or entrants choice, a duplicate tournament for people
+    only; 409 ``slug_taken``."""
     if format not in Tournament.Format.values:
         raise _bad(f"format {format!r:.30} is unknown: choose one of {', '.join(Tournament.Format.values)}")
     if entrants not in Tournament.Entrants.values:
@@ -88,6 +89,9 @@ def tournament_create(*, name: str, format: str, preset: str = "pagat", seats_pe
     elif rounds is not None:
         raise _bad(f"rounds is set by the entrants in a {format.replace('_', ' ')} tournament: leave it out "
                    "(it is for Swiss)")
+    if duplicate and entrants == Tournament.Entrants.PEOPLE:
+        raise _bad("a duplicate tournament is for bots only (a person would remember the cards of the first rotation "
+                   "in the next): choose entrants bots or both, or leave duplicate off")
     if not 1 <= matches_per_pairing <= 10:
         raise _bad(f"matches_per_pairing (k) is 1 to 10, not {matches_per_pairing}")
     if matches_per_pairing != 1 and format != Tournament.Format.ROUND_ROBIN:
@@ -142,7 +146,7 @@ def access_entrant(*, user, bot_id: int | None = None) -> Player:
 
 def tournament_register(*, tournament: Tournament, player: Player) -> TournamentEntry:
     """Enter ``player`` before the start. ``TournamentError`` 409: ``registration_closed`` (started or finished),
-    ``already_registered``, ``not_admitted`` (bots-only / people-only, a guest), ``suspended`` (a bot that is
+    ``already_registered``, ``not_admitted`` (bots-only / people-only, a guest, a person in a duplicate tournament), ``suspended`` (a bot that is
     suspended, disabled or unverified), ``match_with`` (a person who chose to meet people only, in a tournament
     open to bots), ``same_owner`` (a second entrant of one owner where they would have to meet: round robin and
     knockout; Swiss keeps them apart), ``full``."""
@@ -159,6 +163,10 @@ def tournament_register(*, tournament: Tournament, player: Player) -> Tournament
         is_person = player.kind == Player.Kind.HUMAN
         if tournament.entrants == Tournament.Entrants.BOTS and is_person:
             raise TournamentError("not_admitted", "this tournament is for bots only: enter one of your bots")
+        if tournament.duplicate and is_person:
+            raise TournamentError("not_admitted", "a duplicate tournament deals every pod's cards again in each "
+                                  "rotation, and a person would remember them: it is for bots only; enter one of "
+                                  "your bots, or a tournament without duplicate play")
         if tournament.entrants == Tournament.Entrants.PEOPLE and not is_person:
             raise TournamentError("not_admitted", "this tournament is for people only: enter yourself")
         if player.kind == Player.Kind.BOT and not player.is_active:
@@ -324,11 +332,12 @@ def _advance_locked(tournament: Tournament) -> str:
             seatings = formats.seat_rotations(pod) if tournament.duplicate else [tuple(pod)]
             # a duplicate pod's matches are dealt the same seeds: none publishes them while another one runs
             group = f"tournament-{tournament.pk}-{number}-{i}" if tournament.duplicate else ""
+            match = None  # a duplicate pod's rotations play one after another (Match.after): never at once
             for game, seating in enumerate(seatings):
                 match = match_create(players=[players[p] for p in seating], ruleset=ruleset, preset=tournament.preset,
                                      seed=match_seed(tournament, number, i),
                                      turn_timeout_ms=tournament.turn_timeout_ms,
-                                     move_seconds=tournament.move_seconds, reveal_group=group)
+                                     move_seconds=tournament.move_seconds, reveal_group=group, after=match)
                 TournamentMatch.objects.create(round=rnd, match=match, pod=i, game=game)
                 match_wake(match_id=match.pk)
         if pods:

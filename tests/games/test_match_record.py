@@ -71,8 +71,8 @@ def test_record_of_a_finished_match_is_public_and_valid(house_bots, people):
 def test_record_of_a_running_or_aborted_match_is_refused_to_everyone(house_bots, people):
     ann_player = player_for_user(user=people[0])
     running = match_create(players=[ann_player, house_bots[0]], ruleset=Ruleset.preset("pagat"), preset="pagat",
-                           seed=11)
-    aborted = match_create(players=house_bots[:2], ruleset=Ruleset.preset("pagat"), preset="pagat", seed=12)
+                           seed=987_654_321_011)  # no match id or other number in a reply contains it
+    aborted = match_create(players=house_bots[:2], ruleset=Ruleset.preset("pagat"), preset="pagat", seed=987_654_321_012)
     match_advance(match_id=aborted.pk, ply_budget=5)
     match_abort(match_id=aborted.pk, reason="test")
     for match in (running, aborted):

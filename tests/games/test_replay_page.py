@@ -70,8 +70,8 @@ def test_the_match_page_links_the_replay_only_when_finished(client, house_bots):
 def test_a_running_or_aborted_match_has_no_replay_and_shows_nothing_of_it(client, house_bots):
     person = get_user_model().objects.create_user("ann", password="pw-12345-xyz")
     running = match_create(players=[player_for_user(user=person), house_bots[0]], ruleset=Ruleset.preset("pagat"),
-                           preset="pagat", seed=11)
-    aborted = match_create(players=house_bots[:2], ruleset=Ruleset.preset("pagat"), preset="pagat", seed=12)
+                           preset="pagat", seed=987_654_321_011)
+    aborted = match_create(players=house_bots[:2], ruleset=Ruleset.preset("pagat"), preset="pagat", seed=987_654_321_012)
     match_advance(match_id=aborted.pk, ply_budget=5)
     match_abort(match_id=aborted.pk, reason="test")
     for match, words in ((running, "still being played"), (aborted, "aborted")):

@@ -56,12 +56,17 @@ def test_a_duplicate_pairing_is_a_mirror_from_one_seed_rated_once_when_both_are_
     assert {m.reveal_group for m in matches} == {dup.reveal_key}
     assert ladder_schedule_matches(ladder=ladder) == []  # both players are busy until the set is over
 
-    assert match_advance(match_id=matches[1].pk) == "finished"
+    # the mirror waits for the first rotation: nothing of it is played meanwhile
+    assert matches[1].after_id == matches[0].pk and matches[0].after_id is None
+    assert match_advance(match_id=matches[1].pk) == "waiting"
+    assert matches[1].deals.get().moves.count() == 0
+
+    assert match_advance(match_id=matches[0].pk) == "finished"
     assert RatingChange.objects.count() == 0  # the mirror still runs: nothing is rated yet
     assert not LadderMatch.objects.exclude(rated_at=None).exists()
     assert set(LadderEntry.objects.values_list("matches_played", flat=True)) == {0}
 
-    assert match_advance(match_id=matches[0].pk) == "finished"
+    assert match_advance(match_id=matches[1].pk) == "finished"
     common = _check_rotated_and_same_cards(matches)
     assert common >= 1
     changes = list(RatingChange.objects.select_related("entry"))
@@ -131,8 +136,8 @@ def test_three_seats_play_the_three_rotations(house_bots):
 def test_a_set_with_an_aborted_match_is_not_rated(house_bots):
     ladder = _duplicate_ladder(house_bots[2:])
     first, second = ladder_schedule_matches(ladder=ladder)
-    match_abort(match_id=second.pk, reason="test")
-    assert match_advance(match_id=first.pk) == "finished"
+    match_abort(match_id=first.pk, reason="test")
+    assert match_advance(match_id=second.pk) == "finished"  # an aborted predecessor ends the wait too
     dup = DuplicateSet.objects.get()
     assert dup.rated_at is None and "aborted" in dup.void_reason
     assert RatingChange.objects.count() == 0

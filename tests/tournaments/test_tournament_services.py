@@ -30,7 +30,8 @@ def _play(t: Tournament) -> list[int]:
         if t.status == Tournament.Status.FINISHED:
             return list(TournamentMatch.objects.filter(round__tournament=t)
                         .order_by("round__number", "pod", "game").values_list("match_id", flat=True))
-        for m in Match.objects.filter(tournament_match__round__tournament=t, status=Match.Status.RUNNING):
+        # in creation order: a duplicate pod's later rotation waits for the earlier one (Match.after)
+        for m in Match.objects.filter(tournament_match__round__tournament=t, status=Match.Status.RUNNING).order_by("pk"):
             assert match_advance(match_id=m.pk) == "finished"
     raise AssertionError("the tournament did not finish")
 
