@@ -11,6 +11,7 @@ import pytest
 
 pytest.importorskip("playwright.sync_api")
 from browsers import CHROMIUM  # noqa: E402 (tests/support; the `browser` fixture is in tests/conftest.py)
+from run_cache import clear_this_runs_cache  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM),
                                 reason="Debian's chromium is not installed (.ci/run installs it)")
@@ -34,7 +35,9 @@ def _wait_turn_or_end(page) -> str:
 
 def _move(page, prefer_draw: bool = False) -> None:
     """One move by clicking, like a beginner: the first playable card (an eight declares hearts), else draw, else pass;
-    then wait until the table shows another position."""
+    then wait until the table shows another position. The throttles' counts are cleared first: a whole match played
+    at a machine's speed is more moves a minute than the person's rate allows (a 429 left the table waiting)."""
+    clear_this_runs_cache()
     shown = page.evaluate(f"{TABLE}.dataset.ply")
     playable = page.locator("#hand .card.playable")
     if prefer_draw and page.locator("#draw:not([disabled])").count():
