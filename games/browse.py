@@ -29,6 +29,7 @@ from rest_framework.exceptions import APIException, NotFound
 from rest_framework.pagination import CursorPagination
 
 from games.engine import PRESETS
+from games.ids import parse_id
 from games.models import Match, Player, Seat
 
 ORDERS = ("newest", "oldest")
@@ -104,8 +105,8 @@ def _date(param: str, text: str) -> dt.date:
 
 def _player(text: str) -> Player:
     """The player ``text`` names: a player id (digits) or a player's exact name."""
-    if re.fullmatch(r"[0-9]{1,18}", text):
-        player = Player.objects.filter(pk=int(text)).first()
+    if (player_id := parse_id(text)) is not None:
+        player = Player.objects.filter(pk=player_id).first()
         if player is None:
             raise BadFilter("player", f"there is no player with id {text}: give a player's id or exact name (a "
                                       "player's page /players/<name>/ links to its matches)")
@@ -210,7 +211,7 @@ class MatchCursorPagination(CursorPagination):
         except NotFound:
             cursor = None
         else:
-            if cursor is None or cursor.position is None or re.fullmatch(r"[0-9]{1,18}", cursor.position):
+            if cursor is None or cursor.position is None or parse_id(cursor.position) is not None:
                 return cursor
         raise BadFilter("cursor", "this is not a cursor of the match list: follow a page's next or previous "
                                   "link (or leave cursor out for the first page)")

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
 
 from django.conf import settings
 from django.db.models import Count, Q, QuerySet
 
 from games.browse import BadFilter
+from games.ids import parse_id
 from games.models import Match
 from tournaments.models import (DuplicateSet, Ladder, LadderEntry, LadderMatch, RatingChange, Tournament,
                                 TournamentMatch)
@@ -88,7 +88,7 @@ def tournament_matches_q(slug: str) -> Q:
     """The match list's ``tournament`` filter (registered into ``games.browse.MATCH_GROUPS``): a ``Q`` over ``Match``
     selecting every match of the tournament with this slug (or id). Raises ``BadFilter`` naming some tournaments when
     there is none."""
-    query = Q(slug=slug) | (Q(pk=int(slug)) if re.fullmatch(r"[0-9]{1,18}", slug) else Q(pk=None))
+    query = Q(slug=slug) | Q(pk=parse_id(slug))
     tournament_id = Tournament.objects.filter(query).values_list("pk", flat=True).first()
     if tournament_id is None:
         slugs = list(Tournament.objects.order_by("-id").values_list("slug", flat=True)[:20])

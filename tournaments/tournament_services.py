@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import re
 import secrets
 from dataclasses import dataclass
 
@@ -25,6 +24,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from games.engine import Ruleset
+from games.ids import parse_id
 from games.models import Match, Player
 from games.services import match_create, match_wake, player_for_user
 from tournaments import formats
@@ -124,8 +124,8 @@ def tournament_create(*, name: str, format: str, preset: str = "pagat", seats_pe
 def access_tournament(*, key: str | int) -> Tournament:
     """The tournament with id or slug ``key``; ``TournamentError`` 404 ``not_found``."""
     found = None
-    if isinstance(key, int) or re.fullmatch(r"[0-9]{1,18}", str(key)):
-        found = Tournament.objects.filter(pk=int(key)).first()
+    if (tournament_id := parse_id(key)) is not None:
+        found = Tournament.objects.filter(pk=tournament_id).first()
     if found is None:
         found = Tournament.objects.filter(slug=str(key)[:80]).first()
     if found is None:

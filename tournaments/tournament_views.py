@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import re
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -11,6 +10,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 
 from games.pages import post_only
+from games.ids import parse_id
 from games.models import Player
 from tournaments import tournament_selectors as selectors
 from tournaments import tournament_services as services
@@ -54,9 +54,9 @@ def tournament_enter_page(request, tournament_id: int):
     t = get_object_or_404(Tournament, pk=tournament_id)
     bot_id = request.POST.get("bot_id") or ""
     try:
-        if bot_id and not re.fullmatch(r"[0-9]{1,18}", bot_id):  # ASCII digits: "²".isdigit(), int() fails
+        if bot_id and parse_id(bot_id) is None:
             raise TournamentError("not_found", "choose yourself or one of your bots", 404)
-        player = services.access_entrant(user=request.user, bot_id=int(bot_id) if bot_id else None)
+        player = services.access_entrant(user=request.user, bot_id=parse_id(bot_id) if bot_id else None)
         services.tournament_register(tournament=t, player=player)
         messages.success(request, f"{player.name} is entered.")
     except TournamentError as exc:
@@ -70,8 +70,7 @@ def tournament_withdraw_page(request, tournament_id: int):
     """Withdraw yourself or your bot (``player_id``); the organiser may withdraw anyone."""
     t = get_object_or_404(Tournament, pk=tournament_id)
     player_id = request.POST.get("player_id") or ""
-    player = (Player.objects.filter(pk=int(player_id)).first() if re.fullmatch(r"[0-9]{1,18}", player_id)
-              else None)
+    player = Player.objects.filter(pk=pid).first() if (pid := parse_id(player_id)) is not None else None
     try:
         if player is None:
             raise TournamentError("not_registered", "choose an entrant to withdraw", 404)
