@@ -6,6 +6,7 @@ from bots_api.urls import api_patterns as bot_api_patterns
 from bots_api.urls import page_patterns as bot_page_patterns
 from games import accounts as game_accounts
 from games import api as game_api
+from games import docs_pages
 from games import views as game_views
 from tournaments import api as ladder_api
 from tournaments import tournament_api
@@ -25,6 +26,8 @@ urlpatterns = [
     path("matches/", game_views.match_list, name="match-list"),
     path("matches/<int:match_id>/", game_views.match_detail, name="match-detail"),
     path("healthz", game_views.healthz, name="healthz"),
+    path("docs/", docs_pages.docs_index, name="docs-index"),
+    path("docs/<str:name>/", docs_pages.docs_page, name="doc-page"),
     path("", include(bot_page_patterns)),
     path("accounts/signup/", game_accounts.signup, name="signup"),
     path("accounts/", include("django.contrib.auth.urls")),  # login / logout
