@@ -9,6 +9,7 @@ COPY bots_api ./bots_api
 COPY examples ./examples
 COPY templates ./templates
 COPY static ./static
+COPY docs ./docs
 COPY manage.py Procfile ./
 RUN pip install --no-cache-dir .
 EXPOSE 8000
