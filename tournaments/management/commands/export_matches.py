@@ -9,8 +9,7 @@ from datetime import timezone as dt_timezone
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.dateparse import parse_date, parse_datetime
 
-from games.selectors import MatchNotFinished, match_export, matches_for_export
-from games.models import Match
+from games.selectors import match_exports, matches_for_export
 
 
 def _since(text: str) -> datetime:
@@ -48,28 +47,24 @@ class Command(BaseCommand):
 
             if not Ladder.objects.filter(slug=ladder).exists():
                 raise CommandError(f"no ladder with slug {ladder!r}")
-        ids = list(matches_for_export(since=_since(since) if since else None, ladder_slug=ladder)
-                   .values_list("id", flat=True))
+        matches = matches_for_export(since=_since(since) if since else None, ladder_slug=ladder)
+        total = matches.count()
         out = sys.stdout if file == "-" else None
         try:
             handle = out or open(file, "w", encoding="utf-8")
         except OSError as exc:
             raise CommandError(f"cannot write {file}: {exc}") from None
         started, written = time.perf_counter(), 0
-        try:
-            for n, match_id in enumerate(ids, start=1):
-                match = Match.objects.filter(pk=match_id).first()
-                try:
-                    record = match_export(match=match) if match is not None else None
-                except (MatchNotFinished, Match.DoesNotExist):
-                    record = None  # deleted meanwhile (a guest match's housekeeping); never a running one
-                if record is not None:
-                    handle.write(json.dumps(record, separators=(",", ":")) + "\n")
-                    written += 1
-                self._progress(n, len(ids), started)
+        try:  # in chunks of 200 matches, four queries each (match_exports); a match deleted meanwhile is skipped
+            for record in match_exports(matches=matches):
+                handle.write(json.dumps(record, separators=(",", ":")) + "\n")
+                written += 1
+                self._progress(written, total, started)
         finally:
             if out is None:
                 handle.close()
+        if written < total:
+            self._progress(total, total, started)
         self.stderr.write(f"{written} finished match record{'s' if written != 1 else ''} written to {file}")
 
     def _progress(self, done: int, total: int, started: float) -> None:
