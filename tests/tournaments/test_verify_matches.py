@@ -5,6 +5,7 @@ is one. Real PostgreSQL; matches stored quickly by tests/support/stored_matches.
 from __future__ import annotations
 
 import io
+import json
 from datetime import timedelta
 
 import pytest
@@ -165,3 +166,16 @@ def test_a_tampered_seat_total_or_a_blanked_commitment_is_a_mismatch(house_bots,
     out, error = _verify("--no-progress")
     assert error is not None and error.returncode == 1, out
     assert f"MISMATCH match {ids[0]}" in out and says in out, out
+
+
+@pytest.mark.django_db
+def test_export_matches_reads_in_chunks_not_per_match(house_bots, tmp_path, django_assert_max_num_queries):
+    """export_matches goes through match_exports: a few queries per 200 matches, however many matches there are,
+    and every exported line is the record the API gives for that match."""
+    ids = store_house_matches(players=house_bots[:2], ruleset=SHORT, preset="pagat", seeds=range(1, 251))
+    path = tmp_path / "all.ndjson"
+    with django_assert_max_num_queries(14):  # count + ids + 2 chunks x 4 reads (+ a savepoint or two)
+        call_command("export_matches", str(path), stderr=io.StringIO())
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [r["match"] for r in lines] == ids
+    assert lines[7] == match_export(match=Match.objects.get(pk=ids[7]))
