@@ -62,9 +62,21 @@ def match_detail(request, match_id: int):
         context.update(extra(match))
     if match.is_finished:
         context["podium"] = sorted(seats, key=lambda s: (s.place, s.index))
+    context["sides"] = partnership_sides(match)
     context["chart"] = totals_chart(deals=context["deals"], seats=seats,
                                     target=selectors.ruleset_of(match).target_for(match.seat_count))
     return render(request, "games/match_detail.html", context)
+
+
+def partnership_sides(match: Match) -> list[dict]:
+    """The two sides of a partnership match (RULES.md, system A with partners: seats 0+2 against 1+3), each as
+    ``{"name": "A", "seats": [0, 2], "total": points}`` with the side's total (the sum of its seats' totals, which is
+    what the target and the places are judged on); ``[]`` for a match without partners."""
+    if not match.ruleset.get("partnership"):
+        return []
+    totals = list(match.totals)
+    return [{"name": name, "seats": [first, first + 2], "total": totals[first] + totals[first + 2]}
+            for name, first in (("A", 0), ("B", 1))]
 
 
 #: one line per seat: a colour and a dash pattern (the lines differ in greyscale too), named in the legend

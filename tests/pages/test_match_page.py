@@ -93,3 +93,20 @@ def test_a_running_match_page_shows_no_hand_no_code_and_no_seed(house_bots):
     for deal in Deal.objects.filter(match=match):
         assert deal.code not in body and str(deal.seed) not in body
     assert str(match.seed) not in body
+
+
+@pytest.mark.django_db
+def test_a_partnership_match_page_names_the_sides_and_their_totals(house_bots):
+    ruleset = Ruleset.preset("eights-classic", partnership=True, target=60)
+    match = match_create(players=house_bots[:4], ruleset=ruleset, preset="eights-classic", seed=5)
+    assert match_advance(match_id=match.pk) == "finished"
+    match.refresh_from_db()
+    body = Client().get(f"/matches/{match.pk}/").content.decode()
+    sides = re.findall(r'<td class="side">(.*?)</td>', body)
+    by_seat = {s.index: s.place for s in Seat.objects.filter(match=match)}
+    podium = sorted(by_seat, key=lambda i: (by_seat[i], i))
+    assert sides == ["A (seats 0+2)" if i % 2 == 0 else "B (seats 1+3)" for i in podium]
+    t = match.totals
+    assert f"Side A: {t[0] + t[2]} points." in body and f"Side B: {t[1] + t[3]} points." in body
+    plain = _played(house_bots[:4], preset="crazy-eights")
+    assert "Side" not in Client().get(f"/matches/{plain.pk}/").content.decode().split("<h2")[1]
