@@ -110,3 +110,13 @@ def test_a_partnership_match_page_names_the_sides_and_their_totals(house_bots):
     assert f"Side A: {t[0] + t[2]} points." in body and f"Side B: {t[1] + t[3]} points." in body
     plain = _played(house_bots[:4], preset="crazy-eights")
     assert "Side" not in Client().get(f"/matches/{plain.pk}/").content.decode().split("<h2")[1]
+
+
+@pytest.mark.django_db
+def test_a_hollywood_match_page_says_games_won_not_total(house_bots):
+    match = _played(house_bots[:2], preset="hollywood", seed=3)
+    body = Client().get(f"/matches/{match.pk}/").content.decode()
+    standings = body.split("<h2")[1]
+    assert '<th class="num">Games won</th>' in standings and ">Total<" not in standings
+    assert "match goes by games won" in body
+    assert ">Total<" in Client().get(f"/matches/{_played(house_bots[:2]).pk}/").content.decode().split("<h2")[1]
