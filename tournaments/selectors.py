@@ -63,9 +63,19 @@ def ladder_trust(*, board: list[LadderEntry]) -> dict:
     return {"pairs": pairs, "provisional": provisional}
 
 
-def entry_history(*, entry: LadderEntry) -> list[RatingChange]:
-    """``entry``'s rating changes, oldest first, with each one's match (for the entry page and its chart)."""
-    return list(RatingChange.objects.filter(entry=entry).select_related("match").order_by("created_at", "id"))
+def entry_history(*, entry: LadderEntry, last: int | None = None) -> list[RatingChange]:
+    """``entry``'s rating changes, oldest first (the entry page's chart); only the ``last`` most recent ones when
+    given (a long-lived entry has thousands)."""
+    changes = RatingChange.objects.filter(entry=entry).order_by("-created_at", "-id")
+    return list(reversed(changes[:last] if last is not None else changes))
+
+
+def entry_history_page(*, entry: LadderEntry, page: str | int | None, per_page: int = 50):
+    """One page (Django ``Page``, newest first, ``per_page`` rows) of ``entry``'s rating changes for the entry page's
+    table; a page number that is not one (text, past the end) gives the nearest page (``Paginator.get_page``)."""
+    from django.core.paginator import Paginator
+
+    return Paginator(RatingChange.objects.filter(entry=entry).order_by("-created_at", "-id"), per_page).get_page(page)
 
 
 def match_rating_changes(*, match: Match) -> dict[int, RatingChange]:

@@ -110,6 +110,10 @@ def ladder_detail(request, slug: str):
                                                                   ladder=ladder) if ladder.duplicate else None})
 
 
+#: the entry page's rating chart shows this many most recent matches; the table below it is paged (50 a page)
+CHART_MATCHES = 200
+
+
 def ladder_entry(request, slug: str, entry_id: int):
     """An entry's page: its rating now (mu, sigma, the ordinal; provisional or its rank) and its rating history,
     as an inline SVG chart (mu +- 3 sigma and the ordinal after each match) and a table linking each match.
@@ -118,14 +122,16 @@ def ladder_entry(request, slug: str, entry_id: int):
     entry = get_object_or_404(LadderEntry.objects.select_related("player__user"), pk=entry_id, ladder=ladder)
     board = selectors.ladder_leaderboard(ladder=ladder)
     placed = next(e for e in board if e.pk == entry.pk)
-    history = selectors.entry_history(entry=entry)
+    history = selectors.entry_history(entry=entry, last=CHART_MATCHES)
+    table = selectors.entry_history_page(entry=entry, page=request.GET.get("page"))
     points = []
     if history:
         first = history[0]
         points.append({"mu": first.mu_before, "sigma": first.sigma_before, "ordinal": first.ordinal_before})
         points += [{"mu": c.mu_after, "sigma": c.sigma_after, "ordinal": c.ordinal_after} for c in history]
     return render(request, "tournaments/ladder_entry.html", {
-        "ladder": ladder, "entry": placed, "history": list(reversed(history)), "chart": rating_chart(points),
+        "ladder": ladder, "entry": placed, "history": table, "chart": rating_chart(points),
+        "chart_from": history[0] if history else None, "chart_matches": CHART_MATCHES,
         "board_size": len(board), "provisional_matches": settings.LADDER_PROVISIONAL_MATCHES})
 
 

@@ -92,3 +92,37 @@ def test_the_leaderboard_command_prints_how_sure_the_order_is(played, capsys, se
     call_command("leaderboard", "--ladder", played.slug)
     out = capsys.readouterr().out
     assert "How sure is this order" in out and ("cannot yet be told apart" in out or "ahead of" in out)
+
+
+@pytest.mark.django_db
+def test_a_long_rating_history_is_paged_and_its_chart_bounded(client, played, settings, django_assert_max_num_queries):
+    """An entry with hundreds of rated matches: the chart shows the last 200, the table 50 a page, newest first,
+    and the page reads a bounded number of rows whatever the history's length."""
+    from tournaments.views import CHART_MATCHES
+
+    entry = LadderEntry.objects.get(ladder=played, player__name="Professor")
+    change = RatingChange.objects.filter(entry=entry).first()
+    from games.models import Match  # each change needs its own match (unique entry + match): copies of one
+
+    template = Match.objects.get(pk=change.match_id)
+    copies = []
+    for n in range(247):
+        template.pk = None
+        template.save()
+        copies.append(template.pk)
+    RatingChange.objects.bulk_create([
+        RatingChange(entry=entry, match_id=pk, place=1 + n % 2, mu_before=20 + n / 100, sigma_before=7,
+                     mu_after=20 + (n + 1) / 100, sigma_after=7, ordinal_before=n / 100, ordinal_after=(n + 1) / 100)
+        for n, pk in enumerate(copies)])
+    total = RatingChange.objects.filter(entry=entry).count()
+    assert total == 250
+    url = reverse("ladder-entry", args=[played.slug, entry.pk])
+    with django_assert_max_num_queries(12):
+        body = client.get(url).content.decode()
+    assert f"over {CHART_MATCHES} matches" in body and "most recent (of 250)" in body
+    rows = re.findall(r"<td><a href=\"/matches/(\d+)/\">", body)
+    assert len(rows) == 50 and int(rows[0]) == copies[-1]  # newest first
+    assert "page 1 of 5" in body and 'href="?page=2"' in body
+    last = client.get(url + "?page=5").content.decode()
+    assert len(re.findall(r"<td><a href=\"/matches/(\d+)/\">", last)) == 50 and "page 5 of 5" in last
+    assert "page 1 of 5" in client.get(url + "?page=zz").content.decode()  # not a number: the first page
