@@ -144,6 +144,46 @@ def access_entrant(*, user, bot_id: int | None = None) -> Player:
     return player
 
 
+def entry_refusal(*, tournament: Tournament, player: Player, entries: list[TournamentEntry]) -> TournamentError | None:
+    """Why ``player`` may not enter ``tournament`` now (a registering one), as the ``TournamentError`` that
+    ``tournament_register`` raises, or None when they may: the one place the admission rules are written, so the
+    tournament page offers only the choices that will be taken. ``entries``: the tournament's entries (withdrawn ones
+    too) with their players."""
+    if any(e.player_id == player.pk for e in entries):
+        return TournamentError("already_registered", f"{player.name} is registered already: nothing to do "
+                               "(withdraw with DELETE on the entry)")
+    if player.is_guest or player.kind == Player.Kind.HUMAN and player.user_id is None:
+        return TournamentError("not_admitted", "guests cannot enter tournaments: sign up first")
+    is_person = player.kind == Player.Kind.HUMAN
+    if tournament.entrants == Tournament.Entrants.BOTS and is_person:
+        return TournamentError("not_admitted", "this tournament is for bots only: enter one of your bots")
+    if tournament.duplicate and is_person:
+        return TournamentError("not_admitted", "a duplicate tournament deals every pod's cards again in each "
+                               "rotation, and a person would remember them: it is for bots only; enter one of "
+                               "your bots, or a tournament without duplicate play")
+    if tournament.entrants == Tournament.Entrants.PEOPLE and not is_person:
+        return TournamentError("not_admitted", "this tournament is for people only: enter yourself")
+    if player.kind == Player.Kind.BOT and not player.is_active:
+        bot = getattr(player, "bot", None)
+        why = (f"it is suspended ({bot.suspended_reason})" if bot is not None and bot.suspended_reason
+               else "it is disabled or not verified")
+        return TournamentError("suspended", f"the bot {player.name} cannot play: {why}; a bot enters once it is "
+                               "enabled, verified and not suspended (see /api/bots/<id>/)")
+    if is_person and player.match_with == "people" and tournament.entrants != Tournament.Entrants.PEOPLE:
+        return TournamentError("match_with", "you chose to meet people only, and this tournament admits bots: "
+                               "enter a people-only tournament, or choose to meet bots too (match_with both)")
+    entries = [e for e in entries if not e.withdrawn]
+    if len(entries) >= tournament.max_entrants:
+        return TournamentError("full", f"the tournament is full ({tournament.max_entrants} entrants)")
+    same = [e.player.name for e in entries if player.user_id is not None and e.player.user_id == player.user_id]
+    if same and tournament.format != Tournament.Format.SWISS:
+        return TournamentError("same_owner", f"{player.name} has the owner of {same[0]}, and in a "
+                               f"{tournament.get_format_display()} they would have to meet in one match (one "
+                               "owner's players never share a match): enter one of them, or a Swiss "
+                               "tournament, where they are kept apart")
+    return None
+
+
 def tournament_register(*, tournament: Tournament, player: Player) -> TournamentEntry:
     """Enter ``player`` before the start. ``TournamentError`` 409: ``registration_closed`` (started or finished),
     ``already_registered``, ``not_admitted`` (bots-only / people-only, a guest, a person in a duplicate tournament), ``suspended`` (a bot that is
@@ -155,38 +195,10 @@ def tournament_register(*, tournament: Tournament, player: Player) -> Tournament
         if tournament.status != Tournament.Status.REGISTERING:
             raise TournamentError("registration_closed", f"the tournament {tournament.slug!r} is "
                                   f"{tournament.status}: entries are taken only before the start")
-        if TournamentEntry.objects.filter(tournament=tournament, player=player).exists():
-            raise TournamentError("already_registered", f"{player.name} is registered already: nothing to do "
-                                  "(withdraw with DELETE on the entry)")
-        if player.is_guest or player.kind == Player.Kind.HUMAN and player.user_id is None:
-            raise TournamentError("not_admitted", "guests cannot enter tournaments: sign up first")
-        is_person = player.kind == Player.Kind.HUMAN
-        if tournament.entrants == Tournament.Entrants.BOTS and is_person:
-            raise TournamentError("not_admitted", "this tournament is for bots only: enter one of your bots")
-        if tournament.duplicate and is_person:
-            raise TournamentError("not_admitted", "a duplicate tournament deals every pod's cards again in each "
-                                  "rotation, and a person would remember them: it is for bots only; enter one of "
-                                  "your bots, or a tournament without duplicate play")
-        if tournament.entrants == Tournament.Entrants.PEOPLE and not is_person:
-            raise TournamentError("not_admitted", "this tournament is for people only: enter yourself")
-        if player.kind == Player.Kind.BOT and not player.is_active:
-            bot = getattr(player, "bot", None)
-            why = (f"it is suspended ({bot.suspended_reason})" if bot is not None and bot.suspended_reason
-                   else "it is disabled or not verified")
-            raise TournamentError("suspended", f"the bot {player.name} cannot play: {why}; a bot enters once it is "
-                                  "enabled, verified and not suspended (see /api/bots/<id>/)")
-        if is_person and player.match_with == "people" and tournament.entrants != Tournament.Entrants.PEOPLE:
-            raise TournamentError("match_with", "you chose to meet people only, and this tournament admits bots: "
-                                  "enter a people-only tournament, or choose to meet bots too (match_with both)")
-        entries = TournamentEntry.objects.filter(tournament=tournament, withdrawn=False).select_related("player")
-        if entries.count() >= tournament.max_entrants:
-            raise TournamentError("full", f"the tournament is full ({tournament.max_entrants} entrants)")
-        same = [e.player.name for e in entries if player.user_id is not None and e.player.user_id == player.user_id]
-        if same and tournament.format != Tournament.Format.SWISS:
-            raise TournamentError("same_owner", f"{player.name} has the owner of {same[0]}, and in a "
-                                  f"{tournament.get_format_display()} they would have to meet in one match (one "
-                                  "owner's players never share a match): enter one of them, or a Swiss "
-                                  "tournament, where they are kept apart")
+        entries = list(TournamentEntry.objects.filter(tournament=tournament).select_related("player"))
+        refusal = entry_refusal(tournament=tournament, player=player, entries=entries)
+        if refusal is not None:
+            raise refusal
         entry, _ = TournamentEntry.objects.update_or_create(tournament=tournament, player=player,
                                                             defaults={"withdrawn": False})
         return entry

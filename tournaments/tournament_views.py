@@ -14,7 +14,7 @@ from games.ids import parse_id
 from games.models import Player
 from tournaments import tournament_selectors as selectors
 from tournaments import tournament_services as services
-from tournaments.models import Tournament
+from tournaments.models import Tournament, TournamentEntry
 from tournaments.tournament_services import TournamentError
 
 
@@ -22,16 +22,35 @@ def tournament_list(request):
     return render(request, "tournaments/tournament_list.html", {"tournaments": selectors.tournament_list()[:100]})
 
 
+def entry_choices(*, tournament: Tournament, user) -> list[dict]:
+    """What ``user`` could enter into the registering ``tournament``: themself and each of their bots, as
+    ``{"value": "" (themself) or the bot's id, "label", "refused": the reason it would be refused or None}``
+    (``services.entry_refusal``, the rules ``tournament_register`` applies), so the page offers only what is taken."""
+    entries = list(TournamentEntry.objects.filter(tournament=tournament).select_related("player"))
+    # a person's player row is made on their first match or entry: judge a new one as it would be made
+    person = (Player.objects.filter(user=user, kind=Player.Kind.HUMAN).first()
+              or Player(user=user, kind=Player.Kind.HUMAN, name=user.get_username()))
+    refusal = services.entry_refusal(tournament=tournament, player=person, entries=entries)
+    choices = [{"value": "", "label": "myself", "refused": refusal.detail if refusal else None}]
+    for bot in Player.objects.filter(user=user, kind=Player.Kind.BOT).select_related("bot").order_by("name"):
+        refusal = services.entry_refusal(tournament=tournament, player=bot, entries=entries)
+        choices.append({"value": str(bot.bot.pk), "label": f"my bot {bot.name}",
+                        "refused": refusal.detail if refusal else None})
+    return choices
+
+
 def tournament_detail(request, tournament_id: int):
     t = get_object_or_404(Tournament, pk=tournament_id)
     rounds = selectors.tournament_rounds(tournament=t)
-    mine, is_organiser = [], False
-    if request.user.is_authenticated:  # what this person may enter: themself and their own bots
-        mine = list(Player.objects.filter(user=request.user, kind=Player.Kind.BOT).select_related("bot"))
+    choices, is_organiser = [], False
+    if request.user.is_authenticated and t.status == Tournament.Status.REGISTERING:
+        choices = entry_choices(tournament=t, user=request.user)
+    if request.user.is_authenticated:
         is_organiser = request.user.is_staff or request.user.pk == t.created_by_id
     return render(request, "tournaments/tournament_detail.html", {
         "t": t, "standings": selectors.tournament_standings(tournament=t), "rounds": rounds,
-        "my_bots": mine, "is_organiser": is_organiser,
+        "choices": choices, "can_enter": any(c["refused"] is None for c in choices),
+        "refusals": [c for c in choices if c["refused"]], "is_organiser": is_organiser,
         "bracket": rounds if t.format == Tournament.Format.KNOCKOUT else None})
 
 

@@ -268,3 +268,28 @@ def test_starting_an_oversized_round_robin_is_a_409_saying_what_fits(people):
     assert answer.status_code == 409 and answer.json()["error"] == "too_many_matches"
     assert "at most 2000: with these settings at most 13 entrants fit" in answer.json()["detail"]
     assert Tournament.objects.get(pk=tid).status == "registering"
+
+
+@pytest.mark.django_db
+def test_the_enter_form_offers_only_what_would_be_taken_and_says_why_not(people):
+    """The page's choices come from the same rules as the entry itself (tournament_services.entry_refusal): a person
+    is not offered a duplicate tournament, a second bot of one owner is not offered a round robin, an entered bot is
+    not offered again; each is listed with the reason instead."""
+    from django.test import Client
+
+    olga, pete = people["olga"], people["pete"]
+    first, second = _bot(pete, "FirstBot"), _bot(pete, "SecondBot")
+    tid = _create(olga, format="round_robin", duplicate=True).json()["id"]
+    c = Client()
+    c.force_login(pete)
+    page = c.get(f"/tournaments/{tid}/").content.decode()
+    assert '<option value="">myself</option>' not in page
+    assert "Myself cannot enter: a duplicate tournament deals every pod" in page
+    assert f'<option value="{first.pk}">my bot FirstBot</option>' in page
+    assert c.post(f"/tournaments/{tid}/enter/", {"bot_id": str(first.pk)}).status_code == 302
+    page = c.get(f"/tournaments/{tid}/").content.decode()
+    assert "<option" not in page and "<select" not in page  # nothing left that would be taken: no form at all
+    assert "My bot FirstBot cannot enter: FirstBot is registered already" in page
+    assert "My bot SecondBot cannot enter: SecondBot has the owner of FirstBot" in page
+    refused = c.post(f"/tournaments/{tid}/enter/", {"bot_id": str(second.pk)}, follow=True).content.decode()
+    assert "SecondBot has the owner of FirstBot" in refused  # the service still refuses it (same rule, same words)
