@@ -23,18 +23,12 @@ def tournament_list() -> QuerySet[Tournament]:
 
 
 @dataclass
-class StandingRow:
-    player: Player
-    rank: int
-    points: float
-    buchholz: float
-    head_to_head: float
-    card_points: int
-    played: int
-    byes: int
-    withdrawn: bool
-    seed: int | None
-    rating: float
+class StandingRow(formats.Standing):
+    """A row of the standings as the pages and the API show it: ``formats.Standing`` (``seed`` here is the entry's
+    seed, None before the start) with the entrant's player, their rating at entry and, in a knockout, the round
+    they went out in."""
+    player: Player | None = None
+    rating: float = 0.0
     out_in_round: int | None = None
 
 
@@ -57,9 +51,8 @@ def tournament_standings(*, tournament: Tournament) -> list[StandingRow]:
     lower = Ruleset.from_dict(tournament.ruleset).scoring == "penalty"
     table = formats.standings(entrants, results, byes, lower_totals_better=lower,
                               buchholz=tournament.format == Tournament.Format.SWISS)
-    rows = {s.id: StandingRow(player=by_player[s.id].player, rank=s.rank, points=s.points, buchholz=s.buchholz,
-                              head_to_head=s.head_to_head, card_points=s.card_points, played=s.played, byes=s.byes,
-                              withdrawn=s.withdrawn, seed=by_player[s.id].seed, rating=by_player[s.id].rating)
+    rows = {s.id: StandingRow(**{**vars(s), "seed": by_player[s.id].seed}, player=by_player[s.id].player,
+                              rating=by_player[s.id].rating)
             for s in table}
     if tournament.format == Tournament.Format.KNOCKOUT and rounds:
         slot_rounds = [r.slots for r in rounds]
