@@ -21,7 +21,6 @@ from rest_framework.views import APIView
 from games.api import ErrorOutput
 from games.pagination import BoundedLimitOffsetPagination
 from tournaments import selectors
-from tournaments.models import Ladder
 from tournaments.ratings import order_confidence, percent, trust_statement
 
 #: provisional entries listed with a ladder at most (the rest are counted)
