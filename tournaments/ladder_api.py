@@ -36,6 +36,7 @@ class LadderRowOutput(serializers.Serializer):
     name = serializers.CharField()
     url = serializers.SerializerMethodField(help_text="the ladder's API answer (its leaderboard)")
     page = serializers.SerializerMethodField(help_text="the ladder's page")
+    matches = serializers.SerializerMethodField(help_text="the ladder's matches (the match list, filtered)")
     preset = serializers.CharField(help_text="the ruleset's preset (docs/RULES.md)")
     ruleset = serializers.DictField(help_text="the whole ruleset: the preset with the ladder's own options")
     seats = serializers.IntegerField(source="seats_per_match", help_text="seats per match")
@@ -51,6 +52,9 @@ class LadderRowOutput(serializers.Serializer):
 
     def get_page(self, ladder) -> str:
         return reverse("ladder-detail", args=[ladder.slug])
+
+    def get_matches(self, ladder) -> str:
+        return f"{reverse('api-match-list')}?ladder={ladder.slug}"
 
 
 class ConfidenceOutput(serializers.Serializer):
@@ -84,7 +88,8 @@ class BoardEntryOutput(serializers.Serializer):
         return user.get_username() if user is not None else None
 
     def get_profile(self, entry) -> str:
-        return reverse("api-player", args=[str(entry.player_id)])
+        # by name: a name wins over an id there, so an id link could reach a player named like the id
+        return reverse("api-player", args=[entry.player.name])
 
     @extend_schema_field(ConfidenceOutput(allow_null=True))
     def get_ahead_of_next(self, entry) -> dict | None:

@@ -58,3 +58,25 @@ def test_an_unknown_player_is_a_json_404(settings, debug):
         answer = APIClient().get(url)
         assert answer.status_code == 404 and answer["Content-Type"].startswith("application/json"), url
         assert answer.json()["error"] == "not_found"
+
+
+def _queries(url: str) -> int:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as ctx:
+        assert APIClient().get(url).status_code == 200
+    return len(ctx.captured_queries)
+
+
+@pytest.mark.django_db
+def test_a_profile_takes_a_fixed_number_of_queries(ladder, house_bots):
+    owner = get_user_model().objects.create_user("ada", password="pw-ada-12345")
+    bot, _secret = bot_register(owner=owner, name="Probe", endpoint_url="http://127.0.0.1:9/")
+    first = match_create(players=[house_bots[3], bot.player], ruleset=Ruleset.preset("pagat"), seed=1)
+    few = (_queries("/api/players/Professor/"), _queries(f"/api/players/{bot.player_id}/"))
+    for seed in range(2, 14):
+        match_create(players=[house_bots[3], bot.player], ruleset=Ruleset.preset("pagat"), seed=seed)
+    many = (_queries("/api/players/Professor/"), _queries(f"/api/players/{bot.player_id}/"))
+    assert first.pk and few == many and max(many) <= 8, (few, many)
+    assert len(APIClient().get("/api/players/Probe/").json()["recent_matches"]) == 10  # bounded

@@ -64,8 +64,9 @@ def test_the_leaderboard_is_the_pages_with_ranks_confidence_and_provisional_entr
     assert board[2]["ahead_of_next"] is None and data["provisional"][0]["ahead_of_next"] is None
     assert data["provisional_statement"] == page_trust["provisional"] and "Rando" in data["provisional_statement"]
     assert data["provisional_matches"] == 10
-    assert top["profile"] == f"/api/players/{top['player_id']}/"
-    assert APIClient().get(top["profile"]).json()["name"] == "Professor"
+    assert top["profile"] == "/api/players/Professor/"
+    assert APIClient().get(top["profile"]).json()["id"] == top["player_id"]
+    assert data["matches"] == "/api/matches/?ladder=test"
 
 
 @pytest.mark.django_db
