@@ -10,10 +10,10 @@ provisional entries apart and unranked; and, for each two neighbours among the e
 from __future__ import annotations
 
 from django.conf import settings
-from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers
+from rest_framework.exceptions import NotFound
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -139,7 +139,9 @@ class LadderDetailApi(APIView):
                    responses={200: LadderDetailOutput,
                               404: OpenApiResponse(ErrorOutput, description="no such ladder"), **_ERRORS})
     def get(self, request, slug: str):
-        ladder = get_object_or_404(selectors.ladder_list(), slug=slug)
+        ladder = selectors.ladder_list().filter(slug=slug).first()
+        if ladder is None:
+            raise NotFound(f"there is no ladder {slug!r}: the ladders are listed at /api/ladders/")
         board = selectors.ladder_leaderboard(ladder=ladder)  # one query: the whole board, as the page reads it
         ranked = [e for e in board if not e.provisional]
         for above, below in zip(ranked, ranked[1:]):

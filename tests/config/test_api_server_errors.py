@@ -47,3 +47,17 @@ def test_a_crash_under_the_api_answers_json_500(settings, debug):
         assert "s3cret-in-trace" not in response.content.decode() and "Traceback" not in response.content.decode()
     page = client.get("/test-failure/")
     assert page.status_code == 500 and page["Content-Type"].startswith("text/html")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("debug", [True, False])
+def test_an_unknown_id_asked_for_by_a_browser_is_json_with_the_views_words(settings, debug):
+    """The browsable API would render a view's 404 as an HTML page for a browser: it is JSON, and keeps the view's
+    detail (which id is unknown), not the unknown-path words."""
+    settings.DEBUG = debug
+    for url, words in (("/api/matches/987654/", "no match 987654"), ("/api/ladders/nope/", "there is no ladder 'nope'"),
+                       ("/api/players/Nobody/", "no player named 'Nobody'")):
+        response = Client().get(url, HTTP_ACCEPT="text/html,application/xhtml+xml")
+        assert response.status_code == 404 and response["Content-Type"].startswith("application/json"), url
+        body = response.json()
+        assert body["error"] == "not_found" and words in body["detail"], (url, body)
