@@ -271,8 +271,9 @@ class PlayerProfileApi(BotsApi):
     permission_classes = [AllowAny]
 
     @extend_schema(tags=["players"], responses={200: PlayerProfileOutput, 404: _ERR, 429: _ERR},
-                   summary="A player's public profile: kind, owner (bots), ratings, recent matches")
+                   summary="A player's public profile (by exact name, or by id): kind, owner (bots), ratings, "
+                           "recent matches")
     def get(self, request, name: str):
-        player = selectors.player_by_name(name=name)
+        player = selectors.player_by_ref(ref=name)  # an exact name, else an id
         return Response(PlayerProfileOutput(selectors.player_profile(player=player)).data)
 

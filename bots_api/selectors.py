@@ -6,6 +6,8 @@ bot that does not exist (404), so a stranger learns nothing, not even that the i
 
 from __future__ import annotations
 
+import re
+
 from django.db.models import Count, F, Prefetch, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 from django.http import Http404
@@ -136,6 +138,7 @@ def player_profile(*, player: Player, matches: int = 10) -> dict:
     bots the number of faults (never the endpoint, the secret or the fault details)."""
     bot = getattr(player, "bot", None) if player.kind == Player.Kind.BOT else None
     return {
+        "id": player.pk,
         "name": player.name,
         "kind": player.kind,
         "owner": bot.owner.get_username() if bot else None,
@@ -143,3 +146,18 @@ def player_profile(*, player: Player, matches: int = 10) -> dict:
         "ratings": player_ratings(player=player),
         "recent_matches": list(player_matches(player=player)[:matches]),
     }
+
+
+def player_by_ref(*, ref: str) -> Player:
+    """The player ``ref`` names (``GET /api/players/{ref}/``): the player with this exact name, else, when ``ref``
+    is all ASCII digits, the player with this id (a name wins over an id: a player may be called "42").
+    ``Http404`` when neither exists."""
+    try:
+        return player_by_name(name=ref)
+    except Http404:
+        if not re.fullmatch(r"[0-9]{1,18}", ref):
+            raise
+    player = Player.objects.filter(pk=int(ref)).select_related("user", "bot__owner").first()
+    if player is None:
+        raise Http404(f"there is no player named {ref!r} and no player with id {ref}")
+    return player

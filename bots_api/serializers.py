@@ -111,6 +111,7 @@ class HealthOutput(serializers.Serializer):
 class PlayerProfileOutput(serializers.Serializer):
     """What anyone may see of a player."""
 
+    id = serializers.IntegerField(help_text="the player's id (GET /api/players/{id}/ works as well as the name)")
     name = serializers.CharField()
     kind = serializers.CharField(help_text="human, bot or house")
     owner = serializers.CharField(allow_null=True, help_text="the owner's user name (bots only)")

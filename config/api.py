@@ -79,6 +79,13 @@ class ApiErrorMiddleware:
         if response.status_code < 400 or response.get("Content-Type", "").startswith("application/json"):
             return response
         status_code = response.status_code
+        data = getattr(response, "data", None)  # DRF's error rendered for a browser (the browsable API): keep its words
+        if isinstance(data, dict) and set(data) == {"error", "detail"}:
+            error = JsonResponse(data, status=status_code)
+            for header in ("Allow", "Retry-After", "Content-Security-Policy"):
+                if header in response:
+                    error[header] = response[header]
+            return error
         if status_code == 404:
             detail = f"no API endpoint at {request.path}: the endpoints are listed at /api/docs/"
         elif status_code == 405:

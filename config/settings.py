@@ -343,3 +343,13 @@ AXES_LOCKOUT_CALLABLE = "games.accounts.login_locked_response"
 AXES_DISABLE_ACCESS_LOG = True  # failures only: no table row per successful login
 AXES_VERBOSE = False
 # ---- end of Limits ---------------------------------------------------------------------------------------------
+
+# ---- Passwords (issue 14: sign-up over the API) -----------------------------------------------------------------
+# Django's four validators, for the sign-up page and POST /api/accounts/ alike (games.accounts.SignupForm): at least
+# 8 characters, not like the user name, not a common password, not all digits.
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]

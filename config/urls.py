@@ -67,3 +67,14 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
 ]
 
+
+# ---- issue 14: read everything over the API (ladders, a match, sign-up) ----------------------------------------
+from games import account_api, read_api  # noqa: E402
+from tournaments import ladder_api as ladder_read_api  # noqa: E402
+
+urlpatterns += [
+    path("api/ladders/", ladder_read_api.LadderListApi.as_view(), name="api-ladder-list"),
+    path("api/ladders/<slug:slug>/", ladder_read_api.LadderDetailApi.as_view(), name="api-ladder-detail"),
+    path("api/matches/<int:match_id>/", read_api.MatchReadApi.as_view(), name="api-match-detail"),
+    path("api/accounts/", account_api.AccountCreateApi.as_view(), name="api-accounts"),
+]

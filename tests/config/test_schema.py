@@ -139,3 +139,41 @@ def test_request_and_response_shapes_have_unique_names_in_the_schema(db):
     assert body_fields("/api/matches/{match_id}/seats/{seat}/actions/") == {"ply", "action"}
     assert body_fields("/api/matches/casual/") == {"opponents", "preset"}
     assert body_fields("/api/ladders/{slug}/play/") == {"match_with"}
+
+
+def test_the_read_endpoints_answers_match_their_schema(wsgi_in_the_test_transaction, ladder, house_bots, settings):
+    """Issue 14: every read endpoint is in the schema, and the schema matches its answers (the body of each 200 and
+    404 validated against the documented response): ladders, a leaderboard with established and provisional
+    entries, a finished and a running match, players by id and by name, a sign-up."""
+    from tournaments.models import LadderEntry
+
+    settings.LADDER_PROVISIONAL_MATCHES = 10
+    LadderEntry.objects.filter(ladder=ladder, player__name__in=["Professor", "Greedy"]).update(matches_played=12)
+    finished = match_create(players=house_bots[2:], ruleset=Ruleset.preset("pagat"), seed=12)
+    assert match_advance(match_id=finished.pk) == "finished"
+    running = match_create(players=house_bots[:2], ruleset=Ruleset.preset("pagat"), seed=13)
+    match_advance(match_id=running.pk, ply_budget=5)
+    schema = schemathesis.openapi.from_wsgi("/api/schema/", application)
+    calls = [("/api/ladders/", "GET", {}, None), ("/api/ladders/{slug}/", "GET", {"slug": ladder.slug}, None),
+             ("/api/ladders/{slug}/", "GET", {"slug": "no-such-ladder"}, None),
+             ("/api/matches/{match_id}/", "GET", {"match_id": finished.pk}, None),
+             ("/api/matches/{match_id}/", "GET", {"match_id": running.pk}, None),
+             ("/api/matches/{match_id}/", "GET", {"match_id": 987654}, None),
+             ("/api/players/{name}/", "GET", {"name": "Professor"}, None),
+             ("/api/players/{name}/", "GET", {"name": str(house_bots[0].pk)}, None),
+             ("/api/players/{name}/", "GET", {"name": "Nobody"}, None),
+             ("/api/accounts/", "POST", {}, {"username": "schema_signup", "password": "a-long-pass-9876"}),
+             ("/api/accounts/", "POST", {}, {"username": "schema_signup", "password": "a-long-pass-9876"}),
+             ("/api/accounts/", "POST", {}, {"username": "other_signup", "password": "123"})]
+    statuses = []
+    for path, method, params, body in calls:
+        cache.clear()
+        operation = schema[path][method]
+        kwargs = {"path_parameters": params}
+        if body is not None:
+            kwargs.update(body=body, media_type="application/json")
+        case = operation.Case(**kwargs)
+        response = case.call()
+        statuses.append(response.status_code)
+        operation.validate_response(response)  # raises, naming the mismatch, when the answer breaks the schema
+    assert statuses == [200, 200, 404, 200, 200, 404, 200, 200, 404, 201, 409, 400]

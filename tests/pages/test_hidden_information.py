@@ -94,7 +94,8 @@ def test_no_response_of_a_running_match_shows_a_hidden_card(house_bots, ladder, 
             f"/api/bots/{bot.pk}/", f"/api/bots/{bot.pk}/matches/", f"/api/bots/{bot.pk}/health/",
             *_match_list_urls(match, ["ruth", other.name, str(other.pk)], ladder="test"),
             "/tournaments/", f"/tournaments/{tournament.pk}/", f"/tournaments/{tournament.pk}/rounds/1/",
-            "/api/tournaments/", f"/api/tournaments/{tournament.pk}/"]
+            "/api/tournaments/", f"/api/tournaments/{tournament.pk}/",
+            f"/api/matches/{match.pk}/", "/api/ladders/", "/api/ladders/test/", f"/api/players/{other.pk}/"]
     secrets_.append(str(tournament.seed))
     clients = {"person": Client(), "stranger": Client(), "anonymous": Client(), "owner": Client()}
     clients["person"].force_login(person)
@@ -233,7 +234,8 @@ def test_a_finished_duplicate_match_shows_nothing_of_its_running_mirror(house_bo
             f"/api/matches/{finished.pk}/record/?download=1",
             *(f"/api/matches/{m.pk}/deals/{n}/" for m in (finished, running) for n in range(1, finished_deals + 1)),
             *(f"/deals/{code}/" for code in codes), *(f"/players/{b.name}/" for b in house_bots[2:]),
-            *(f"/api/players/{b.name}/" for b in house_bots[2:])]
+            *(f"/api/players/{b.name}/" for b in house_bots[2:]),
+            *(f"/api/matches/{m.pk}/" for m in (finished, running)), "/api/ladders/dup/"]
     clients = {"anonymous": Client(), "person": Client()}
     clients["person"].force_login(person)
     for who, client in clients.items():

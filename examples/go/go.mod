@@ -1,0 +1,3 @@
+module eightsladder.example/starter
+
+go 1.19

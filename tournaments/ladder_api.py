@@ -1,0 +1,161 @@
+"""Ladders over the API, read only: ``GET /api/ladders/`` (every ladder, limit/offset pages) and
+``GET /api/ladders/{slug}/`` (one ladder and its leaderboard, as the ladder page shows it).
+
+The leaderboard is ``tournaments.selectors.ladder_leaderboard``: established entries (at least
+``LADDER_PROVISIONAL_MATCHES`` rated matches) ranked by the conservative rating mu - 3 sigma (ties share a rank),
+provisional entries apart and unranked; and, for each two neighbours among the established, how sure the order is
+(``tournaments.ratings.order_confidence``), in the page's words. Public facts only: no endpoint, no secret.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.urls import reverse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
+from rest_framework import serializers
+from rest_framework.exceptions import NotFound
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games.api import ErrorOutput
+from games.pagination import BoundedLimitOffsetPagination
+from tournaments import selectors
+from tournaments.ratings import order_confidence, percent, trust_statement
+
+#: provisional entries listed with a ladder at most (the rest are counted)
+PROVISIONAL_SHOWN = 100
+
+_ERRORS = {429: OpenApiResponse(ErrorOutput, description="too many requests: see Retry-After")}
+
+
+class LadderRowOutput(serializers.Serializer):
+    """A ladder as the list shows it."""
+
+    slug = serializers.CharField()
+    name = serializers.CharField()
+    url = serializers.SerializerMethodField(help_text="the ladder's API answer (its leaderboard)")
+    page = serializers.SerializerMethodField(help_text="the ladder's page")
+    matches = serializers.SerializerMethodField(help_text="the ladder's matches (the match list, filtered)")
+    preset = serializers.CharField(help_text="the ruleset's preset (docs/RULES.md)")
+    ruleset = serializers.DictField(help_text="the whole ruleset: the preset with the ladder's own options")
+    seats = serializers.IntegerField(source="seats_per_match", help_text="seats per match")
+    target = serializers.IntegerField(help_text="points that end a match")
+    duplicate = serializers.BooleanField(help_text="duplicate play: each pairing plays the same cards from each seat")
+    is_active = serializers.BooleanField(help_text="false: no new matches are scheduled")
+    entries = serializers.IntegerField(source="entry_count", help_text="active entries")
+    matches_finished = serializers.IntegerField(source="finished_count")
+    matches_running = serializers.IntegerField(source="running_count")
+
+    def get_url(self, ladder) -> str:
+        return reverse("api-ladder-detail", args=[ladder.slug])
+
+    def get_page(self, ladder) -> str:
+        return reverse("ladder-detail", args=[ladder.slug])
+
+    def get_matches(self, ladder) -> str:
+        return f"{reverse('api-match-list')}?ladder={ladder.slug}"
+
+
+class ConfidenceOutput(serializers.Serializer):
+    below = serializers.CharField(help_text="the next established entry's player")
+    percent = serializers.IntegerField(help_text="the chance (whole %, at most 99) that this entry's skill is above "
+                                                 "the next one's")
+    statement = serializers.CharField(help_text="the ladder page's sentence, e.g. 'A is ahead of B with 97 % "
+                                                "confidence.'")
+
+
+class BoardEntryOutput(serializers.Serializer):
+    rank = serializers.IntegerField(allow_null=True, help_text="1 = best; ties share a rank; null when provisional")
+    player_id = serializers.IntegerField()
+    player = serializers.CharField(source="player.name")
+    kind = serializers.CharField(source="player.kind", help_text="human, bot or house")
+    owner = serializers.SerializerMethodField(help_text="the owner's user name (bots only)")
+    profile = serializers.SerializerMethodField(help_text="the player's API profile")
+    rating = serializers.FloatField(source="ordinal", help_text="the conservative rating mu - 3 sigma (ranks)")
+    mu = serializers.FloatField(help_text="the rating's mean (openskill Plackett-Luce)")
+    sigma = serializers.FloatField(help_text="the rating's uncertainty")
+    matches_played = serializers.IntegerField(help_text="rated matches")
+    wins = serializers.IntegerField()
+    provisional = serializers.BooleanField()
+    is_active = serializers.BooleanField(help_text="false: left the ladder (its rating is kept)")
+    ahead_of_next = serializers.SerializerMethodField(help_text=(
+        "how sure it is that this established entry is above the next established one (null for the last one and "
+        "for provisional entries)"))
+
+    def get_owner(self, entry) -> str | None:
+        user = entry.player.user if entry.player.kind == "bot" else None
+        return user.get_username() if user is not None else None
+
+    def get_profile(self, entry) -> str:
+        # by name: a name wins over an id there, so an id link could reach a player named like the id
+        return reverse("api-player", args=[entry.player.name])
+
+    @extend_schema_field(ConfidenceOutput(allow_null=True))
+    def get_ahead_of_next(self, entry) -> dict | None:
+        return getattr(entry, "ahead_of_next", None)
+
+
+class LadderDetailOutput(LadderRowOutput):
+    provisional_matches = serializers.IntegerField(help_text="rated matches an entry plays before it is ranked")
+    count = serializers.IntegerField(help_text="established (ranked) entries")
+    next = serializers.CharField(allow_null=True, help_text="the leaderboard's next page (limit/offset)")
+    previous = serializers.CharField(allow_null=True)
+    leaderboard = BoardEntryOutput(many=True, help_text="this page of the established entries, best first")
+    provisional = BoardEntryOutput(many=True, help_text=f"provisional entries (not ranked), by rating; at most "
+                                                        f"{PROVISIONAL_SHOWN}")
+    provisional_count = serializers.IntegerField()
+    provisional_statement = serializers.CharField(help_text="the page's sentence naming the provisional entries "
+                                                            "(empty without any)")
+
+
+class LadderListApi(APIView):
+    """Every ladder by name, with its rules, seats, entry count and match counts."""
+
+    permission_classes = [AllowAny]
+    pagination_class = BoundedLimitOffsetPagination
+
+    @extend_schema(tags=["ladders"], summary="Ladders: rules, seats, entries and match counts",
+                   parameters=[OpenApiParameter("limit", int, description="ladders per page, 1 to 100 (default 50)"),
+                               OpenApiParameter("offset", int, description="ladders to skip")],
+                   responses={200: LadderRowOutput(many=True), **_ERRORS})
+    def get(self, request):
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(selectors.ladder_list().order_by("name", "id"), request, view=self)
+        return paginator.get_paginated_response(LadderRowOutput(page, many=True).data)
+
+
+class LadderDetailApi(APIView):
+    """One ladder and its leaderboard, as its page shows it (``tournaments.selectors.ladder_leaderboard`` and
+    ``ladder_trust``): the established entries in limit/offset pages, best first, each with how sure its place
+    above the next one is; the provisional entries apart."""
+
+    permission_classes = [AllowAny]
+    pagination_class = BoundedLimitOffsetPagination
+
+    @extend_schema(tags=["ladders"], summary="A ladder's leaderboard: ranks, ratings, confidence, provisional entries",
+                   parameters=[OpenApiParameter("limit", int, description="entries per page, 1 to 100 (default 50)"),
+                               OpenApiParameter("offset", int, description="ranked entries to skip")],
+                   responses={200: LadderDetailOutput,
+                              404: OpenApiResponse(ErrorOutput, description="no such ladder"), **_ERRORS})
+    def get(self, request, slug: str):
+        ladder = selectors.ladder_list().filter(slug=slug).first()
+        if ladder is None:
+            raise NotFound(f"there is no ladder {slug!r}: the ladders are listed at /api/ladders/")
+        board = selectors.ladder_leaderboard(ladder=ladder)  # one query: the whole board, as the page reads it
+        ranked = [e for e in board if not e.provisional]
+        for above, below in zip(ranked, ranked[1:]):
+            p = order_confidence(above.mu, above.sigma, below.mu, below.sigma)
+            above.ahead_of_next = {"below": below.player.name, "percent": percent(p),
+                                   "statement": trust_statement(above.player.name, below.player.name, p)}
+        newcomers = [e for e in board if e.provisional]
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(ranked, request, view=self)
+        data = LadderRowOutput(ladder).data
+        data.update(provisional_matches=settings.LADDER_PROVISIONAL_MATCHES, count=len(ranked),
+                    next=paginator.get_next_link(), previous=paginator.get_previous_link(),
+                    leaderboard=BoardEntryOutput(page, many=True).data,
+                    provisional=BoardEntryOutput(newcomers[:PROVISIONAL_SHOWN], many=True).data,
+                    provisional_count=len(newcomers),
+                    provisional_statement=selectors.ladder_trust(board=board)["provisional"])
+        return Response(data)
