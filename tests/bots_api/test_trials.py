@@ -299,3 +299,34 @@ def test_the_mean_interval_is_the_mean_plus_or_minus_two_standard_errors():
     assert mean_interval([4]) == (4, None)
     mean, (low, high) = mean_interval([0, 10, 20, 30])
     assert mean == 15 and (low, high) == pytest.approx((15 - 1.96 * 12.9099 / 2, 15 + 1.96 * 12.9099 / 2), abs=1e-2)
+
+
+# ---- "Done means" (issue 14), the trial's part ----------------------------------------------------------------------
+
+@pytest.mark.django_db
+def test_an_author_fixes_a_bot_and_reruns_the_same_seeds_without_its_rating_moving(owner, server, probe):
+    """20 matches against the house heuristic on fixed seeds with a bot that fails every second turn (HTTP 500: the
+    fallback is played), the bot fixed (version 2), the same seeds again: the second trial shows the first side by
+    side, the bot's results differ, no rating moved and the broken run suspended nothing."""
+    quick = ladder_create(name="Quick", slug="quick", preset="pagat", target=25)  # short matches: a quick test
+    entry = ladder_entry_create(ladder=quick, player=probe.player)
+    rating = (entry.mu, entry.sigma, entry.matches_played)
+    client = _client_for(owner)
+    seeds = list(range(100, 120))
+    server.behaviour = "alternate500"
+    first = _post(client, probe, {"opponents": ["house:heuristic"], "seeds": seeds, "ladder": "quick"}).json()
+    assert first["matches"] == 20
+    _play_all(Trial.objects.get(pk=first["id"]))
+    server.behaviour = "good"
+    Bot.objects.filter(pk=probe.pk).update(reported_version="2.0")  # its check passed again with the fix
+    second = _post(client, probe, {"opponents": ["house:heuristic"], "seeds": seeds, "ladder": "quick"}).json()
+    _play_all(Trial.objects.get(pk=second["id"]))
+    detail = client.get(f"/api/trials/{second['id']}/").json()
+    assert detail["comparison"]["trial_id"] == first["id"] and detail["comparison"]["bot_version"] == "1.0"
+    pairs = [(m["this_total"], m["last_total"]) for m in detail["comparison"]["matches"]]
+    assert len(pairs) == 20 and any(now != then for now, then in pairs)
+    assert detail["summary"]["finished"] == detail["comparison"]["summary"]["finished"] == 20
+    entry.refresh_from_db()
+    assert (entry.mu, entry.sigma, entry.matches_played) == rating
+    probe.refresh_from_db()
+    assert not probe.suspended_reason and probe.consecutive_failed_matches == 0
