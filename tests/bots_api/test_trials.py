@@ -330,3 +330,49 @@ def test_an_author_fixes_a_bot_and_reruns_the_same_seeds_without_its_rating_movi
     assert (entry.mu, entry.sigma, entry.matches_played) == rating
     probe.refresh_from_db()
     assert not probe.suspended_reason and probe.consecutive_failed_matches == 0
+
+
+# ---- the schema matches the answers ---------------------------------------------------------------------------------
+
+def _strict(node):
+    """An OpenAPI 3.0 schema as JSON Schema 2020-12: ``nullable`` as a null type, and objects closed (no field the
+    schema does not name)."""
+    if isinstance(node, list):
+        return [_strict(n) for n in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _strict(v) for k, v in node.items() if k != "nullable"}
+    if "properties" in out:
+        out.setdefault("additionalProperties", False)
+    if node.get("nullable"):
+        out = {"anyOf": [out, {"type": "null"}]}
+    return out
+
+
+@pytest.mark.django_db
+def test_every_trial_answer_matches_its_schema(owner, probe):
+    import jsonschema
+    from drf_spectacular.generators import SchemaGenerator
+
+    document = SchemaGenerator().get_schema(request=None, public=True)
+    components = _strict(document["components"])
+
+    def check(answer, path, method, status):
+        schema = document["paths"][path][method]["responses"][str(status)]["content"]["application/json"]["schema"]
+        assert answer.status_code == status, answer.content
+        jsonschema.Draft202012Validator({**_strict(schema), "components": components}).validate(answer.json())
+
+    client = _client_for(owner)
+    created = _post(client, probe, {"opponents": ["house:heuristic"], "seeds": [1, 2]})
+    check(created, "/api/bots/{bot_id}/trials/", "post", 201)
+    _play_all(Trial.objects.get(pk=created.json()["id"]))
+    rerun = _post(client, probe, {"opponents": ["house:heuristic"], "seeds": [1, 2]})
+    check(rerun, "/api/bots/{bot_id}/trials/", "post", 201)
+    check(client.get(f"/api/trials/{created.json()['id']}/"), "/api/trials/{trial_id}/", "get", 200)
+    detail = client.get(f"/api/trials/{rerun.json()['id']}/")
+    assert detail.json()["comparison"] is not None
+    check(detail, "/api/trials/{trial_id}/", "get", 200)
+    check(client.get(f"/api/bots/{probe.pk}/trials/"), "/api/bots/{bot_id}/trials/", "get", 200)
+    check(_post(client, probe, {"opponents": ["house:nobody"], "matches": 1}), "/api/bots/{bot_id}/trials/", "post",
+          400)
+    check(client.get("/api/trials/999999/"), "/api/trials/{trial_id}/", "get", 404)
