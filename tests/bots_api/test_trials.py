@@ -16,7 +16,7 @@ from bot_servers import BotServer
 from bots_api.models import Bot, Trial, TrialMatch
 from bots_api.services import bot_register
 from bots_api.trials import mean_interval, wilson_interval
-from games.models import Match
+from games.models import Match, Player
 from games.services import match_advance
 from tournaments.models import LadderEntry, LadderMatch, RatingChange
 from tournaments.services import ladder_create, ladder_entry_create
@@ -376,3 +376,18 @@ def test_every_trial_answer_matches_its_schema(owner, probe):
     check(_post(client, probe, {"opponents": ["house:nobody"], "matches": 1}), "/api/bots/{bot_id}/trials/", "post",
           400)
     check(client.get("/api/trials/999999/"), "/api/trials/{trial_id}/", "get", 404)
+
+
+@pytest.mark.django_db
+def test_a_trial_match_page_says_it_is_an_unrated_test_run(owner, stranger, probe):
+    trial_id = _post(_client_for(owner), probe, {"opponents": ["house:heuristic"], "matches": 1}).json()["id"]
+    match = Match.objects.get(trial_match__trial_id=trial_id)
+    page = APIClient().get(f"/matches/{match.pk}/").content.decode()  # public, like any casual match
+    assert 'id="trial-match-note"' in page and "unrated trial match" in page and "Probe" in page
+    assert f"/trials/{trial_id}/" in page  # the link answers its owner only
+    from games.engine import Ruleset
+    from games.services import match_create
+
+    other = match_create(players=list(Player.objects.filter(name__in=["Rando", "Eager"])),
+                         ruleset=Ruleset.preset("pagat"))
+    assert "trial-match-note" not in APIClient().get(f"/matches/{other.pk}/").content.decode()
