@@ -22,3 +22,20 @@ class BotCheckAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request) -> bool:
         return False
+
+
+# ---- trials (bots_api.trials) ----
+from bots_api.models import Trial  # noqa: E402
+
+
+@admin.register(Trial)
+class TrialAdmin(admin.ModelAdmin):
+    """Trials as their owners started them (read only: created through the API, played by the workers)."""
+
+    list_display = ("id", "bot", "owner", "bot_version", "preset", "ladder", "match_count", "duplicate", "created_at")
+    search_fields = ("bot__player__name", "owner__username")
+    readonly_fields = ("bot", "owner", "bot_version", "opponents", "opponent_players", "preset", "ruleset", "ladder",
+                       "seat_count", "match_count", "seeds", "duplicate", "turn_timeout_ms", "created_at")
+
+    def has_add_permission(self, request) -> bool:
+        return False

@@ -152,6 +152,8 @@ class BotDetailApi(OwnerApi):
         name = serializers.CharField(required=False, trim_whitespace=False)
         endpoint_url = serializers.CharField(required=False, help_text="a new endpoint must be verified again")
         is_enabled = serializers.BooleanField(required=False, help_text="false: off every ladder's schedule")
+        accepts_challenges = serializers.BooleanField(
+            required=False, help_text="true: other owners may name the bot as an opponent in their unrated trials")
 
     @extend_schema(tags=["bots"], responses={200: BotOutput, 404: _NOT_YOURS, **_AUTH}, summary="One of your bots")
     def get(self, request, bot_id: int):

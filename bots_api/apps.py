@@ -12,3 +12,9 @@ class BotsApiConfig(AppConfig):
 
         agents.register("bot", agent.bot_agent)
         match_finished.connect(services.on_match_finished, dispatch_uid="bots-match-end")
+        # -- trials (bots_api.trials): the match page says a trial's match is an unrated test run
+        from games.views import MATCH_PAGE_EXTRAS
+        from bots_api.trial_views import trial_match_page_extras
+
+        if trial_match_page_extras not in MATCH_PAGE_EXTRAS:
+            MATCH_PAGE_EXTRAS.append(trial_match_page_extras)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from games.models import Player
+from games.models import Match, Player
 
 
 class Bot(models.Model):
@@ -38,6 +38,9 @@ class Bot(models.Model):
         null=True, blank=True, help_text="a repeated suspension's cool-off: no check lifts it before this time")
     reported_name = models.CharField(max_length=100, blank=True, help_text="name the bot gave in its last check")
     reported_version = models.CharField(max_length=100, blank=True)
+    accepts_challenges = models.BooleanField(
+        default=False, help_text="other owners may name this bot as an opponent in their unrated trials "
+                                 "(bots_api.trials); off by default")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -104,3 +107,51 @@ class BotCheck(models.Model):
     @property
     def is_done(self) -> bool:
         return self.state in (self.State.PASSED, self.State.FAILED)
+
+
+class Trial(models.Model):
+    """An unrated test run of a bot (``bots_api.trials``): ``match_count`` matches of ``bot`` against
+    ``opponents`` under ``ruleset``, played by the workers like ladder matches but never rated, never on a ladder and
+    never counted by the fault policy. Visible to its owner only (the matches themselves are public like any
+    casual match, their hidden information once each is public: ``games.selectors.match_is_public``).
+
+    ``seeds``: the owner's fixed seed set (match seeds, in match order; a duplicate trial plays each seed once per
+    rotation), or null for random seeds. ``bot_version``: the bot's ``reported_version`` when the trial was created
+    (its last passing check), so two runs on the same seeds compare "this version" with "the last one"."""
+
+    bot = models.ForeignKey(Bot, related_name="trials", on_delete=models.CASCADE)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="trials", on_delete=models.CASCADE)
+    bot_version = models.CharField(max_length=100, blank=True)
+    opponents = models.JSONField(help_text="the opponents as named in the request (house:NAME or a player name)")
+    opponent_players = models.JSONField(default=list, help_text="their player ids, in seat order after the bot")
+    preset = models.CharField(max_length=30, blank=True)
+    ruleset = models.JSONField()
+    ladder = models.ForeignKey("tournaments.Ladder", null=True, blank=True, on_delete=models.SET_NULL,
+                               related_name="+", help_text="the ladder whose rules were used (never rated on it)")
+    seat_count = models.PositiveSmallIntegerField()
+    match_count = models.PositiveIntegerField()
+    seeds = models.JSONField(null=True, blank=True)
+    duplicate = models.BooleanField(default=False)
+    turn_timeout_ms = models.PositiveIntegerField(default=1000)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"trial {self.pk} of {self.bot_id}"
+
+
+class TrialMatch(models.Model):
+    """One match of a trial: its place in the trial (``number``, from 0), the seat the trial's bot sat in and, for a
+    duplicate trial, the rotation of its seed's set."""
+
+    trial = models.ForeignKey(Trial, related_name="trial_matches", on_delete=models.CASCADE)
+    match = models.OneToOneField(Match, related_name="trial_match", on_delete=models.CASCADE)
+    number = models.PositiveIntegerField()
+    bot_seat = models.PositiveSmallIntegerField()
+    rotation = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["trial", "number"]
+        constraints = [models.UniqueConstraint(fields=["trial", "number"], name="trial_match_unique_number")]

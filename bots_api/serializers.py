@@ -43,6 +43,7 @@ class BotOutput(serializers.Serializer):
     can_play = serializers.BooleanField(help_text="enabled, verified and not suspended")
     reported_name = serializers.CharField(help_text="the name the bot gave in its last ping")
     reported_version = serializers.CharField()
+    accepts_challenges = serializers.BooleanField(help_text="other owners may name it as an opponent in their trials")
     ladders = LadderEntryOutput(source="player.ladder_entries.all", many=True)
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()

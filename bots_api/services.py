@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from bots_api import check as conformance
 from bots_api.client import BotFault, check_endpoint_url, guarded_client, post_json
-from bots_api.models import Bot, BotCheck
+from bots_api.models import Bot, BotCheck, TrialMatch
 from bots_api.protocol import match_end_body
 from games.engine import MatchState, Ruleset
 from games.models import Match, Move, Player
@@ -95,7 +95,7 @@ def _lock(bot: Bot) -> Bot:
 
 
 def bot_update(*, bot: Bot, name: str | None = None, endpoint_url: str | None = None,
-               is_enabled: bool | None = None) -> Bot:
+               is_enabled: bool | None = None, accepts_challenges: bool | None = None) -> Bot:
     """Change a bot's name, endpoint (which un-verifies it) or enabled flag; ``bot`` is updated too. ``BotError``
     for a taken or bad name or a refused URL; ``Http404`` when the bot was deleted meanwhile."""
     url = None
@@ -122,6 +122,9 @@ def bot_update(*, bot: Bot, name: str | None = None, endpoint_url: str | None = 
         if is_enabled is not None:
             locked.is_enabled = bool(is_enabled)
             fields.append("is_enabled")
+        if accepts_challenges is not None:  # -- trials: other owners may name it as an opponent
+            locked.accepts_challenges = bool(accepts_challenges)
+            fields.append("accepts_challenges")
         locked.save(update_fields=fields)
         _sync_player(locked)
     for field in fields:
@@ -341,7 +344,8 @@ def on_match_finished(sender, match: Match, **kwargs) -> None:
     """Signal receiver (inside the finishing transaction): the fault policy, then ``match_end`` to every bot seat
     after commit. A failed match (``match_failed_by``) adds one to the bot's count of failed matches in a row,
     and ``BOT_SUSPEND_AFTER_FAILED_MATCHES`` of them suspend it; any other match sets the count to 0, except one
-    in which the bot had no turn (nothing to judge). Aborted matches (our failures) never get here.
+    in which the bot had no turn (nothing to judge), and a trial's match (an unrated test run, ``bots_api.trials``:
+    it neither fails nor clears a bot). Aborted matches (our failures) never get here.
 
     Escalation: each suspension adds one to ``Bot.suspension_count``; the second and later ones also set a
     cool-off (``suspended_until``): ``BOT_SUSPENSION_COOLOFF_MINUTES`` for the second, doubled for each one
@@ -349,6 +353,8 @@ def on_match_finished(sender, match: Match, **kwargs) -> None:
     bot_seats = list(match.seats.filter(player__kind=Player.Kind.BOT))
     if not bot_seats:
         return
+    if TrialMatch.objects.filter(match=match).exists():  # -- trials (bots_api.trials): a test run judges nothing
+        bot_seats = []
     for seat in bot_seats:
         bot = Bot.objects.select_for_update(of=("self",)).filter(player_id=seat.player_id).first()
         if bot is None:

@@ -22,3 +22,14 @@ page_patterns = [
     path("bots/<int:bot_id>/", views.bot_detail, name="bot-detail"),
     path("players/<path:name>/", views.player_profile, name="player-profile"),
 ]
+
+# ---- trials (issue 14: unrated test runs, bots_api.trials) ----
+from bots_api import trial_api, trial_views  # noqa: E402
+
+api_patterns += [
+    path("bots/<int:bot_id>/trials/", trial_api.BotTrialListApi.as_view(), name="api-bot-trials"),
+    path("trials/<int:trial_id>/", trial_api.TrialDetailApi.as_view(), name="api-trial"),
+]
+page_patterns += [
+    path("trials/<int:trial_id>/", trial_views.trial_detail, name="trial-detail"),
+]

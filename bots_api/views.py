@@ -17,6 +17,7 @@ from django.views.decorators.cache import never_cache
 from bots_api import selectors
 from bots_api.services import (BotError, bot_check_request, bot_delete, bot_enter_ladder, bot_leave_ladder,
                                bot_register, bot_rotate_secret, bot_update)
+from bots_api.trials import trial_list
 from games.models import Player
 
 
@@ -111,6 +112,7 @@ def bot_detail(request, bot_id: int):
         "endpoint_form": BotEndpointForm(initial={"endpoint_url": bot.endpoint_url}),
         "matches": selectors.player_matches(player=bot.player)[:10],
         "check": selectors.bot_last_check(bot=bot),
+        "trials": trial_list(bot=bot)[:10],  # -- trials (bots_api.trials)
     })
 
 

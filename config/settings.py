@@ -353,3 +353,13 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# ---- Trials (issue 14: unrated test runs of a bot, bots_api.trials; docs/TRIALS.md) ------------------------------
+#: matches in one trial (a duplicate trial's rotations count one each)
+TRIAL_MAX_MATCHES = env_int("TRIAL_MAX_MATCHES", 100, 1, 10000)
+#: trials of one owner with a match still running; a new one beyond it answers 429
+TRIAL_RUNNING_PER_OWNER = env_int("TRIAL_RUNNING_PER_OWNER", 2, 1, 1000)
+#: trial matches one owner may start per 24 hours (counted from the trials created in the last 24 h)
+TRIAL_MATCHES_PER_DAY = env_int("TRIAL_MATCHES_PER_DAY", 500, 1, 1000000)
+#: matches of one trial played at once (the others wait, running, behind them: Match.after)
+TRIAL_PARALLEL_MATCHES = env_int("TRIAL_PARALLEL_MATCHES", 2, 1, 100)

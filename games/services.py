@@ -51,7 +51,8 @@ class StalePly(Exception):
 
 def match_create(*, players: list[Player], ruleset: Ruleset, preset: str = "", seed: int | None = None,
                  turn_timeout_ms: int | None = None, single_deal: dict | None = None,
-                 move_seconds: int | None = None, reveal_group: str = "", after: Match | None = None) -> Match:
+                 move_seconds: int | None = None, reveal_group: str = "", after: Match | None = None,
+                 same_owner_ok: bool = False) -> Match:
     """Create a running match with ``players`` in seat order and its first deal row.
 
     ``reveal_group``: a key this match shares with the other matches dealt the same seeds (a duplicate set): none of
@@ -65,13 +66,14 @@ def match_create(*, players: list[Player], ruleset: Ruleset, preset: str = "", s
     ``seed`` (a non-negative int) defaults to 40 random bits; ``turn_timeout_ms`` (bot turns) defaults to
     ``BOT_TURN_TIMEOUT_MS``, and every seat starts with ``BOT_TIME_BANK_MS`` of time bank. Raises ``ValueError``
     when the ruleset cannot seat that many players, a player appears twice, or two players have the same owner
-    (a person and their bot, two bots of one owner: they could share cards). Call ``games.tasks.advance_match``
-    (on commit) to play it.
+    (a person and their bot, two bots of one owner: they could share cards) unless ``same_owner_ok`` (an unrated
+    trial of an owner's bot against their other bots: sharing cards there fools only the owner). Call
+    ``games.tasks.advance_match`` (on commit) to play it.
     """
     if len({p.pk for p in players}) != len(players):
         raise ValueError("a player can take only one seat in a match")
     owners = [p.user_id for p in players if p.user_id is not None]
-    if len(owners) != len(set(owners)):
+    if len(owners) != len(set(owners)) and not same_owner_ok:
         raise ValueError("a match seats no two players of the same owner (a person and their own bot, or two bots "
                          "of one owner): they could share cards")
     seed = secrets.randbits(40) if seed is None else seed
