@@ -3,7 +3,8 @@ error messages name ("see docs/FAIRNESS.md") can be opened on the service itself
 
 Only files whose name is upper-case letters and underscores (``FAIRNESS.md``) are served: the list is read from the
 folder, never from the request. Markdown is rendered by Python-Markdown (tables, fenced code, heading anchors) from
-our own files; links between documents (``MATCH_RECORD.md#seeds``) are rewritten to their pages."""
+our own files; links between documents (``MATCH_RECORD.md#seeds``) are rewritten to their pages, and links to other
+files of the source tree (``../examples/go/README.md``) become their path in words."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from django.shortcuts import render
 from django.utils.safestring import mark_safe
 
 _NAME = re.compile(r"[A-Z][A-Z_]{0,40}")
+_SOURCE_LINK = re.compile(r'<a href="\.\./([^"#:]+)">(.*?)</a>')  # a file of the source tree, not a served document
 _DOC_LINK = re.compile(r'href="(?:\.\./docs/|docs/|\./)?([A-Z][A-Z_]{0,40})\.md(#[^"]*)?"')
 
 
@@ -41,6 +43,7 @@ def _render(name: str, mtime_ns: int) -> tuple[str, str]:
     text = (_folder() / f"{name}.md").read_text(encoding="utf-8")
     title = next((line.lstrip("# ").strip() for line in text.splitlines() if line.startswith("# ")), name)
     html = markdown.markdown(text, extensions=["tables", "fenced_code", "toc", "sane_lists"], output_format="html")
+    html = _SOURCE_LINK.sub(lambda m: f"{m.group(2)} (<code>{m.group(1)}</code> in the source)", html)
     html = _DOC_LINK.sub(lambda m: f'href="/docs/{m.group(1)}/{m.group(2) or ""}"', html)
     return title, html
 
