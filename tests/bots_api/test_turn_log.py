@@ -266,3 +266,21 @@ def test_the_prune_task_is_on_the_beat_schedule(settings):
     from bots_api.tasks import prune_turn_logs
 
     assert prune_turn_logs.name == entry["task"]
+
+
+@pytest.mark.django_db
+def test_the_turn_log_page_and_api_take_a_fixed_number_of_queries(owner, servers, house_bots,
+                                                                  django_assert_max_num_queries):
+    bot = _bot(owner, servers(f"debug:{NOTE}"))
+    _played(bot, house_bots[3], seed=7)
+    _played(bot, house_bots[3], seed=8)
+    assert BotTurn.objects.filter(bot=bot).count() > 50
+    client = _client(owner)
+    client.get(f"/bots/{bot.pk}/turns/")  # the session's first read
+    with django_assert_max_num_queries(6):  # session, user, the bot (with its ladder entries), the turns, their moves
+        page = client.get(f"/bots/{bot.pk}/turns/", {"fault": "none"})
+    assert page.status_code == 200 and page.content.decode().count('class="turn-debug"') == 25
+    assert 'id="turns-older"' in page.content.decode()
+    with django_assert_max_num_queries(6):
+        answer = client.get(f"/api/bots/{bot.pk}/turns/", {"page_size": 100})
+    assert len(answer.json()["results"]) == 100
