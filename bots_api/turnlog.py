@@ -10,7 +10,8 @@ The fault and the action played are read from the stored move at the same match,
 match record's own truth, so the log cannot disagree with a replay. One query joins a whole page.
 
 Reads go through ``bots_api.selectors.access_bot`` first (another owner's bot is a 404 like a missing one); the
-``debug`` string and the request are never shown anywhere else. Rows older than ``TURN_LOG_DAYS`` are deleted by
+``debug`` string and the request are never shown anywhere else, and a match's turns only once the match is public
+(finished, with its duplicate set): while it runs, the bot's cards are the bot's alone, its owner's included. Rows older than ``TURN_LOG_DAYS`` are deleted by
 ``turn_log_prune`` (Celery beat ``bots_api.tasks.prune_turn_logs``, and ``manage.py prune_turn_logs``).
 """
 
@@ -32,7 +33,8 @@ from rest_framework.pagination import CursorPagination
 
 from bots_api.models import Bot, BotTurn
 from bots_api.protocol import FAULT_KINDS, reply_debug
-from games.models import Move
+from games.models import Match, Move
+from games.selectors import public_matches
 
 #: ``fault=`` also takes ``any`` (a turn with any fault) and ``none`` (a turn whose answer stood).
 FAULT_FILTERS = FAULT_KINDS + ("any", "none")
@@ -128,9 +130,13 @@ def _moves_at(**where) -> QuerySet[Move]:
 
 def bot_turns(*, bot: Bot, filters: TurnFilters = TurnFilters()) -> QuerySet[BotTurn]:
     """``bot``'s logged turns that ``filters`` select (a bot the caller may see: ``selectors.access_bot``), in no
-    order yet (``TurnCursorPagination`` orders and cuts them). The fault filter reads the stored move (an
-    ``EXISTS`` on the move's unique (deal, ply) index)."""
-    qs = BotTurn.objects.filter(bot=bot)
+    order yet (``TurnCursorPagination`` orders and cuts them). Only turns of matches that are public
+    (``games.selectors.match_is_public``: finished, and no match dealt the same seeds still running): the owner sees
+    no more of a running match than anyone else. The fault filter reads the stored move (an ``EXISTS`` on the
+    move's unique (deal, ply) index)."""
+    # only turns of public matches: while a match runs (or a match dealt the same seeds does) the bot's hand is the
+    # bot's alone, its owner included (DESIGN.md); a correlated EXISTS, so a page still reads ~page_size rows
+    qs = BotTurn.objects.filter(bot=bot).filter(Exists(public_matches(Match.objects.filter(pk=OuterRef("match_id")))))
     if filters.match is not None:
         qs = qs.filter(match_id=filters.match)
     if filters.deal is not None:

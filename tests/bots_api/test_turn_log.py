@@ -284,3 +284,32 @@ def test_the_turn_log_page_and_api_take_a_fixed_number_of_queries(owner, servers
     with django_assert_max_num_queries(6):
         answer = client.get(f"/api/bots/{bot.pk}/turns/", {"page_size": 100})
     assert len(answer.json()["results"]) == 100
+
+
+@pytest.mark.django_db
+def test_a_running_match_shows_no_turns_even_to_the_owner_until_it_is_finished(owner, servers, house_bots):
+    bot = _bot(owner, servers(f"debug:{NOTE}"))
+    match = match_create(players=[bot.player, house_bots[3]], ruleset=Ruleset.preset("pagat"), seed=7)
+    assert match_advance(match_id=match.pk, ply_budget=6) == "budget"
+    assert BotTurn.objects.filter(bot=bot, match=match).exists()  # logged ...
+    client = _client(owner)
+    assert client.get(f"/api/bots/{bot.pk}/turns/").json()["results"] == []  # ... but the bot's hand is its own
+    assert NOTE not in client.get(f"/bots/{bot.pk}/turns/").content.decode()
+    assert b"".join(client.get(f"/api/bots/{bot.pk}/turns.ndjson").streaming_content) == b""
+    assert match_advance(match_id=match.pk) == "finished"
+    assert client.get(f"/api/bots/{bot.pk}/turns/").json()["results"]
+
+
+@pytest.mark.django_db
+def test_a_finished_match_of_a_duplicate_set_shows_no_turns_while_its_mirror_runs(owner, servers, house_bots):
+    bot = _bot(owner, servers("good"))
+    played = match_create(players=[bot.player, house_bots[3]], ruleset=Ruleset.preset("pagat"), seed=7,
+                          reveal_group="dup-1")
+    mirror = match_create(players=[house_bots[3], bot.player], ruleset=Ruleset.preset("pagat"), seed=7,
+                          reveal_group="dup-1")
+    assert match_advance(match_id=played.pk) == "finished"
+    client = _client(owner)
+    assert BotTurn.objects.filter(match=played).exists()
+    assert client.get(f"/api/bots/{bot.pk}/turns/", {"match": played.pk}).json()["results"] == []
+    assert match_advance(match_id=mirror.pk) == "finished"
+    assert client.get(f"/api/bots/{bot.pk}/turns/", {"match": played.pk}).json()["results"]
