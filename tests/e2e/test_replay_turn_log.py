@@ -78,4 +78,15 @@ def test_the_owner_sees_what_the_bot_saw_at_its_ply_and_nobody_else_does(live_se
     page.wait_for_function("() => document.querySelector('#replay').dataset.ply !== undefined")
     assert page.locator("#my-bot-open").count() == 0 and page.locator("#my-bot-turn").is_hidden()
     assert re.search(r"/api/bots/\d+/turns/", page.content())  # the tools block is there for the owner
+    page.goto(replay)
+    page.click("#my-bot-turn a")  # "(in the turn log)": the turn log page filtered to that ply
+    page.wait_for_selector("#turns li.panel")
+    assert page.locator("#turns li.panel").count() == 1
+    assert f"deal 1 · ply {move.ply} · seat 0" in page.inner_text("#turns li.panel")
+    page.goto(f"{live_server.url}/bots/{bot.pk}/turns/")
+    page.wait_for_selector("#turns li.panel")
+    assert NOTE in page.inner_text("#turns") and page.locator("#turns img").count() == 0 and dialogs == []
+    from axe import axe_violations
+
+    assert axe_violations(page) == []
     page.close()
