@@ -229,11 +229,20 @@ def turns_ndjson(*, bot: Bot, filters: TurnFilters = TurnFilters()) -> Iterator[
         last = batch[-1].pk
 
 
+#: Rows one DELETE of the pruning removes: short transactions, whatever the backlog.
+PRUNE_BATCH = 5000
+
+
 def turn_log_prune(*, now=None) -> int:
-    """Delete logged turns older than ``TURN_LOG_DAYS`` days (from ``now``, default the present); returns how many."""
+    """Delete logged turns older than ``TURN_LOG_DAYS`` days (from ``now``, default the present), ``PRUNE_BATCH``
+    rows per statement (by the ``created_at`` index); returns how many."""
     cutoff = (now or timezone.now()) - timedelta(days=settings.TURN_LOG_DAYS)
-    deleted, _ = BotTurn.objects.filter(created_at__lt=cutoff).delete()
-    return deleted
+    total = 0
+    while True:
+        ids = list(BotTurn.objects.filter(created_at__lt=cutoff).values_list("id", flat=True)[:PRUNE_BATCH])
+        if not ids:
+            return total
+        total += BotTurn.objects.filter(id__in=ids).delete()[0]
 
 
 def replay_turn_tool(*, match, user) -> list[dict]:

@@ -243,7 +243,10 @@ def test_the_ndjson_download_streams_every_turn_oldest_first(owner, servers, hou
 
 
 @pytest.mark.django_db
-def test_old_turn_logs_are_pruned_after_turn_log_days(owner, servers, house_bots, settings):
+def test_old_turn_logs_are_pruned_after_turn_log_days(owner, servers, house_bots, settings, monkeypatch):
+    from bots_api import turnlog
+
+    monkeypatch.setattr(turnlog, "PRUNE_BATCH", 7)  # several statements even for one match's turns
     settings.TURN_LOG_DAYS = 30
     bot = _bot(owner, servers("good"))
     _played(bot, house_bots[3])
