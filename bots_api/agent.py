@@ -5,16 +5,21 @@ Latency fairness: each turn may take ``match.turn_timeout_ms`` (the turn's ``dea
 and a turn that overruns both is the bot's ``timeout`` fault. Every request tells the bot its deadline, its time
 bank and the round trip of its previous turn. A fault of any kind (``client.FAULT_KINDS``) is returned as the
 answer's fault; the referee (``games.engine.referee.judge``) finds an illegal action, plays the engine's fallback
-and counts the fault, and the move is stored with its cause.
+and counts the fault, and the move is stored with its cause. Every call is written to the bot's turn log
+(``bots_api.turnlog``: the exact request, the raw reply, the latency, the bot's ``debug`` note) for its owner.
 """
 
 from __future__ import annotations
+
+import time
+from dataclasses import replace
 
 from games.engine.referee import Answer, Fault, Turn
 
 from bots_api.client import post_json
 from bots_api.localhttp import ask_turn
 from bots_api.models import Bot
+from bots_api.turnlog import turn_log_record
 
 
 def bot_agent(*, player, turn: Turn, **context) -> Answer:
@@ -22,4 +27,11 @@ def bot_agent(*, player, turn: Turn, **context) -> Answer:
     bot = Bot.objects.filter(player=player).first()
     if bot is None or not bot.is_enabled:
         return Answer(fault=Fault("disabled", "the bot is disabled or was deleted"), time_bank_ms=turn.time_bank_ms)
-    return ask_turn(lambda body, timeout: post_json(bot.endpoint_url, bot.secret, body, timeout), turn)
+    trace: dict = {}
+    started = time.perf_counter()
+    answer = ask_turn(lambda body, timeout: post_json(bot.endpoint_url, bot.secret, body, timeout, trace=trace), turn)
+    if not answer.think_ms:  # a sub-millisecond call measures 0 ms, and the worker would then time this whole
+        # agent, the log's write included: the call's own time (at least 1 ms) is the answer's
+        answer = replace(answer, think_ms=max(1, round((time.perf_counter() - started) * 1000)))
+    turn_log_record(bot=bot, turn=turn, trace=trace, think_ms=answer.think_ms)
+    return answer

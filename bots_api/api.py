@@ -10,9 +10,9 @@ like every other API error (``config.api.exception_handler``).
 from __future__ import annotations
 
 from django.contrib.auth import authenticate
-from django.http import Http404
+from django.http import Http404, StreamingHttpResponse
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.authtoken.models import Token
 from rest_framework.exceptions import APIException, NotFound, Throttled
@@ -20,8 +20,9 @@ from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from bots_api import selectors
+from bots_api import selectors, turnlog, versions
 from bots_api.models import Bot
+from bots_api.serializers import TurnOutput, VersionOutput
 from bots_api.serializers import (BotCheckOutput, BotOutput, BotWithSecretOutput, ErrorOutput, HealthOutput,
                                   LadderEntryOutput, MatchOutput, PlayerProfileOutput)
 from bots_api.services import (BotError, bot_check_request, bot_delete, bot_enter_ladder, bot_leave_ladder,
@@ -279,3 +280,60 @@ class PlayerProfileApi(BotsApi):
         player = selectors.player_by_ref(ref=name)  # an exact name, else an id
         return Response(PlayerProfileOutput(selectors.player_profile(player=player)).data)
 
+
+
+_TURN_FILTERS = [
+    OpenApiParameter("match", int, description="only this match's turns (a match id)"),
+    OpenApiParameter("deal", int, description="only this deal's turns (1-based; with match)"),
+    OpenApiParameter("ply", int, description="only this ply (0-based; with match and deal)"),
+    OpenApiParameter("fault", str, enum=list(turnlog.FAULT_FILTERS),
+                     description="only turns with this fault kind (any: with any fault; none: whose answer stood)"),
+]
+
+
+class BotTurnListApi(OwnerApi):
+    """The bot's turn log, newest first: for each turn call, the exact request it was sent, its raw reply, the
+    latency, its ``debug`` note and the move stored for that ply (the action played, the fault and its cause).
+    Only the bot's owner sees it (anyone else: 404, as for a bot that does not exist). Kept ``TURN_LOG_DAYS``
+    days (default 30); keyset pages (``cursor``, ``page_size`` up to 100)."""
+
+    pagination_class = turnlog.TurnCursorPagination
+
+    @extend_schema(tags=["bots"], parameters=_TURN_FILTERS,
+                   responses={200: TurnOutput(many=True), 400: _ERR, 404: _NOT_YOURS, **_AUTH},
+                   summary="The bot's turn log: request, reply, latency, debug, fault (owner only)")
+    def get(self, request, bot_id: int):
+        bot = self.bot(bot_id)
+        filters = turnlog.check_turn_filters(request.query_params)
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(turnlog.bot_turns(bot=bot, filters=filters), request, view=self)
+        rows = [turnlog.turn_as_dict(t) for t in turnlog.turns_with_moves(page)]
+        return paginator.get_paginated_response(TurnOutput(rows, many=True).data)
+
+
+class BotTurnExportApi(OwnerApi):
+    """The bot's turn log as NDJSON (one turn a line, oldest first, the shape of the turn log's rows), streamed:
+    the same filters as the turn log. Download it before turns are pruned (``TURN_LOG_DAYS``)."""
+
+    @extend_schema(tags=["bots"], parameters=_TURN_FILTERS,
+                   responses={(200, "application/x-ndjson"): OpenApiResponse(description="one turn per line"),
+                              400: _ERR, 404: _NOT_YOURS, **_AUTH},
+                   summary="Download the bot's turn log (NDJSON, owner only)")
+    def get(self, request, bot_id: int):
+        bot = self.bot(bot_id)
+        filters = turnlog.check_turn_filters(request.query_params)
+        response = StreamingHttpResponse(turnlog.turns_ndjson(bot=bot, filters=filters),
+                                         content_type="application/x-ndjson")
+        response["Content-Disposition"] = f'attachment; filename="bot-{bot.pk}-turns.ndjson"'
+        response["Cache-Control"] = "no-store"
+        return response
+
+
+class BotVersionsApi(OwnerApi):
+    """The bot's results and rating movement per reported version (the version its last check's ping gave when
+    each match began), the most recently played version first."""
+
+    @extend_schema(tags=["bots"], responses={200: VersionOutput(many=True), 404: _NOT_YOURS, **_AUTH},
+                   summary="Results and rating movement per version")
+    def get(self, request, bot_id: int):
+        return Response(VersionOutput(versions.bot_versions(bot=self.bot(bot_id)), many=True).data)

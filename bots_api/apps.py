@@ -6,9 +6,9 @@ class BotsApiConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from games import agents
-        from games.signals import match_finished
-        from bots_api import agent, services
+        from games import agents, replay_tools
+        from games.signals import match_created, match_finished
+        from bots_api import agent, services, turnlog, versions
 
         agents.register("bot", agent.bot_agent)
         match_finished.connect(services.on_match_finished, dispatch_uid="bots-match-end")
@@ -18,3 +18,5 @@ class BotsApiConfig(AppConfig):
 
         if trial_match_page_extras not in MATCH_PAGE_EXTRAS:
             MATCH_PAGE_EXTRAS.append(trial_match_page_extras)
+        match_created.connect(versions.on_match_created, dispatch_uid="bots-match-versions")
+        replay_tools.register_replay_tool(turnlog.replay_turn_tool)

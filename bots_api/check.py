@@ -40,7 +40,7 @@ from games.engine import Deal, IllegalAction, MatchState, Ruleset
 from games.engine.fairness import SALT_BYTES, deal_commitment
 from games.engine.referee import turn_for
 
-from bots_api.protocol import BotFault
+from bots_api.protocol import BotFault, reply_debug
 from bots_api.localhttp import Reply, encode, make_client, send
 from bots_api.protocol import (
     PROTOCOL_VERSION, SIGNATURE_MAX_AGE_S, match_end_body, ping_body, schema_errors, sign, turn_body, turn_request,
@@ -215,9 +215,12 @@ def check_turn(client, url: str, secret: str, position: Position, deadline_ms: i
     rules, deal = position.build()
     body = position_body(rules, deal, deadline_ms, match_id, time_bank_ms=time_bank_ms,
                          last_latency_ms=last_latency_ms)
-    action, problem, elapsed = _ask_turn(client, url, secret, body, deal, deadline_ms, position.about)
+    action, problem, elapsed, warning = _ask_turn(client, url, secret, body, deal, deadline_ms, position.about)
     if problem:
         return Check(position.name, "FAIL", problem)
+    if warning:  # the reply's debug note was bad: the service keeps the turn and warns
+        return Check(position.name, "WARN", f"{json.dumps(action)} in {elapsed} ms, but {warning} (the service plays "
+                     "the turn and shows this warning in your turn log)", elapsed_ms=elapsed)
     return Check(position.name, "PASS", f"{json.dumps(action)} in {elapsed} ms", elapsed_ms=elapsed)
 
 
@@ -243,7 +246,8 @@ def check_dealt_match(client, url: str, secret: str, rules: Ruleset, seats: int,
                                      last_latency_ms=last_latency, time_bank_ms=max(0, time_bank_ms),
                                      commitment=commitment))
         about = f"deal {state.deal_number}, ply {state.deal.ply} of a match dealt from seed {seed}"
-        action, problem, last_latency = _ask_turn(client, url, secret, body, state.deal, deadline_ms, about)
+        action, problem, last_latency, _warning = _ask_turn(client, url, secret, body, state.deal, deadline_ms,
+                                                            about)
         if problem:
             return Check(name, "FAIL", f"{about}: {problem}")
         time_bank_ms -= max(0, last_latency - deadline_ms)  # as in a match: the bank absorbs slow turns
@@ -254,9 +258,11 @@ def check_dealt_match(client, url: str, secret: str, rules: Ruleset, seats: int,
 
 
 def _ask_turn(client, url: str, secret: str, body: dict, deal: Deal, deadline_ms: int,
-              about: str) -> tuple[dict | None, str | None, int | None]:
-    """Send one ``turn``; returns (the legal action, None, elapsed ms) or (None, what was wrong, elapsed ms). The
-    reply is in time within the deadline plus the time bank the body states (``time_bank_ms``), as in a match."""
+              about: str) -> tuple[dict | None, str | None, int | None, str]:
+    """Send one ``turn``; returns (the legal action, None, elapsed ms, warning) or (None, what was wrong, elapsed ms,
+    ""). The reply is in time within the deadline plus the time bank the body states (``time_bank_ms``), as in a
+    match. A bad ``debug`` note (too long, not a string) is no failure: ``warning`` says what was wrong with it
+    ("" when it was fine or absent)."""
     legal = body["legal_actions"]
     limit = deadline_ms + body["time_bank_ms"]
     raw = encode(body)
@@ -265,8 +271,8 @@ def _ask_turn(client, url: str, secret: str, body: dict, deal: Deal, deadline_ms
     except BotFault as fault:
         if fault.kind == "timeout":
             return None, (f"timeout: no answer within {limit + GRACE_MS} ms (the deadline is {deadline_ms} ms, the "
-                          f"time bank {body['time_bank_ms']} ms)"), fault.elapsed_ms
-        return None, f"{fault.kind}: {fault.cause}", fault.elapsed_ms
+                          f"time bank {body['time_bank_ms']} ms)"), fault.elapsed_ms, ""
+        return None, f"{fault.kind}: {fault.cause}", fault.elapsed_ms, ""
     problems = []
     if reply.elapsed_ms > limit:
         problems.append(f"answered after {reply.elapsed_ms} ms, past the {deadline_ms} ms deadline and the "
@@ -276,7 +282,7 @@ def _ask_turn(client, url: str, secret: str, body: dict, deal: Deal, deadline_ms
     if problem is None:
         data, problem = _json(reply)
     if problem is None:
-        errors = schema_errors("turn_reply", data)
+        errors = schema_errors("turn_reply_play", data)  # a bad debug is no failure: the service only warns
         if errors:
             problem = ("the reply does not match the turn reply schema {\"action\": {...}}: " + "; ".join(errors[:3]))
     if problem is None:
@@ -289,8 +295,8 @@ def _ask_turn(client, url: str, secret: str, body: dict, deal: Deal, deadline_ms
     if problem:
         problems.append(problem)
     if problems:
-        return None, "; ".join(problems), reply.elapsed_ms
-    return data["action"], None, reply.elapsed_ms
+        return None, "; ".join(problems), reply.elapsed_ms, ""
+    return data["action"], None, reply.elapsed_ms, reply_debug(data)[1]
 
 
 def check_match_end(client, url: str, secret: str, deadline_ms: int, match_id: int) -> Check:

@@ -169,15 +169,16 @@ def _client() -> httpx.Client:
     return client
 
 
-def post_json(url: str, secret: str, body: dict, timeout_ms: int) -> tuple[object, int]:
+def post_json(url: str, secret: str, body: dict, timeout_ms: int, trace: dict | None = None) -> tuple[object, int]:
     """POST ``body`` signed with ``secret``; returns (parsed JSON reply, elapsed ms).
 
     The call rules are ``localhttp.post_signed``'s (shared with the authors' tools): a hard deadline for the whole
     call in ms, no redirects, 64 KiB cap, JSON only, one retry of a dropped connection. Raises ``BotFault`` for
-    every failure, with ``address`` when the guard refused every address the host resolves to.
+    every failure, with ``address`` when the guard refused every address the host resolves to. ``trace``: as
+    ``post_signed``'s (the raw request and reply bytes, for the turn log).
     """
     try:
-        return post_signed(_client(), url, secret, body, timeout_ms)
+        return post_signed(_client(), url, secret, body, timeout_ms, trace)
     except BotFault as fault:
         if fault.kind == "connection" and _BLOCKED_PREFIX in fault.cause:
             raise BotFault("address", fault.cause, fault.elapsed_ms) from None

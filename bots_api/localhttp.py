@@ -124,23 +124,33 @@ def send(client: httpx.Client, url: str, raw: bytes, headers: dict[str, str], ti
         timer.cancel()
 
 
-def post_signed(client: httpx.Client, url: str, secret: str, body: dict, timeout_ms: int) -> tuple[object, int]:
+def post_signed(client: httpx.Client, url: str, secret: str, body: dict, timeout_ms: int,
+                trace: dict | None = None) -> tuple[object, int]:
     """What the service does for each call: returns (parsed JSON reply, elapsed ms) or raises ``BotFault``
     (timeout, connection, redirect, http_status, oversize, bad_json). A connection failure in the first half of
     the deadline is tried once more on a fresh connection: a keep-alive connection the bot closed (a restart) is
-    the pool's problem, not the bot's fault."""
+    the pool's problem, not the bot's fault.
+
+    ``trace`` (a dict, optional) receives what went over the wire, for the turn log (``bots_api.turnlog``):
+    ``request`` (the exact raw body bytes sent and signed), and once an answer came ``status`` (int) and
+    ``reply`` (the raw body bytes read, at most 64 KiB), and ``json`` (the parsed reply) when it was JSON."""
     try:
-        return _post_signed_once(client, url, secret, body, timeout_ms)
+        return _post_signed_once(client, url, secret, body, timeout_ms, trace)
     except BotFault as fault:
         if fault.kind != "connection" or fault.elapsed_ms * 2 > timeout_ms:
             raise
-        reply, took = _post_signed_once(client, url, secret, body, timeout_ms - fault.elapsed_ms)
+        reply, took = _post_signed_once(client, url, secret, body, timeout_ms - fault.elapsed_ms, trace)
         return reply, took + fault.elapsed_ms
 
 
-def _post_signed_once(client: httpx.Client, url: str, secret: str, body: dict, timeout_ms: int) -> tuple[object, int]:
+def _post_signed_once(client: httpx.Client, url: str, secret: str, body: dict, timeout_ms: int,
+                      trace: dict | None = None) -> tuple[object, int]:
     raw = encode(body)
+    if trace is not None:
+        trace["request"] = raw
     reply = send(client, url, raw, sign(secret, raw), timeout_ms)
+    if trace is not None:
+        trace["status"], trace["reply"] = reply.status, reply.data
     if 300 <= reply.status < 400:
         raise BotFault("redirect", f"answered HTTP {reply.status} (to {reply.location or '?'}); redirects are not "
                        "followed", reply.elapsed_ms)
@@ -150,10 +160,13 @@ def _post_signed_once(client: httpx.Client, url: str, secret: str, body: dict, t
         raise BotFault("timeout", f"answered after {reply.elapsed_ms} ms; the deadline was {timeout_ms} ms",
                        reply.elapsed_ms)
     try:
-        return json.loads(reply.data), reply.elapsed_ms
+        parsed = json.loads(reply.data)
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         raise BotFault("bad_json", f"reply is not usable JSON ({type(exc).__name__}: {str(exc)[:80]})",
                        reply.elapsed_ms) from None
+    if trace is not None:
+        trace["json"] = parsed
+    return parsed, reply.elapsed_ms
 
 
 def ask_turn(post, turn: Turn) -> Answer:
@@ -173,7 +186,7 @@ def ask_turn(post, turn: Turn) -> Answer:
     except BotFault as exc:
         fault, elapsed = exc, exc.elapsed_ms
     else:
-        errors = schema_errors("turn_reply", reply)
+        errors = schema_errors("turn_reply_play", reply)  # a bad ``debug`` is a warning (turn log), never a fault
         if errors:
             fault = BotFault("schema", f"reply does not match the turn reply schema: {errors[0]}", elapsed)
     bank_left = 0 if fault is not None and fault.kind == "timeout" else max(0, bank_ms - max(0, elapsed - turn.deadline_ms))

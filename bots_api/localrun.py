@@ -33,7 +33,7 @@ from games.engine.fairness import SALT_BYTES, deal_commitment
 from games.engine.strategies import choose_turn, strategy_rng
 
 from bots_api.localhttp import ask_turn, make_client, post_signed
-from bots_api.protocol import BotFault, match_end_body
+from bots_api.protocol import BotFault, match_end_body, reply_debug
 
 HOUSE_PREFIX = "house:"
 
@@ -190,12 +190,13 @@ def _action_text(action: dict) -> str:
     return action["type"]
 
 
-def _agent(client, player: Participant, deal_seed: int) -> referee.Agent:
+def _agent(client, player: Participant, deal_seed: int, trace: dict | None = None) -> referee.Agent:
     """The seat's agent, answering the referee's ``Turn``: a bot over HTTP (``localhttp.ask_turn``, the service's
-    own request), or a house strategy drawing from its own random source (as a house seat in the service)."""
+    own request; ``trace`` receives the call's raw request and reply, as for the service's turn log), or a house
+    strategy drawing from its own random source (as a house seat in the service)."""
     if player.is_bot:
         return lambda turn: ask_turn(lambda body, timeout: post_signed(client, player.url, player.secret, body,
-                                                                       timeout), turn)
+                                                                       timeout, trace), turn)
     return lambda turn: choose_turn(player.strategy, turn, strategy_rng(deal_seed, turn.ply, turn.seat))
 
 
@@ -227,7 +228,8 @@ def play_match(client, args: argparse.Namespace, number: int, out: TextIO) -> Ma
         seat = deal.to_play
         ss = seats[seat]
         salt = salts.setdefault(state.deal_number, secrets.token_hex(SALT_BYTES))
-        ruling = referee.play_turn(state, _agent(client, ss.player, deal.seed),
+        trace: dict = {}
+        ruling = referee.play_turn(state, _agent(client, ss.player, deal.seed, trace),
                                    commitment=deal_commitment(deal.seed, salt),
                                    faults_before=ss.consecutive_faults, policy=_fault_policy(args, ss.player),
                                    match_id=number, last_latency_ms=ss.last_latency_ms,
@@ -252,8 +254,10 @@ def play_match(client, args: argparse.Namespace, number: int, out: TextIO) -> Ma
         if args.plies:
             hands = " ".join(str(c) for c in deal.sizes)
             mark = f"  [fallback after {fault.kind}]" if fault else ""
+            debug, warning = reply_debug(trace.get("json"))
+            note = (f"  debug: {debug}" if debug else "") + (f"  (warning: {warning})" if warning else "")
             print(f"  d{deal_number} ply {ply:>3}  seat {seat}  "
-                  f"{_action_text(action):<22} hands {hands}  stock {deal.stock_count}{mark}", file=out)
+                  f"{_action_text(action):<22} hands {hands}  stock {deal.stock_count}{mark}{note}", file=out)
         if deal.is_over:
             r = deal.result
             print(f"  deal {deal_number}: {r.outcome}" + (f" (seat {r.winner} out)" if r.winner is not None else "")

@@ -155,3 +155,53 @@ class TrialMatch(models.Model):
     class Meta:
         ordering = ["trial", "number"]
         constraints = [models.UniqueConstraint(fields=["trial", "number"], name="trial_match_unique_number")]
+
+
+class BotTurn(models.Model):
+    """One turn call of a bot, as the bot saw it (the turn log, shown to its owner only; ``bots_api.turnlog``).
+
+    ``request`` is the exact body the service sent and signed (compact JSON, as text: the bot's own view, never more);
+    ``reply`` the raw body the bot answered, cut at ``TURN_LOG_REPLY_MAX_BYTES`` (``reply_bytes`` is its full size;
+    empty when no answer came), ``status`` its HTTP status (None: no answer); ``latency_ms`` the round trip (ms);
+    ``debug`` the bot's optional note (at most ``protocol.DEBUG_MAX_CHARS`` characters) and ``warning`` what was
+    wrong with it (too long, not a string). The fault and the action played are not copied here: they are the stored
+    move's (``games.models.Move`` at this match, deal and ply), joined when read, so the log can never disagree with
+    the match record (the referee finds an illegal action only after the call). A call whose ply another writer
+    stored first (a retried task) has no move of its own and reads as "not played". Deleted after ``TURN_LOG_DAYS``.
+    """
+
+    bot = models.ForeignKey(Bot, related_name="turns", on_delete=models.CASCADE)
+    match = models.ForeignKey("games.Match", related_name="+", on_delete=models.CASCADE)
+    deal_number = models.PositiveIntegerField()
+    ply = models.PositiveIntegerField()
+    seat = models.PositiveSmallIntegerField()
+    request = models.TextField()
+    reply = models.TextField(blank=True)
+    reply_bytes = models.PositiveIntegerField(default=0)
+    status = models.PositiveSmallIntegerField(null=True, blank=True)
+    latency_ms = models.PositiveIntegerField(default=0)
+    debug = models.TextField(blank=True)
+    warning = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["bot", "-id"], name="bots_turn_bot_id"),
+                   models.Index(fields=["bot", "match", "deal_number", "ply"], name="bots_turn_bot_match_ply")]
+
+    def __str__(self) -> str:
+        return f"turn of {self.bot_id}: match {self.match_id} deal {self.deal_number} ply {self.ply}"
+
+
+class BotMatchVersion(models.Model):
+    """The version a bot had last reported (``Bot.reported_version``, from its check's ping) when it took a seat in a
+    match: written as the seat is created (``bots_api.services.on_seat_created``), never by an outbound call."""
+
+    bot = models.ForeignKey(Bot, related_name="match_versions", on_delete=models.CASCADE)
+    match = models.ForeignKey("games.Match", related_name="+", on_delete=models.CASCADE)
+    seat = models.PositiveSmallIntegerField()
+    version = models.CharField(max_length=100, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["match", "seat"], name="bot_match_version_unique")]
+        indexes = [models.Index(fields=["bot", "version"], name="bots_matchver_bot_version")]

@@ -90,7 +90,13 @@ TURN_SCHEMA = {
         "commitment": {"oneOf": [{"type": "string", "pattern": "^[0-9a-f]{64}$"}, {"type": "null"}]},
     },
 }
-TURN_REPLY_SCHEMA = {"type": "object", "required": ["action"], "properties": {"action": ACTION_SCHEMA}}
+#: The optional ``debug`` string of a turn reply: at most this many characters (bot's notes for its owner only).
+DEBUG_MAX_CHARS = 1000
+TURN_REPLY_SCHEMA = {"type": "object", "required": ["action"],
+                     "properties": {"action": ACTION_SCHEMA,
+                                    "debug": {"type": "string", "maxLength": DEBUG_MAX_CHARS}}}
+#: What decides a fault: the turn reply schema without ``debug`` (a bad ``debug`` is a warning, never a fault).
+_TURN_REPLY_PLAY_SCHEMA = {"type": "object", "required": ["action"], "properties": {"action": ACTION_SCHEMA}}
 MATCH_END_SCHEMA = {
     "type": "object",
     "required": ["protocol", "type", "match_id", "you", "totals", "standings", "forfeited"],
@@ -102,12 +108,34 @@ MATCH_END_SCHEMA = {
 SCHEMAS = {"ping": PING_SCHEMA, "ping_reply": PING_REPLY_SCHEMA, "turn": TURN_SCHEMA,
            "turn_reply": TURN_REPLY_SCHEMA, "match_end": MATCH_END_SCHEMA}
 _VALIDATORS = {name: Draft202012Validator(schema) for name, schema in SCHEMAS.items()}
+_VALIDATORS["turn_reply_play"] = Draft202012Validator(_TURN_REPLY_PLAY_SCHEMA)
 
 
 def schema_errors(name: str, body: object) -> list[str]:
     """Messages for every way ``body`` breaks schema ``name`` (empty when it conforms)."""
     return [f"{'/'.join(map(str, e.absolute_path)) or '(body)'}: {e.message}"
             for e in _VALIDATORS[name].iter_errors(body)]
+
+
+def reply_debug(reply: object) -> tuple[str, str]:
+    """The optional ``debug`` string of a turn reply and a warning about it: ``(debug, warning)``.
+
+    ``debug`` is the bot's own note for its owner (shown beside the turn in the turn log, never to anyone else):
+    "" when absent; a string over ``DEBUG_MAX_CHARS`` characters is cut to that length. ``warning`` is "" when the
+    debug is absent or fine, else words for the owner ("debug is 1500 characters; at most 1000 are kept", "debug
+    is a number, not a string: not kept"). A bad debug never costs the bot its turn: the action is judged alone.
+    """
+    if not isinstance(reply, dict) or "debug" not in reply or reply["debug"] is None:
+        return "", ""
+    debug = reply["debug"]
+    if not isinstance(debug, str):
+        kind = {bool: "a boolean", int: "a number", float: "a number", list: "a list", dict: "an object"}.get(
+            type(debug), type(debug).__name__)
+        return "", f"debug is {kind}, not a string: not kept (send a string of at most {DEBUG_MAX_CHARS} characters)"
+    if len(debug) > DEBUG_MAX_CHARS:
+        return debug[:DEBUG_MAX_CHARS], (f"debug is {len(debug)} characters; only the first {DEBUG_MAX_CHARS} are "
+                                         "kept")
+    return debug, ""
 
 
 def sign(secret: str, body: bytes, timestamp: int | None = None) -> dict[str, str]:

@@ -138,3 +138,39 @@ class BotCheckOutput(serializers.Serializer):
     detail = serializers.CharField(help_text="the outcome in a sentence: the first failed check and its cause")
     latency_ms = serializers.IntegerField(allow_null=True, help_text="the ping's round trip")
     checks = CheckResultOutput(many=True, help_text="each check in the order sent (only the ping when it failed)")
+
+
+class TurnOutput(serializers.Serializer):
+    """One logged turn of a bot, for its owner only (``bots_api.turnlog.turn_as_dict``)."""
+
+    id = serializers.IntegerField()
+    match = serializers.IntegerField(help_text="the match id")
+    deal = serializers.IntegerField(help_text="the deal number, 1-based")
+    ply = serializers.IntegerField(help_text="the ply within the deal, 0-based")
+    seat = serializers.IntegerField()
+    at = serializers.CharField(help_text="when the call was made (UTC, ISO 8601)")
+    latency_ms = serializers.IntegerField(help_text="the call's round trip, ms")
+    status = serializers.IntegerField(allow_null=True, help_text="the reply's HTTP status (null: no answer)")
+    request = serializers.JSONField(help_text="the exact turn request body the bot was sent")
+    reply = serializers.JSONField(allow_null=True, help_text="the bot's reply (parsed if JSON, else its text, cut "
+                                                             "at TURN_LOG_REPLY_MAX_BYTES); null: no answer")
+    reply_bytes = serializers.IntegerField(help_text="the reply's full size in bytes")
+    reply_cut = serializers.BooleanField(help_text="whether the stored reply was cut")
+    debug = serializers.CharField(help_text="the bot's own debug note (at most 1000 characters), for its owner only")
+    debug_warning = serializers.CharField(help_text="what was wrong with the debug note (too long, not a string)")
+    played = serializers.JSONField(allow_null=True, help_text="the action stored for this ply (the bot's or the "
+                                                              "fallback); null: this call's ply was not stored")
+    source = serializers.CharField(allow_null=True, help_text="agent (the bot's action stood) or fallback")
+    fault_kind = serializers.CharField(allow_null=True, help_text="empty when the answer stood")
+    fault = serializers.CharField(allow_null=True, help_text="the fault and its cause")
+
+
+class VersionOutput(serializers.Serializer):
+    version = serializers.CharField(help_text="the version the bot reported before the match (empty: not recorded)")
+    matches = serializers.IntegerField()
+    finished = serializers.IntegerField()
+    wins = serializers.IntegerField(help_text="finished in first place (shared or not)")
+    mean_place = serializers.FloatField(allow_null=True)
+    forfeits = serializers.IntegerField()
+    rated = serializers.IntegerField(help_text="matches that moved a ladder rating")
+    rating_change = serializers.FloatField(help_text="sum of the rating (ordinal) changes over them")

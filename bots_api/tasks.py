@@ -48,3 +48,11 @@ def _run_in_thread(task, args: tuple) -> None:
         log.exception("%s%s failed", task.name, args)
     finally:
         connections.close_all()
+
+
+@shared_task(ignore_result=True)
+def prune_turn_logs() -> int:
+    """Delete turn logs older than ``TURN_LOG_DAYS`` (Celery beat, hourly: ``turn-log-prune``); how many went."""
+    from bots_api.turnlog import turn_log_prune
+
+    return turn_log_prune()

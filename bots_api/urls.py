@@ -14,12 +14,16 @@ api_patterns = [
     path("bots/<int:bot_id>/ladders/<slug:slug>/", api.BotLadderApi.as_view(), name="api-bot-ladder"),
     path("bots/<int:bot_id>/matches/", api.BotMatchListApi.as_view(), name="api-bot-matches"),
     path("bots/<int:bot_id>/health/", api.BotHealthApi.as_view(), name="api-bot-health"),
+    path("bots/<int:bot_id>/turns/", api.BotTurnListApi.as_view(), name="api-bot-turns"),
+    path("bots/<int:bot_id>/turns.ndjson", api.BotTurnExportApi.as_view(), name="api-bot-turns-export"),
+    path("bots/<int:bot_id>/versions/", api.BotVersionsApi.as_view(), name="api-bot-versions"),
     path("players/<path:name>/", api.PlayerProfileApi.as_view(), name="api-player"),
 ]
 
 page_patterns = [
     path("bots/", views.bot_list, name="bot-list"),
     path("bots/<int:bot_id>/", views.bot_detail, name="bot-detail"),
+    path("bots/<int:bot_id>/turns/", views.bot_turns, name="bot-turns"),
     path("players/<path:name>/", views.player_profile, name="player-profile"),
 ]
 

@@ -7,14 +7,17 @@ session or a message, so it is shown exactly once; those answers are ``no-store`
 
 from __future__ import annotations
 
+import json
+
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 
-from bots_api import selectors
+from bots_api import selectors, turnlog, versions
 from bots_api.services import (BotError, bot_check_request, bot_delete, bot_enter_ladder, bot_leave_ladder,
                                bot_register, bot_rotate_secret, bot_update)
 from bots_api.trials import trial_list
@@ -113,7 +116,50 @@ def bot_detail(request, bot_id: int):
         "matches": selectors.player_matches(player=bot.player)[:10],
         "check": selectors.bot_last_check(bot=bot),
         "trials": trial_list(bot=bot)[:10],  # -- trials (bots_api.trials)
+        "versions": versions.bot_versions(bot=bot),
+        "turn_log_days": settings.TURN_LOG_DAYS,
     })
+
+
+#: Turns per page of the turn log page.
+TURNS_PER_PAGE = 25
+
+
+@never_cache
+@login_required
+def bot_turns(request, bot_id: int):
+    """The bot's turn log (owner only: anyone else gets 404): each turn's request, reply, latency, debug note and the
+    move stored for it, newest first, ``TURNS_PER_PAGE`` a page (``before``: an id, the older page's start), with the
+    filters of the API (match, deal, ply, fault). A bad filter is a 400 page saying what is wrong."""
+    bot = selectors.access_bot(user=request.user, bot_id=bot_id)
+    error, turns, older = "", [], None
+    try:
+        filters = turnlog.check_turn_filters(request.GET)
+        before = request.GET.get("before", "").strip()
+        if before and not (before.isascii() and before.isdigit() and len(before) <= 18):
+            raise turnlog.BadTurnFilter("before", "give a turn id (a whole number): follow the Older link")
+    except turnlog.BadTurnFilter as exc:
+        error = str(exc.detail)
+    else:
+        qs = turnlog.bot_turns(bot=bot, filters=filters).order_by("-id")
+        if before:
+            qs = qs.filter(id__lt=int(before))
+        page = list(qs[:TURNS_PER_PAGE + 1])
+        if len(page) > TURNS_PER_PAGE:
+            page = page[:TURNS_PER_PAGE]
+            older = page[-1].pk
+        turns = [turnlog.turn_as_dict(t) for t in turnlog.turns_with_moves(page)]
+        for turn in turns:
+            turn["request_text"] = json.dumps(turn["request"], indent=1)
+            turn["reply_text"] = (json.dumps(turn["reply"], indent=1) if not isinstance(turn["reply"], str)
+                                  else turn["reply"]) if turn["reply"] is not None else ""
+            turn["played_text"] = json.dumps(turn["played"]) if turn["played"] is not None else ""
+    query = request.GET.copy()
+    query.pop("before", None)
+    return render(request, "bots_api/bot_turns.html", {
+        "bot": bot, "turns": turns, "error": error, "older": older, "query": query.urlencode(),
+        "fault_filters": turnlog.FAULT_FILTERS, "params": request.GET, "turn_log_days": settings.TURN_LOG_DAYS,
+    }, status=400 if error else 200)
 
 
 def latency_chart(turns: list[dict], width: int = 640, height: int = 160, pad: int = 8) -> dict | None:

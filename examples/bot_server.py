@@ -4,7 +4,7 @@ It checks every request's signature (HMAC-SHA256 of "{timestamp}.{body}" with yo
 5 minutes refused), answers ``ping`` with its name, and answers ``turn`` with the house ``heuristic`` strategy
 (when run from the Eights Ladder repository; otherwise a simple "first legal play, else draw, else pass").
 
-    python examples/bot_server.py --port 8765 --secret YOUR_SECRET [--name MyBot] [--strategy heuristic]
+    python examples/bot_server.py --port 8765 --secret YOUR_SECRET [--name MyBot] [--strategy heuristic] [--debug]
 
 The secret can also come from the environment (BOT_SECRET). Register http://YOUR_HOST:8765/ as the endpoint.
 """
@@ -54,8 +54,17 @@ def load_strategy(name: str):
     return lambda view, legal, seed: choose(name, view, legal, seed)
 
 
-def make_handler(secret, name: str, strategy_name: str):
-    """The request handler class; ``secret`` is the signing secret, or a function returning it (rotation)."""
+def debug_note(request: dict, action: dict) -> str:
+    """A short note on the turn for the bot's owner (the optional ``debug`` of a turn reply, at most 1000 characters;
+    shown beside the turn in the owner's turn log, never to anyone else)."""
+    view = request["view"]
+    return (f"hand {' '.join(view['hand'])}; top {view['top_card']} (follow {view['active_suit']}); "
+            f"{len(request['legal_actions'])} legal; chose {json.dumps(action, separators=(',', ':'))}")[:1000]
+
+
+def make_handler(secret, name: str, strategy_name: str, debug: bool = False):
+    """The request handler class; ``secret`` is the signing secret, or a function returning it (rotation);
+    ``debug``: add a ``debug`` note to every turn reply (``debug_note``)."""
     strategy = load_strategy(strategy_name)
     current_secret = secret if callable(secret) else (lambda: secret)
 
@@ -76,7 +85,10 @@ def make_handler(secret, name: str, strategy_name: str):
             if kind == "turn":
                 view = request["view"]
                 seed = request["match_id"] * 1000 + request["deal_number"]
-                return self._reply(200, {"action": strategy(view, request["legal_actions"], seed)})
+                action = strategy(view, request["legal_actions"], seed)
+                if debug:
+                    return self._reply(200, {"action": action, "debug": debug_note(request, action)})
+                return self._reply(200, {"action": action})
             if kind == "match_end":
                 return self._reply(200, {})
             return self._reply(400, {"error": f"unknown request type {kind!r}"})
@@ -103,12 +115,15 @@ def main() -> None:
     parser.add_argument("--name", default="ExampleBot")
     parser.add_argument("--strategy", default="heuristic", help="house strategy to play (random, eager, greedy, "
                         "heuristic, tactician)")
+    parser.add_argument("--debug", action="store_true", help="add a debug note to every turn reply (your turn log "
+                        "shows it beside the turn)")
     args = parser.parse_args()
     if not args.secret:
         parser.error("give the signing secret with --secret or BOT_SECRET")
     if not 0 <= args.port <= 65535:
         parser.error("--port must be from 0 to 65535")
-    server = ThreadingHTTPServer((args.host, args.port), make_handler(args.secret, args.name, args.strategy))
+    server = ThreadingHTTPServer((args.host, args.port), make_handler(args.secret, args.name, args.strategy,
+                                                                    args.debug))
     print(f"{args.name} listening on http://{args.host}:{server.server_address[1]}/", flush=True)
     try:
         server.serve_forever()

@@ -32,7 +32,7 @@ from games.engine.strategies import strategy_rng
 from games.models import Deal, Match, Move, Player, Seat
 from games.names import name_normalize, name_skeleton
 from games.selectors import match_snapshot
-from games.signals import match_finished
+from games.signals import match_created, match_finished
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +91,7 @@ def match_create(*, players: list[Player], ruleset: Ruleset, preset: str = "", s
         Seat.objects.bulk_create(Seat(match=match, index=i, player=p, time_bank_ms=settings.BOT_TIME_BANK_MS)
                                  for i, p in enumerate(players))
         _deal_row_create(match, state)
+        match_created.send(sender=Match, match=match, players=list(players))
     return match
 
 

@@ -23,6 +23,7 @@ from games.engine import PRESETS, Ruleset
 from games.engine.describe import describe_rules
 from games.guests import session_guest
 from games.models import Match
+from games.replay_tools import replay_tools
 
 #: Other apps add context to the match page here (tournaments: rating changes) without games importing them.
 MATCH_PAGE_EXTRAS: list[Callable[[Match], dict]] = []
@@ -210,7 +211,8 @@ def match_replay(request, match_id: int):
         return render(request, "games/replay_refused.html", {"match_id": match_id, "title": "No such ply",
                       "problem": str(exc), "replay_link": True}, status=400)
     return render(request, "games/replay.html", {"match_id": match_id, "frames": data, "start": start,
-                                                 "players": data["players"], "deal_count": len(data["deals"])})
+                                                 "players": data["players"], "deal_count": len(data["deals"]),
+                                                 "seat_tools": replay_tools(match=match, user=request.user)})
 
 
 def _replay_start(query, deals: list[dict]) -> dict:

@@ -153,6 +153,44 @@
       delta.fault.detail || "no details", ` The referee played the fallback for ${name(delta.seat)}: ${plyWords(delta)}.`));
   }
 
+  // "What my bot saw here" (bots_api's turn log, its owner only): #replay-seat-tools lists the viewer's own bots'
+  // seats with their turn log URL (the server decides who gets it, and the URL checks again). At such a seat's ply the
+  // request it was sent, its reply and its debug note are fetched and shown, as text only.
+  const toolsBlock = $("replay-seat-tools");
+  const seatTools = toolsBlock ? JSON.parse(toolsBlock.textContent) : [];
+  function showMyBot(delta) {
+    const panel = $("my-bot-turn");
+    if (!panel) return;
+    const tool = delta ? seatTools.find(t => t.seat === delta.seat) : null;
+    panel.hidden = !tool;
+    if (!tool) { panel.replaceChildren(); return; }
+    const query = `match=${encodeURIComponent(root.dataset.match)}&deal=${dealNo}&ply=${ply - 1}`;
+    const button = h("button", {type: "button", className: "link", id: "my-bot-open"}, tool.label);
+    panel.replaceChildren(button, " ", h("a", {href: `${tool.page}?${query}`, className: "muted"}, "(in the turn log)"));
+    button.addEventListener("click", () => {
+      const shownAt = `${dealNo}/${ply}`;
+      button.disabled = true;
+      fetch(`${tool.url}?${query}`, {credentials: "same-origin", headers: {Accept: "application/json"}})
+        .then(r => r.ok ? r.json() : Promise.reject(new Error(`HTTP ${r.status}`)))
+        .then(page => {
+          if (`${dealNo}/${ply}` !== shownAt) return;  // the viewer moved on meanwhile
+          const turn = page.results.find(t => t.played) || page.results[0];
+          if (!turn) {
+            panel.replaceChildren(h("p", {}, "No turn is logged here: turn logs are kept for a limited time (see the turn log page)."));
+            return;
+          }
+          panel.replaceChildren(
+            h("p", {}, h("strong", {}, tool.label + ": "), `${turn.latency_ms} ms` + (turn.status ? `, HTTP ${turn.status}` : ", no answer") +
+              (turn.fault_kind ? `; fault ${turn.fault_kind}: ${turn.fault}` : "")),
+            turn.debug ? h("p", {id: "my-bot-debug"}, h("strong", {}, "debug: "), turn.debug) : null,
+            turn.debug_warning ? h("p", {className: "muted"}, "warning: " + turn.debug_warning) : null,
+            h("details", {open: true}, h("summary", {}, "Request (what your bot was sent)"), h("pre", {id: "my-bot-request"}, JSON.stringify(turn.request, null, 1))),
+            h("details", {}, h("summary", {}, "Reply"), h("pre", {}, typeof turn.reply === "string" ? turn.reply : JSON.stringify(turn.reply, null, 1))));
+        })
+        .catch(err => { panel.append(h("p", {className: "fault-note"}, `Could not load the turn log (${err.message}).`)); button.disabled = false; });
+    });
+  }
+
   function showResult(pos) {
     const d = deals[dealNo - 1], box = $("result"), end = ply === d.plies.length;
     const cutOff = end && !d.result && dealNo === deals.length;
@@ -194,6 +232,7 @@
     showCentre(pos);
     showSeats(pos, delta);
     showDetail(delta);
+    showMyBot(delta);
     showResult(pos);
     showLog();
     $("deal-choice").value = String(dealNo);

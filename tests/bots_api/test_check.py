@@ -112,3 +112,17 @@ def test_runs_as_a_module_without_django_settings():
                               capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1, proc.stderr
     assert "FAIL  bad signature" in proc.stdout and "failed" in proc.stdout
+
+
+@pytest.mark.parametrize("behaviour, words", [("debuglong", "1500 characters"), ("debugnum", "a number, not a string")])
+def test_a_bad_debug_note_is_a_warning_not_a_failure(behaviour, words):
+    from bot_servers import BotServer
+
+    server = BotServer(behaviour, "s")
+    try:
+        checks = check.run_checks(server.url, "s", 1000)
+    finally:
+        server.stop()
+    turns = [c for c in checks if c.name.startswith("turn: ") and "dealt match" not in c.name]
+    assert turns and all(c.status == "WARN" and words in c.detail for c in turns)
+    assert not [c for c in checks if c.status == "FAIL"]

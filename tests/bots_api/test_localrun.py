@@ -132,3 +132,18 @@ def test_runs_as_a_module_without_django_settings():
     assert proc.returncode == 0, proc.stderr
     assert "summary: 1 match(es), preset crazy-eights" in proc.stdout
     assert "faults 0 (none)" in proc.stdout
+
+
+def test_plies_show_the_bots_debug_note_and_a_warning_for_a_bad_one():
+    from bot_servers import BotServer
+
+    noted, numbered = BotServer("debug:kept the eight", "s"), BotServer("debugnum", "s")
+    try:
+        _, outcomes, text = run([noted.url, numbered.url, "--preset", "pagat", "--seed", "3", "--secret", "s",
+                                 "--plies"])
+    finally:
+        noted.stop()
+        numbered.stop()
+    assert outcomes[0].forfeited is None and not outcomes[0].faults  # a bad debug is never a fault
+    assert "seat 0" in text and "debug: kept the eight" in text
+    assert "(warning: debug is a number, not a string" in text

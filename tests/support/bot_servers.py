@@ -9,7 +9,8 @@ no suit), ``redirect`` (302 to 127.0.0.1:1), ``card:TEXT`` (plays a "card" spell
 cause echoes the bot's words), ``mostly500`` (two of every three turns HTTP 500, the third
 good: it faults on most turns but never three in a row, so it never forfeits), ``alternate500`` (every second
 turn HTTP 500: half its turns fault, never two in a row), ``checkonly:ID,ID`` (plays well only for those match
-ids, cards it does not hold otherwise: a bot that tries to spot the conformance check).
+ids, cards it does not hold otherwise: a bot that tries to spot the conformance check), ``debug:TEXT`` (good, with
+the reply's ``debug`` note TEXT), ``debuglong`` (a 1500-character debug), ``debugnum`` (a debug that is a number).
 """
 
 from __future__ import annotations
@@ -40,6 +41,11 @@ class BotServer:
                 kind = json.loads(body).get("type")
                 b = server_self.behaviour
                 if kind != "turn" or b == "good":
+                    return good.do_POST(self)
+                if b.startswith("debug"):  # good, plus a debug note: debug:TEXT, debuglong (1500 chars), debugnum
+                    note = {"debuglong": "x" * 1500, "debugnum": 42}.get(b, b[len("debug:"):])
+                    plain = self._reply
+                    self._reply = lambda status, payload: plain(status, {**payload, "debug": note})
                     return good.do_POST(self)
                 if b.startswith("sleep:"):
                     time.sleep(int(b.split(":")[1]) / 1000)

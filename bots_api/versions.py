@@ -1,0 +1,71 @@
+"""Bot versions: the version a bot last reported (``Bot.reported_version``, from its check's ping) is recorded with
+every match it takes a seat in (``BotMatchVersion``, written by the ``games.signals.match_created`` receiver in the
+match's own transaction: no outbound call), and the bot's page shows results and rating movement per version."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import connection
+
+from bots_api.models import Bot, BotMatchVersion
+from games.models import Match, Player, Seat
+from tournaments.models import LadderEntry, RatingChange
+
+#: Versions shown on a bot's page (the most recently played first).
+VERSIONS_SHOWN = 20
+#: How a match played before versions were recorded (or by a bot that never reported one) is labelled.
+UNRECORDED = ""
+
+
+def on_match_created(sender, *, match: Match, players: list[Player], **kwargs) -> None:
+    """Record, for each bot seat of the new ``match``, the version its bot last reported (one query to find the bots,
+    one INSERT; nothing for a match without bots)."""
+    seat_of = {p.pk: i for i, p in enumerate(players) if p.kind == Player.Kind.BOT}
+    if not seat_of:
+        return
+    rows = [BotMatchVersion(bot=bot, match=match, seat=seat_of[bot.player_id], version=bot.reported_version)
+            for bot in Bot.objects.filter(player_id__in=seat_of).only("pk", "player_id", "reported_version")]
+    BotMatchVersion.objects.bulk_create(rows, ignore_conflicts=True)
+
+
+@dataclass(frozen=True)
+class VersionStats:
+    """A bot's record under one version: ``version`` ("" when unrecorded), ``matches`` (seats taken), ``finished``,
+    ``wins`` (first place, shared or not), ``mean_place`` (of finished matches; None before one), ``forfeits``,
+    ``rated`` (matches that moved a ladder rating) and ``rating_change`` (sum of ordinal changes over them, points)."""
+
+    version: str
+    matches: int
+    finished: int
+    wins: int
+    mean_place: float | None
+    forfeits: int
+    rated: int
+    rating_change: float
+
+
+def bot_versions(*, bot: Bot) -> list[VersionStats]:
+    """``bot``'s results and rating movement per version, the most recently played version first (at most
+    ``VERSIONS_SHOWN``). One query, whatever the number of matches."""
+    seat, mv, rc, entry, match = (m._meta.db_table for m in (Seat, BotMatchVersion, RatingChange, LadderEntry, Match))
+    sql = f"""
+        SELECT COALESCE(v.version, %s) AS version, COUNT(*),
+               COUNT(*) FILTER (WHERE m.status = 'finished'),
+               COUNT(*) FILTER (WHERE m.status = 'finished' AND s.place = 1),
+               AVG(s.place) FILTER (WHERE m.status = 'finished'),
+               COUNT(*) FILTER (WHERE s.forfeited),
+               COUNT(r.id), COALESCE(SUM(r.ordinal_after - r.ordinal_before), 0),
+               MAX(m.id) AS last_match
+        FROM {seat} s
+        JOIN {match} m ON m.id = s.match_id
+        LEFT JOIN {mv} v ON v.match_id = s.match_id AND v.seat = s."index"
+        LEFT JOIN {rc} r ON r.match_id = s.match_id
+             AND r.entry_id IN (SELECT e.id FROM {entry} e WHERE e.player_id = %s)
+        WHERE s.player_id = %s
+        GROUP BY 1 ORDER BY last_match DESC LIMIT %s"""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [UNRECORDED, bot.player_id, bot.player_id, VERSIONS_SHOWN])
+        rows = cursor.fetchall()
+    return [VersionStats(version=v, matches=n, finished=f, wins=w, mean_place=float(p) if p is not None else None,
+                         forfeits=fo, rated=r, rating_change=float(d)) for v, n, f, w, p, fo, r, d, _last in rows]

@@ -1,0 +1,82 @@
+"""Versions (issue 14): the version a bot last reported is recorded with every match it plays, and its page shows
+results and rating movement per version, in one query."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from bots_api.models import Bot, BotMatchVersion
+from bots_api.services import bot_register
+from bots_api.versions import bot_versions
+from games.engine import Ruleset
+from games.services import match_advance, match_create
+from tournaments.models import LadderMatch, RatingChange
+from tournaments.services import ladder_entry_create
+
+from bot_servers import BotServer
+
+
+@pytest.fixture
+def server():
+    srv = BotServer("good", "s3cret")
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture
+def owner(db):
+    return get_user_model().objects.create_user("ada", password="pw-ada-123")
+
+
+def _bot(owner, server, version: str) -> Bot:
+    bot, _secret = bot_register(owner=owner, name="Versioned", endpoint_url=server.url)
+    Bot.objects.filter(pk=bot.pk).update(secret="s3cret", verified_at=timezone.now(), reported_version=version)
+    bot.refresh_from_db()
+    return bot
+
+
+def _ladder_match(ladder, bot, house, seed):
+    match = match_create(players=[bot.player, house], ruleset=Ruleset.preset("pagat"), seed=seed)
+    LadderMatch.objects.create(ladder=ladder, match=match)
+    assert match_advance(match_id=match.pk) == "finished"
+    return match
+
+
+@pytest.mark.django_db
+def test_each_match_records_the_version_the_bot_last_reported(owner, server, ladder, house_bots):
+    bot = _bot(owner, server, "1.0")
+    ladder_entry_create(ladder=ladder, player=bot.player)
+    first = [_ladder_match(ladder, bot, house_bots[3], seed) for seed in (1, 2)]
+    Bot.objects.filter(pk=bot.pk).update(reported_version="2.0-beta")  # a new check's ping said so
+    second = _ladder_match(ladder, bot, house_bots[0], 3)
+    unrecorded = _ladder_match(ladder, bot, house_bots[1], 4)
+    BotMatchVersion.objects.filter(match=unrecorded).delete()  # as a match played before versions were kept
+    assert dict(BotMatchVersion.objects.filter(bot=bot).values_list("match_id", "version")) == {
+        first[0].pk: "1.0", first[1].pk: "1.0", second.pk: "2.0-beta"}
+    assert not BotMatchVersion.objects.filter(match__in=first, seat=1).exists()  # house seats have none
+
+    with CaptureQueriesContext(connection) as queries:
+        stats = {s.version: s for s in bot_versions(bot=bot)}
+    assert len(queries) == 1
+    assert [s.version for s in bot_versions(bot=bot)] == ["", "2.0-beta", "1.0"]  # most recently played first
+    v1 = stats["1.0"]
+    seats = [m.seats.get(index=0) for m in first]
+    assert (v1.matches, v1.finished, v1.rated) == (2, 2, 2)
+    assert v1.wins == sum(s.place == 1 for s in seats)
+    assert v1.mean_place == pytest.approx(sum(s.place for s in seats) / 2)
+    changes = RatingChange.objects.filter(match__in=first, entry__player=bot.player)
+    assert v1.rating_change == pytest.approx(sum(c.delta for c in changes)) and v1.rating_change != 0
+    assert stats["2.0-beta"].matches == 1 and stats[""].matches == 1
+
+    client = Client()
+    client.force_login(owner)
+    page = client.get(f"/bots/{bot.pk}/").content.decode()
+    assert 'id="bot-versions"' in page and "2.0-beta" in page and "not recorded" in page
+    api = client.get(f"/api/bots/{bot.pk}/versions/").json()
+    assert [row["version"] for row in api] == ["", "2.0-beta", "1.0"] and api[2]["matches"] == 2
+    stranger = get_user_model().objects.create_user("bob", password="pw-bob-123")
+    client.force_login(stranger)
+    assert client.get(f"/api/bots/{bot.pk}/versions/").status_code == 404
