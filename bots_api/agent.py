@@ -15,6 +15,7 @@ from games.engine.referee import Answer, Fault, Turn
 from bots_api.client import post_json
 from bots_api.localhttp import ask_turn
 from bots_api.models import Bot
+from games.metrics import bot_call_observed
 
 
 def bot_agent(*, player, turn: Turn, **context) -> Answer:
@@ -22,4 +23,6 @@ def bot_agent(*, player, turn: Turn, **context) -> Answer:
     bot = Bot.objects.filter(player=player).first()
     if bot is None or not bot.is_enabled:
         return Answer(fault=Fault("disabled", "the bot is disabled or was deleted"), time_bank_ms=turn.time_bank_ms)
-    return ask_turn(lambda body, timeout: post_json(bot.endpoint_url, bot.secret, body, timeout), turn)
+    answer = ask_turn(lambda body, timeout: post_json(bot.endpoint_url, bot.secret, body, timeout), turn)
+    bot_call_observed(answer, turn)  # /metrics: bot call latency and faults by kind (games.metrics)
+    return answer
