@@ -54,6 +54,10 @@ SERVER_ENV = {
     **os.environ, "DATABASE_URL": DATABASE_URL, "CELERY_BROKER_URL": BROKER_URL, "DJANGO_SETTINGS_MODULE":
     "config.settings", "DEBUG": "false", "SECRET_KEY": "load-trial-only", "LOG_LEVEL": "ERROR",
     "ALLOWED_HOSTS": "127.0.0.1,localhost",
+    # every simulated person connects from 127.0.0.1: the per-address limits on opening event streams and public
+    # views (docs/LIVE.md) would count them all as one client. The per-account limits stay as deployed.
+    "LIVE_EVENTS_RATE": os.environ.get("LIVE_EVENTS_RATE", "100000/min"),
+    "LIVE_PUBLIC_RATE": os.environ.get("LIVE_PUBLIC_RATE", "100000/min"),
 }
 os.environ.update({k: v for k, v in SERVER_ENV.items() if k != "PATH"})
 
@@ -147,6 +151,8 @@ class Stats:
         self.safety_fetches = 0  # seat views fetched because no event came for --event-wait-s
         self.events_absent = False
         self.matches_started = 0
+        self.events_accept = "text/event-stream"  # as a browser's EventSource asks
+        self.streams_refused = 0
 
     def note(self, endpoint: str, status: int, ms: float, body: str = "") -> None:
         self.latency[endpoint].append(ms)
@@ -240,7 +246,7 @@ class Person:
                     await self.move(view_url, view, match_id, seat)
                 if stream.done():
                     stream.result()  # a bug in the client must not pass silently
-                    if self.stats.events_absent:
+                    if self.stats.events_absent or state.get("refused"):
                         return await self.play_polling(match_id, seat)
                 try:
                     await asyncio.wait_for(changed.wait(), min(self.args.event_wait_s,
@@ -267,7 +273,7 @@ class Person:
         url = f"/api/matches/{match_id}/events/"
         timeout = httpx.Timeout(connect=30, read=60, write=30, pool=60)
         while time.monotonic() < self.stop_at and not state["ended"]:
-            headers = {**self.headers, "Accept": "text/event-stream"}
+            headers = {**self.headers, "Accept": self.stats.events_accept}
             if state["last_id"] is not None:
                 headers["Last-Event-ID"] = str(state["last_id"])
             connected_ms = time.time() * 1000
@@ -282,10 +288,22 @@ class Person:
                                   "person polls the seat view instead (--mode poll)", flush=True)
                         changed.set()
                         return
+                    if response.status_code == 406 and headers["Accept"] != "*/*":
+                        if self.stats.events_accept != "*/*":
+                            print("  the events endpoint answered 406 to Accept: text/event-stream (what a browser's "
+                                  "EventSource sends: a bug to fix); the trial asks with Accept: */* instead",
+                                  flush=True)
+                        self.stats.events_accept = "*/*"
+                        continue
                     if response.status_code != 200:
                         await response.aread()
-                        await asyncio.sleep(1)
-                        continue
+                        if response.status_code == 429 or response.status_code >= 500:
+                            await asyncio.sleep(1)
+                            continue
+                        self.stats.streams_refused += 1  # 400/403/...: this match is followed by polling
+                        state["refused"] = True
+                        changed.set()
+                        return
                     event, data, event_id = "message", [], None
                     async for line in response.aiter_lines():
                         if line == "":
@@ -458,7 +476,7 @@ def main() -> None:
         print(f"  event latency (receipt - published_at_ms) {len(ev)} live events of {stats.events}: p50 "
               f"{_pct(ev, .5):.1f}  p95 {_pct(ev, .95):.1f}  p99 {_pct(ev, .99):.1f}  max {max(ev, default=0):.1f} ms;"
               f" {stats.reconnects} reconnects, {stats.safety_fetches} views fetched after {args.event_wait_s:.0f} s "
-              "without an event")
+              f"without an event, {stats.streams_refused} streams refused (those matches polled)")
     print(f"  5xx or transport errors: {stats.failures()}; the servers' output: {log_path}")
     for line in stats.errors:
         print(f"    {line}")
