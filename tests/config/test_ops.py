@@ -180,3 +180,35 @@ def test_metrics_move_when_a_worker_process_plays_a_bot_match(client, house_bots
     view = {"view": "api-match-list", "method": "GET", "status": "2xx"}
     assert (_total(after, "eights_http_request_duration_seconds_count", **view)
             - _total(before, "eights_http_request_duration_seconds_count", **view)) == 1
+
+
+def test_metrics_serve_sums_this_machines_processes_for_a_worker_only_machine():
+    """``manage.py metrics_serve`` (its own process) serves what another process (this test) counted."""
+    import httpx
+
+    from games import metrics
+
+    port = _closed_port()
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.test_settings"}
+    server = subprocess.Popen([sys.executable, "manage.py", "metrics_serve", "--port", str(port)], cwd=ROOT, env=env,
+                              start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+    def faults() -> float:
+        for _ in range(100):
+            try:
+                text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=2).text
+                break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
+                   for family in text_string_to_metric_families(text) for s in family.samples}
+        return _total(samples, "eights_bot_faults_total", kind="timeout")
+
+    try:
+        before = faults()
+        metrics.BOT_FAULTS.labels("timeout").inc(3)
+        assert faults() == before + 3
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    assert "serving" in server.stdout.read()
