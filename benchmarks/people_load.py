@@ -353,6 +353,12 @@ async def _trial(base_url: str, tokens: list[str], args, stats: Stats) -> None:
     limits = httpx.Limits(max_connections=streams * len(tokens) + 10,
                           max_keepalive_connections=streams * len(tokens) + 10)
     async with httpx.AsyncClient(base_url=base_url, timeout=30, limits=limits) as client:
+        if args.mode == "events":  # is there an events endpoint at all? (a route, whatever the match: OPTIONS)
+            probe = await client.options("/api/matches/1/events/")
+            if probe.status_code in (404, 405):
+                stats.events_absent = True
+                print(f"  the events endpoint is absent (OPTIONS /api/matches/1/events/ answered {probe.status_code}):"
+                      " every person polls the seat view instead (--mode poll)", flush=True)
         tasks = [asyncio.create_task(Person(client, t, args, stats, stop_at, random.Random(i)).run())
                  for i, t in enumerate(tokens)]
         started = time.monotonic()

@@ -26,6 +26,7 @@ import hmac
 import ipaddress
 import logging
 import os
+import re
 import time
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
@@ -108,18 +109,34 @@ class RequestMetricsMiddleware:
             time.perf_counter() - started)
 
 
+_QUEUE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+
+
 def _queue_names() -> list[str]:
-    """Every Celery queue the settings name: the default queue, CELERY_TASK_QUEUES, CELERY_TASK_ROUTES' queues."""
-    names = [settings.CELERY_TASK_DEFAULT_QUEUE]
-    for queue in getattr(settings, "CELERY_TASK_QUEUES", None) or ():
-        names.append(getattr(queue, "name", queue))
-    routes = getattr(settings, "CELERY_TASK_ROUTES", None) or {}
-    for route in (routes if isinstance(routes, (list, tuple)) else [routes]):
-        if isinstance(route, dict):
-            for target in route.values():
-                queue = target.get("queue") if isinstance(target, dict) else None
-                names.append(getattr(queue, "name", queue))
-    return sorted({n for n in names if isinstance(n, str) and n})
+    """Every Celery queue the settings name, however they are written: the default queue, ``CELERY_TASK_QUEUES``
+    (kombu ``Queue`` objects or names), the queues of ``CELERY_TASK_ROUTES`` (a dict or a list of dicts), and any
+    other ``CELERY_*QUEUE*`` setting holding a name or a list or dict of names (e.g. one queue per kind of match)."""
+    found: list = [settings.CELERY_TASK_DEFAULT_QUEUE]
+
+    def take(value) -> None:
+        if isinstance(value, str):
+            found.append(value)
+        elif hasattr(value, "name") and isinstance(getattr(value, "name"), str):  # a kombu Queue
+            found.append(value.name)
+        elif isinstance(value, dict):
+            if "queue" in value:
+                take(value["queue"])
+            else:
+                for item in value.values():
+                    take(item)
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            for item in value:
+                take(item)
+
+    for name in dir(settings):
+        if name.startswith("CELERY") and ("QUEUE" in name or name == "CELERY_TASK_ROUTES"):
+            take(getattr(settings, name, None))
+    return sorted({n for n in found if isinstance(n, str) and _QUEUE_NAME.fullmatch(n)})
 
 
 _redis_clients: dict[str, object] = {}

@@ -212,3 +212,49 @@ def test_metrics_serve_sums_this_machines_processes_for_a_worker_only_machine():
         server.terminate()
         server.wait(timeout=10)
     assert "serving" in server.stdout.read()
+
+
+@pytest.mark.django_db
+def test_queue_lengths_cover_every_queue_the_settings_name(client):
+    """Separate queues for bot matches, house-only matches and housekeeping, however the settings name them."""
+    import redis
+    from kombu import Queue
+
+    run = settings.CELERY_TASK_DEFAULT_QUEUE
+    bots, house, chores = f"{run}.bots", f"{run}.house", f"{run}.housekeeping"
+    broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    broker.delete(bots, house, chores)
+    try:
+        broker.lpush(bots, "m1", "m2")
+        broker.lpush(f"{house}\x06\x163", "m3")  # kombu's list for priority 3
+        with override_settings(CELERY_TASK_QUEUES=[Queue(bots)], CELERY_TASK_ROUTES={"t": {"queue": house}},
+                               CELERY_HOUSEKEEPING_QUEUE=chores):
+            samples = _scrape(client)
+    finally:
+        broker.delete(bots, f"{house}\x06\x163", chores)
+    assert _total(samples, "eights_celery_queue_length", queue=bots) == 2
+    assert _total(samples, "eights_celery_queue_length", queue=house) == 1
+    assert ("eights_celery_queue_length", (("queue", chores),)) in samples
+    assert ("eights_celery_queue_length", (("queue", run),)) in samples
+
+
+@pytest.mark.django_db(transaction=True)
+def test_request_latency_is_timed_under_asgi_too(client):
+    """The production web server is ASGI (docs/LIVE.md): the middleware times requests there without a thread hop."""
+    from asgiref.sync import async_to_sync
+    from django.test import AsyncClient
+
+    from games.metrics import RequestMetricsMiddleware
+
+    labels = {"view": "healthz", "method": "GET", "status": "2xx"}
+    before = _total(_scrape(client), "eights_http_request_duration_seconds_count", **labels)
+    response = async_to_sync(AsyncClient().get)(reverse("healthz"))
+    assert response.status_code == 200
+    assert _total(_scrape(client), "eights_http_request_duration_seconds_count", **labels) == before + 1
+
+    async def view(request):
+        return None
+
+    from asgiref.sync import iscoroutinefunction
+
+    assert iscoroutinefunction(RequestMetricsMiddleware(view))  # Django keeps the chain async through it
