@@ -16,12 +16,15 @@ another. Two ways to follow a match (``--mode``):
   (404/405: the code before issue 13), the trial says so and every person polls instead.
 - ``poll``: the seat view every ``--poll-ms`` ms with ``If-None-Match`` (the last ETag; a ``304`` keeps the view).
 
+``--watchers N`` adds N strangers (either mode) who each pick a running match from ``GET /api/matches/?status=running``
+and follow its events from its public view's ply: the event latency at a watcher, and the watching load.
+
 The trial stops after ``--seconds`` s (bounded; a progress line every 5 s), stops the servers, then checks the
 database: lost moves (answered ``200 stored`` but not in the database as that person's move: must be 0), 5xx and
 transport errors by endpoint, and p50 / p95 / p99 / max latency (ms, at the client) of the seat view, the move,
 Play now and the events.
 
-Usage: ``python benchmarks/people_load.py --people 100 --seconds 45 [--mode events|poll]``; needs PostgreSQL and
+Usage: ``python benchmarks/people_load.py --people 100 --seconds 45 [--mode events|poll] [--watchers 20]``; needs PostgreSQL and
 Redis on 127.0.0.1 (or LOAD_DATABASE_URL / LOAD_BROKER_URL, loopback only). Results go to stdout; BENCHMARKS.md
 quotes them.
 """
@@ -146,7 +149,8 @@ class Stats:
         self.stored: Counter = Counter()  # (match_id, seat) -> moves answered 200 stored
         self.errors: list[str] = []
         self.events = 0
-        self.event_latency: list[float] = []
+        self.event_latency: list[float] = []  # at the people's own streams
+        self.watcher_latency: list[float] = []  # at the watchers' (--watchers)
         self.reconnects = 0
         self.safety_fetches = 0  # seat views fetched because no event came for --event-wait-s
         self.events_absent = False
@@ -306,6 +310,8 @@ class Person:
                         return
                     event, data, event_id = "message", [], None
                     async for line in response.aiter_lines():
+                        if time.monotonic() >= self.stop_at:
+                            return  # a ping comes at least every 15 s: the trial never waits long for this
                         if line == "":
                             if data:
                                 self.on_event(event, event_id, "\n".join(data), state, changed, connected_ms)
@@ -339,10 +345,34 @@ class Person:
             self.stats.events += 1
             published = payload.get("published_at_ms")
             if isinstance(published, (int, float)) and published >= connected_ms:  # live, not a replayed backlog
-                self.stats.event_latency.append(received_ms - published)
+                (self.stats.watcher_latency if state.get("watcher") else self.stats.event_latency).append(
+                    received_ms - published)
         elif event == "end":
             state["ended"] = True
         changed.set()
+
+
+class Watcher(Person):
+    """A stranger watching: picks a running match (``GET /api/matches/?status=running``) and follows its events (the
+    public view's ply as Last-Event-ID) until it ends, then another. Measures event latency in either mode."""
+
+    async def run(self) -> None:
+        await asyncio.sleep(2 + self.rng.random() * 3)  # let the people start their matches
+        while time.monotonic() < self.stop_at and not self.stats.events_absent:
+            r = await self.call("match_list", "GET", "/api/matches/?status=running&limit=50")
+            results = r.json().get("results", []) if r is not None and r.status_code == 200 else []
+            if not results:
+                await asyncio.sleep(1)
+                continue
+            match_id = self.rng.choice(results)["id"]
+            r = await self.call("public_view", "GET", f"/api/matches/{match_id}/public/")
+            if r is None or r.status_code != 200:
+                await asyncio.sleep(1)
+                continue
+            state = {"last_id": r.json()["ply"], "ended": False, "watcher": True}
+            await self.follow(match_id, state, asyncio.Event())
+            if state.get("refused"):
+                await asyncio.sleep(1)
 
 
 async def _trial(base_url: str, tokens: list[str], args, stats: Stats) -> None:
@@ -350,8 +380,8 @@ async def _trial(base_url: str, tokens: list[str], args, stats: Stats) -> None:
 
     stop_at = time.monotonic() + args.seconds
     streams = 2 if args.mode == "events" else 1
-    limits = httpx.Limits(max_connections=streams * len(tokens) + 10,
-                          max_keepalive_connections=streams * len(tokens) + 10)
+    connections = streams * len(tokens) + 2 * args.watchers + 10
+    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
     async with httpx.AsyncClient(base_url=base_url, timeout=30, limits=limits) as client:
         if args.mode == "events":  # is there an events endpoint at all? (a route, whatever the match: OPTIONS)
             probe = await client.options("/api/matches/1/events/")
@@ -361,6 +391,8 @@ async def _trial(base_url: str, tokens: list[str], args, stats: Stats) -> None:
                       " every person polls the seat view instead (--mode poll)", flush=True)
         tasks = [asyncio.create_task(Person(client, t, args, stats, stop_at, random.Random(i)).run())
                  for i, t in enumerate(tokens)]
+        tasks += [asyncio.create_task(Watcher(client, tokens[i % len(tokens)], args, stats, stop_at,
+                                              random.Random(10_000 + i)).run()) for i in range(args.watchers)]
         started = time.monotonic()
         seen = Counter()
         while not all(t.done() for t in tasks):
@@ -419,6 +451,8 @@ def main() -> None:
     parser.add_argument("--poll-ms", type=float, default=500, help="seat view poll interval, poll mode (500 ms)")
     parser.add_argument("--event-wait-s", type=float, default=20,
                         help="events mode: fetch the seat view anyway after this long without an event (20 s)")
+    parser.add_argument("--watchers", type=int, default=0,
+                        help="strangers watching running matches by their events, in either mode (default 0)")
     parser.add_argument("--web-workers", type=int, default=2, help="web server worker processes (default 2)")
     parser.add_argument("--celery", type=int, default=2, help="processes per Celery worker (WORKER_CONCURRENCY, 2)")
     parser.add_argument("--web-cmd", default="", help="the web server command instead of the Procfile's web line "
@@ -426,9 +460,9 @@ def main() -> None:
     args = parser.parse_args()
     if not (1 <= args.people <= 1000 and 5 <= args.seconds <= 1800 and args.web_workers >= 1 and args.celery >= 1
             and 0 <= args.think_min_ms <= args.think_max_ms <= 600_000 and args.poll_ms >= 50
-            and args.event_wait_s >= 1):
+            and args.event_wait_s >= 1 and 0 <= args.watchers <= 1000):
         parser.error("--people 1..1000, --seconds 5..1800, --poll-ms >= 50, 0 <= --think-min-ms <= --think-max-ms, "
-                     "--event-wait-s >= 1, workers >= 1")
+                     "--event-wait-s >= 1, --watchers 0..1000, workers >= 1")
     port = _free_port()
     commands = _procfile_commands(port, args)
     print(f"load trial: {args.people} people, {args.seconds:.0f} s, mode {args.mode}, think "
@@ -470,7 +504,7 @@ def main() -> None:
     print(f"\nresults ({args.people} people, {args.seconds:.0f} s, mode {mode}):")
     print(f"  moves stored (answered 200): {sum(stats.stored.values())}; lost: {lost}; stored beyond the answers: "
           f"{extra}; matches finished: {finished}")
-    for endpoint in ("seat_view", "move", "play_now", "events_open"):
+    for endpoint in ("seat_view", "move", "play_now", "events_open", "match_list", "public_view"):
         values = stats.latency.get(endpoint, [])
         if not values:
             continue
@@ -483,6 +517,10 @@ def main() -> None:
               f"{_pct(ev, .5):.1f}  p95 {_pct(ev, .95):.1f}  p99 {_pct(ev, .99):.1f}  max {max(ev, default=0):.1f} ms;"
               f" {stats.reconnects} reconnects, {stats.safety_fetches} views fetched after {args.event_wait_s:.0f} s "
               f"without an event, {stats.streams_refused} streams refused (those matches polled)")
+    if args.watchers and not stats.events_absent:
+        ev = stats.watcher_latency
+        print(f"  event latency at {args.watchers} watchers: {len(ev)} live events: p50 {_pct(ev, .5):.1f}  p95 "
+              f"{_pct(ev, .95):.1f}  p99 {_pct(ev, .99):.1f}  max {max(ev, default=0):.1f} ms")
     print(f"  5xx or transport errors: {stats.failures()}; the servers' output: {log_path}")
     for line in stats.errors:
         print(f"    {line}")
