@@ -134,7 +134,7 @@ def _procfile_commands(port: int, args) -> dict[str, str]:
     if "web" not in commands:
         raise SystemExit("the Procfile has no web: line; give --web-cmd")
     web = re.sub(r"\$\{EIGHTS_BIND:-[^}]*\}", f"127.0.0.1:{port}", commands["web"])
-    web = re.sub(r"--workers[ =]\S+", f"--workers {args.web_workers}", web)
+    web = re.sub(r"(?<!\S)(?:--workers[ =]|-w ?)\S+", f"--workers {args.web_workers}", web)
     web = re.sub(r"--access-logfile[ =]\S+", "", web)
     if f"127.0.0.1:{port}" not in web:
         raise SystemExit(f"cannot bind the web command to loopback: {web!r} (give --web-cmd with {{bind}})")
