@@ -343,6 +343,7 @@ AXES_LOCKOUT_CALLABLE = "games.accounts.login_locked_response"
 AXES_DISABLE_ACCESS_LOG = True  # failures only: no table row per successful login
 AXES_VERBOSE = False
 # ---- end of Limits ---------------------------------------------------------------------------------------------
+
 # ---- Operations (issue 13): /healthz and /metrics (games.metrics; docs/SCALING.md "Watching it") ----------------
 #: Where each process keeps its Prometheus counters and histograms (prometheus_client's multiprocess mode: one file
 #: per process; /metrics sums them). One directory per machine and deployment, emptied when the deployment starts.
