@@ -476,11 +476,14 @@ def main() -> None:
     subprocess.run(["redis-cli", "-u", BROKER_URL, "flushdb"], check=False, stdout=subprocess.DEVNULL)
     bindir = os.path.dirname(sys.executable)
     env = {**SERVER_ENV, "PATH": bindir + os.pathsep + SERVER_ENV.get("PATH", ""),
-           "WORKER_CONCURRENCY": str(args.celery), "EIGHTS_BIND": f"127.0.0.1:{port}"}
+           "WORKER_CONCURRENCY": str(args.celery), "WEB_WORKERS": str(args.web_workers),
+           "EIGHTS_BIND": f"127.0.0.1:{port}"}
     log_path = os.path.join(ROOT, "var", f"people_load-{port}.log")  # the servers' output: errors to look at
     os.makedirs(os.path.dirname(log_path), exist_ok=True)
     log = open(log_path, "w")
-    servers = [subprocess.Popen(["bash", "-c", "exec " + command], cwd=ROOT, env=env, start_new_session=True,
+    # bash runs each line as the Procfile would (e.g. "web: DB_CONN_MAX_AGE=0 gunicorn ..."); its own session, so
+    # stopping it stops all it started
+    servers = [subprocess.Popen(["bash", "-c", command], cwd=ROOT, env=env, start_new_session=True,
                                 stdout=log, stderr=log) for command in commands.values()]
     stats = Stats()
     try:
