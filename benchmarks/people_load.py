@@ -381,7 +381,9 @@ async def _trial(base_url: str, tokens: list[str], args, stats: Stats) -> None:
     stop_at = time.monotonic() + args.seconds
     streams = 2 if args.mode == "events" else 1
     connections = streams * len(tokens) + 2 * args.watchers + 10
-    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
+    # idle connections are dropped after 1 s: uvicorn closes them after 5 s, and a request sent on a connection the
+    # server is closing fails with a ReadError that no server did anything to cause (seen at 50 people)
+    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections, keepalive_expiry=1.0)
     async with httpx.AsyncClient(base_url=base_url, timeout=30, limits=limits) as client:
         if args.mode == "events":  # is there an events endpoint at all? (a route, whatever the match: OPTIONS)
             probe = await client.options("/api/matches/1/events/")
