@@ -1,41 +1,66 @@
-"""Load trial: many simulated people playing at once over the REST API, on PostgreSQL + Redis + Celery.
+"""Load trial: many simulated people playing at once over the REST API and the event stream, on PostgreSQL + Redis
++ Celery, on loopback only.
 
-Starts the production stack on loopback (gunicorn with ``--web-workers`` sync workers, ``celery worker`` with
-``--celery`` processes) against its own database ``eights_load``, creates ``--people`` accounts with API tokens,
-and lets each person, in one asyncio client, press Play now (bots only) on a two-seat pagat ladder of house bots
-and play: poll the seat view every ``--poll-ms`` ms, and on their turn wait ``--think-ms`` ms and send a random
-legal action answering the view's ``ply``. A person whose match ends starts another. The trial stops after
-``--seconds`` s (bounded), stops the servers, then checks the database:
+Starts the production stack on 127.0.0.1 against its own database ``eights_load``: the ``web:`` line and every
+``worker*:`` line of the Procfile (so the trial follows the Procfile: the web server, its worker count set by
+``--web-workers``; the Celery workers with ``WORKER_CONCURRENCY=--celery``), or ``--web-cmd`` instead of the web
+line. It creates ``--people`` accounts with API tokens; each person, in one asyncio client, presses Play now (bots
+only) on a two-seat pagat ladder of house bots and plays, thinking ``--think-min-ms``..``--think-max-ms`` (uniform)
+before each move and sending a random legal action answering the view's ``ply``. A person whose match ends starts
+another. Two ways to follow a match (``--mode``):
 
-- lost moves: moves answered ``200 stored`` that are not in the database as that person's move (must be 0);
-- 5xx answers, by endpoint; 409 answers (stale position or busy: expected now and then, retried by the client);
-- p50 / p95 / max latency (ms) of the seat view (GET) and of the move (POST), measured at the client.
+- ``events`` (default): the match's server-sent events (``GET /api/matches/<id>/events/``, docs/LIVE.md), opened
+  with ``Last-Event-ID`` = the ply of the first seat view; the seat view is fetched again only when an event says
+  the match moved (events that arrive while a fetch is under way are folded into one more fetch). The event latency
+  is the receipt time minus the event's ``published_at_ms`` (same machine, same clock). If the endpoint is absent
+  (404/405: the code before issue 13), the trial says so and every person polls instead.
+- ``poll``: the seat view every ``--poll-ms`` ms with ``If-None-Match`` (the last ETag; a ``304`` keeps the view).
 
-Usage: ``python benchmarks/people_load.py [--people 100] [--seconds 60]``; needs PostgreSQL and Redis on
-127.0.0.1 (or LOAD_DATABASE_URL / LOAD_BROKER_URL). Results go to stdout; BENCHMARKS.md quotes them.
+``--watchers N`` adds N strangers (either mode) who each pick a running match from ``GET /api/matches/?status=running``
+and follow its events from its public view's ply: the event latency at a watcher, and the watching load.
+
+The trial stops after ``--seconds`` s (bounded; a progress line every 5 s), stops the servers, then checks the
+database: lost moves (answered ``200 stored`` but not in the database as that person's move: must be 0), 5xx and
+transport errors by endpoint, and p50 / p95 / p99 / max latency (ms, at the client) of the seat view, the move,
+Play now and the events.
+
+Usage: ``python benchmarks/people_load.py --people 100 --seconds 45 [--mode events|poll] [--watchers 20]``; needs PostgreSQL and
+Redis on 127.0.0.1 (or LOAD_DATABASE_URL / LOAD_BROKER_URL, loopback only). Results go to stdout; BENCHMARKS.md
+quotes them.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
+import re
 import signal
 import socket
 import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
+from urllib.parse import urlsplit
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 DATABASE_URL = os.environ.get("LOAD_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/eights_load")
 BROKER_URL = os.environ.get("LOAD_BROKER_URL", "redis://127.0.0.1:6379/13")
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+for _url in (DATABASE_URL, BROKER_URL):
+    if urlsplit(_url).hostname not in LOOPBACK:
+        raise SystemExit(f"the load trial runs on loopback only: {urlsplit(_url).hostname!r} is not 127.0.0.1")
 SERVER_ENV = {
     **os.environ, "DATABASE_URL": DATABASE_URL, "CELERY_BROKER_URL": BROKER_URL, "DJANGO_SETTINGS_MODULE":
     "config.settings", "DEBUG": "false", "SECRET_KEY": "load-trial-only", "LOG_LEVEL": "ERROR",
     "ALLOWED_HOSTS": "127.0.0.1,localhost",
+    # every simulated person connects from 127.0.0.1: the per-address limits on opening event streams and public
+    # views (docs/LIVE.md) would count them all as one client. The per-account limits stay as deployed.
+    "LIVE_EVENTS_RATE": os.environ.get("LIVE_EVENTS_RATE", "100000/min"),
+    "LIVE_PUBLIC_RATE": os.environ.get("LIVE_PUBLIC_RATE", "100000/min"),
 }
 os.environ.update({k: v for k, v in SERVER_ENV.items() if k != "PATH"})
 
@@ -95,76 +120,292 @@ def _cache_tables() -> set[str]:
             if c.get("BACKEND", "").endswith("DatabaseCache")}
 
 
+def _procfile_commands(port: int, args) -> dict[str, str]:
+    """The Procfile's ``web`` and ``worker*`` commands, bound to 127.0.0.1:``port`` with ``--web-workers``."""
+    commands = {}
+    with open(os.path.join(ROOT, "Procfile")) as f:
+        for line in f:
+            name, sep, command = line.partition(":")
+            name = name.strip()
+            if sep and (name == "web" or name.startswith("worker")) and not line.lstrip().startswith("#"):
+                commands[name] = command.strip()
+    if args.web_cmd:
+        commands["web"] = args.web_cmd
+    if "web" not in commands:
+        raise SystemExit("the Procfile has no web: line; give --web-cmd")
+    web = re.sub(r"\$\{EIGHTS_BIND:-[^}]*\}", f"127.0.0.1:{port}", commands["web"])
+    web = re.sub(r"(?<!\S)(?:--workers[ =]|-w ?)\S+", f"--workers {args.web_workers}", web)
+    web = re.sub(r"--access-logfile[ =]\S+", "", web)
+    if f"127.0.0.1:{port}" not in web:
+        raise SystemExit(f"cannot bind the web command to loopback: {web!r} (give --web-cmd with {{bind}})")
+    commands["web"] = web
+    return {name: re.sub(r"--loglevel[ =]\S+", "--loglevel WARNING", c) for name, c in commands.items()}
+
+
 class Stats:
     def __init__(self) -> None:
         self.latency: dict[str, list[float]] = defaultdict(list)
         self.status: Counter = Counter()
         self.stored: Counter = Counter()  # (match_id, seat) -> moves answered 200 stored
         self.errors: list[str] = []
+        self.events = 0
+        self.event_latency: list[float] = []  # at the people's own streams
+        self.watcher_latency: list[float] = []  # at the watchers' (--watchers)
+        self.reconnects = 0
+        self.safety_fetches = 0  # seat views fetched because no event came for --event-wait-s
+        self.events_absent = False
+        self.matches_started = 0
+        self.events_accept = "text/event-stream"  # as a browser's EventSource asks
+        self.streams_refused = 0
 
     def note(self, endpoint: str, status: int, ms: float, body: str = "") -> None:
         self.latency[endpoint].append(ms)
         self.status[(endpoint, status)] += 1
-        if status >= 500 and len(self.errors) < 10:
+        if (status >= 500 or status == 0) and len(self.errors) < 10:
             self.errors.append(f"{endpoint} {status}: {body[:200]}")
 
+    def failures(self) -> int:
+        return sum(n for (_, s), n in self.status.items() if s >= 500 or s == 0)
 
-async def _person(client, token: str, args, stats: Stats, stop_at: float, rng: random.Random) -> None:
-    import httpx
 
-    headers = {"Authorization": f"Token {token}"}
+class Person:
+    """One simulated person: an API token, a random generator, the shared client and the trial's stats."""
 
-    async def call(endpoint: str, method: str, url: str, **kw):
+    def __init__(self, client, token: str, args, stats: Stats, stop_at: float, rng: random.Random) -> None:
+        self.client, self.args, self.stats, self.stop_at, self.rng = client, args, stats, stop_at, rng
+        self.headers = {"Authorization": f"Token {token}"}
+
+    async def call(self, endpoint: str, method: str, url: str, headers: dict | None = None, **kw):
+        import httpx
+
         started = time.perf_counter()
         try:
-            response = await client.request(method, url, headers=headers, **kw)
+            response = await self.client.request(method, url, headers={**self.headers, **(headers or {})}, **kw)
         except httpx.HTTPError as exc:
-            stats.note(endpoint, 0, (time.perf_counter() - started) * 1000, repr(exc))
+            self.stats.note(endpoint, 0, (time.perf_counter() - started) * 1000, repr(exc))
             return None
-        stats.note(endpoint, response.status_code, (time.perf_counter() - started) * 1000, response.text)
+        self.stats.note(endpoint, response.status_code, (time.perf_counter() - started) * 1000, response.text)
         return response
 
-    await asyncio.sleep(rng.random() * 2)  # people do not all arrive in the same millisecond
-    while time.monotonic() < stop_at:
-        r = await call("play_now", "POST", "/api/ladders/load/play/", json={"match_with": "bots"})
-        if r is None or r.status_code != 201:
-            await asyncio.sleep(1)
-            continue
-        match_id, seat = r.json()["match_id"], r.json()["seat"]
+    def think_s(self) -> float:
+        return self.rng.uniform(self.args.think_min_ms, self.args.think_max_ms) / 1000
+
+    async def run(self) -> None:
+        await asyncio.sleep(self.rng.random() * 2)  # people do not all arrive in the same millisecond
+        while time.monotonic() < self.stop_at:
+            r = await self.call("play_now", "POST", "/api/ladders/load/play/", json={"match_with": "bots"})
+            if r is None or r.status_code != 201:
+                await asyncio.sleep(1)
+                continue
+            self.stats.matches_started += 1
+            match_id, seat = r.json()["match_id"], r.json()["seat"]
+            if self.args.mode == "events" and not self.stats.events_absent:
+                await self.play_on_events(match_id, seat)
+            else:
+                await self.play_polling(match_id, seat)
+
+    async def move(self, view_url: str, view: dict, match_id: int, seat: int) -> None:
+        await asyncio.sleep(self.think_s())
+        action = self.rng.choice(view["legal_actions"])
+        r = await self.call("move", "POST", view_url + "actions/", json={"ply": view["ply"], "action": action})
+        if r is not None and r.status_code == 200 and r.json().get("stored"):
+            self.stats.stored[(match_id, seat)] += 1
+
+    async def play_polling(self, match_id: int, seat: int) -> None:
+        """Poll the seat view every --poll-ms with If-None-Match; move on the person's turn."""
         view_url = f"/api/matches/{match_id}/seats/{seat}/"
-        while time.monotonic() < stop_at:
-            r = await call("seat_view", "GET", view_url)
-            if r is None or r.status_code != 200:
-                await asyncio.sleep(args.poll_ms / 1000)
+        etag, view = None, None
+        while time.monotonic() < self.stop_at:
+            r = await self.call("seat_view", "GET", view_url, headers={"If-None-Match": etag} if etag else None)
+            if r is None or r.status_code not in (200, 304) or (r.status_code == 304 and view is None):
+                etag = None
+                await asyncio.sleep(self.args.poll_ms / 1000)
                 continue
-            view = r.json()
+            if r.status_code == 200:
+                view, etag = r.json(), r.headers.get("ETag")
             if view["status"] != "running":
-                break
+                return
             if not view["your_turn"]:
-                await asyncio.sleep(args.poll_ms / 1000)
+                await asyncio.sleep(self.args.poll_ms / 1000)
                 continue
-            await asyncio.sleep(args.think_ms / 1000 * (0.5 + rng.random()))
-            action = rng.choice(view["legal_actions"])
-            r = await call("move", "POST", view_url + "actions/", json={"ply": view["ply"], "action": action})
-            if r is not None and r.status_code == 200 and r.json().get("stored"):
-                stats.stored[(match_id, seat)] += 1
+            await self.move(view_url, view, match_id, seat)
+            etag = None  # the answer to a 409 must be a fresh view, not a 304
+
+    async def play_on_events(self, match_id: int, seat: int) -> None:
+        """Follow the match by its events; fetch the seat view only when an event says the match moved."""
+        view_url = f"/api/matches/{match_id}/seats/{seat}/"
+        changed = asyncio.Event()
+        state = {"last_id": None, "ended": False}
+        r = await self.call("seat_view", "GET", view_url)
+        if r is None or r.status_code != 200:
+            return
+        view = r.json()
+        state["last_id"] = view["ply"]
+        stream = asyncio.create_task(self.follow(match_id, state, changed))
+        try:
+            while time.monotonic() < self.stop_at:
+                if view["status"] != "running":
+                    return
+                if view["your_turn"]:
+                    await self.move(view_url, view, match_id, seat)
+                if stream.done():
+                    stream.result()  # a bug in the client must not pass silently
+                    if self.stats.events_absent or state.get("refused"):
+                        return await self.play_polling(match_id, seat)
+                try:
+                    await asyncio.wait_for(changed.wait(), min(self.args.event_wait_s,
+                                                               max(0.1, self.stop_at - time.monotonic())))
+                except asyncio.TimeoutError:
+                    if time.monotonic() >= self.stop_at:
+                        return
+                    self.stats.safety_fetches += 1
+                changed.clear()
+                r = await self.call("seat_view", "GET", view_url)
+                if r is not None and r.status_code == 200:
+                    view = r.json()
+        finally:
+            stream.cancel()
+            try:
+                await stream
+            except (asyncio.CancelledError, Exception):
+                pass
+
+    async def follow(self, match_id: int, state: dict, changed: asyncio.Event) -> None:
+        """Read the match's event stream (reconnecting with Last-Event-ID) until its end event or the trial's end."""
+        import httpx
+
+        url = f"/api/matches/{match_id}/events/"
+        timeout = httpx.Timeout(connect=30, read=60, write=30, pool=60)
+        while time.monotonic() < self.stop_at and not state["ended"]:
+            headers = {**self.headers, "Accept": self.stats.events_accept}
+            if state["last_id"] is not None:
+                headers["Last-Event-ID"] = str(state["last_id"])
+            connected_ms = time.time() * 1000
+            started = time.perf_counter()
+            try:
+                async with self.client.stream("GET", url, headers=headers, timeout=timeout) as response:
+                    self.stats.note("events_open", response.status_code, (time.perf_counter() - started) * 1000)
+                    if response.status_code in (404, 405):
+                        if not self.stats.events_absent:
+                            self.stats.events_absent = True
+                            print(f"  the events endpoint is absent ({url} answered {response.status_code}): every "
+                                  "person polls the seat view instead (--mode poll)", flush=True)
+                        changed.set()
+                        return
+                    if response.status_code == 406 and headers["Accept"] != "*/*":
+                        if self.stats.events_accept != "*/*":
+                            print("  the events endpoint answered 406 to Accept: text/event-stream (what a browser's "
+                                  "EventSource sends: a bug to fix); the trial asks with Accept: */* instead",
+                                  flush=True)
+                        self.stats.events_accept = "*/*"
+                        continue
+                    if response.status_code != 200:
+                        await response.aread()
+                        if response.status_code == 429 or response.status_code >= 500:
+                            await asyncio.sleep(1)
+                            continue
+                        self.stats.streams_refused += 1  # 400/403/...: this match is followed by polling
+                        state["refused"] = True
+                        changed.set()
+                        return
+                    event, data, event_id = "message", [], None
+                    async for line in response.aiter_lines():
+                        if time.monotonic() >= self.stop_at:
+                            return  # a ping comes at least every 15 s: the trial never waits long for this
+                        if line == "":
+                            if data:
+                                self.on_event(event, event_id, "\n".join(data), state, changed, connected_ms)
+                            event, data, event_id = "message", [], None
+                            if state["ended"]:
+                                return
+                            continue
+                        if line.startswith(":"):
+                            continue
+                        field, _, value = line.partition(":")
+                        value = value[1:] if value.startswith(" ") else value
+                        if field == "event":
+                            event = value
+                        elif field == "data":
+                            data.append(value)
+                        elif field == "id":
+                            event_id = value
+            except httpx.HTTPError as exc:
+                self.stats.note("events_open", 0, (time.perf_counter() - started) * 1000, repr(exc))
+            if not state["ended"] and time.monotonic() < self.stop_at:
+                self.stats.reconnects += 1
+                await asyncio.sleep(0.2)
+
+    def on_event(self, event: str, event_id: str | None, data: str, state: dict, changed: asyncio.Event,
+                 connected_ms: float) -> None:
+        received_ms = time.time() * 1000
+        payload = json.loads(data)
+        if event_id is not None and event_id.isdigit():
+            state["last_id"] = int(event_id)
+        if event == "ply":
+            self.stats.events += 1
+            published = payload.get("published_at_ms")
+            if isinstance(published, (int, float)) and published >= connected_ms:  # live, not a replayed backlog
+                (self.stats.watcher_latency if state.get("watcher") else self.stats.event_latency).append(
+                    received_ms - published)
+        elif event == "end":
+            state["ended"] = True
+        changed.set()
+
+
+class Watcher(Person):
+    """A stranger watching: picks a running match (``GET /api/matches/?status=running``) and follows its events (the
+    public view's ply as Last-Event-ID) until it ends, then another. Measures event latency in either mode."""
+
+    async def run(self) -> None:
+        await asyncio.sleep(2 + self.rng.random() * 3)  # let the people start their matches
+        while time.monotonic() < self.stop_at and not self.stats.events_absent:
+            r = await self.call("match_list", "GET", "/api/matches/?status=running&limit=50")
+            results = r.json().get("results", []) if r is not None and r.status_code == 200 else []
+            if not results:
+                await asyncio.sleep(1)
+                continue
+            match_id = self.rng.choice(results)["id"]
+            r = await self.call("public_view", "GET", f"/api/matches/{match_id}/public/")
+            if r is None or r.status_code != 200:
+                await asyncio.sleep(1)
+                continue
+            state = {"last_id": r.json()["ply"], "ended": False, "watcher": True}
+            await self.follow(match_id, state, asyncio.Event())
+            if state.get("refused"):
+                await asyncio.sleep(1)
 
 
 async def _trial(base_url: str, tokens: list[str], args, stats: Stats) -> None:
     import httpx
 
     stop_at = time.monotonic() + args.seconds
-    limits = httpx.Limits(max_connections=len(tokens) + 10, max_keepalive_connections=len(tokens) + 10)
+    streams = 2 if args.mode == "events" else 1
+    connections = streams * len(tokens) + 2 * args.watchers + 10
+    # idle connections are dropped after 1 s: uvicorn closes them after 5 s, and a request sent on a connection the
+    # server is closing fails with a ReadError that no server did anything to cause (seen at 50 people)
+    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections, keepalive_expiry=1.0)
     async with httpx.AsyncClient(base_url=base_url, timeout=30, limits=limits) as client:
-        tasks = [asyncio.create_task(_person(client, t, args, stats, stop_at, random.Random(i)))
+        if args.mode == "events":  # is there an events endpoint at all? (a route, whatever the match: OPTIONS)
+            probe = await client.options("/api/matches/1/events/")
+            if probe.status_code in (404, 405):
+                stats.events_absent = True
+                print(f"  the events endpoint is absent (OPTIONS /api/matches/1/events/ answered {probe.status_code}):"
+                      " every person polls the seat view instead (--mode poll)", flush=True)
+        tasks = [asyncio.create_task(Person(client, t, args, stats, stop_at, random.Random(i)).run())
                  for i, t in enumerate(tokens)]
+        tasks += [asyncio.create_task(Watcher(client, tokens[i % len(tokens)], args, stats, stop_at,
+                                              random.Random(10_000 + i)).run()) for i in range(args.watchers)]
         started = time.monotonic()
+        seen = Counter()
         while not all(t.done() for t in tasks):
             await asyncio.sleep(5)
-            moves = sum(stats.stored.values())
-            fives = sum(n for (_, s), n in stats.status.items() if s >= 500 or s == 0)
-            print(f"  {time.monotonic() - started:5.0f} s: {moves} moves stored, {fives} 5xx/transport errors",
-                  flush=True)
+            window = {e: stats.latency[e][seen[e]:] for e in ("seat_view", "move")}
+            for e in window:
+                seen[e] = len(stats.latency[e])
+            print(f"  {time.monotonic() - started:5.0f} s: {sum(stats.stored.values())} moves stored, "
+                  f"{stats.matches_started} matches started, seat view p95 {_pct(window['seat_view'], .95):.0f} ms, "
+                  f"move p95 {_pct(window['move'], .95):.0f} ms (last 5 s), {stats.events} events, "
+                  f"{stats.failures()} 5xx/transport errors", flush=True)
         for t in tasks:
             t.result()  # a bug in the client itself must not pass silently
 
@@ -188,39 +429,69 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def _stop(servers: list[subprocess.Popen]) -> None:
+    for proc in servers:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    for proc in servers:
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--people", type=int, default=100, help="simulated people playing at once (default 100)")
     parser.add_argument("--seconds", type=float, default=60, help="length of the trial (default 60 s)")
-    parser.add_argument("--think-ms", type=float, default=800, help="a person's mean think time (default 800 ms)")
-    parser.add_argument("--poll-ms", type=float, default=500, help="seat view poll interval (default 500 ms)")
-    parser.add_argument("--web-workers", type=int, default=2, help="gunicorn sync workers (default 2)")
-    parser.add_argument("--celery", type=int, default=2, help="Celery worker processes (default 2)")
+    parser.add_argument("--mode", choices=("events", "poll"), default="events",
+                        help="follow a match by its events (default) or poll the seat view with ETags")
+    parser.add_argument("--think-min-ms", type=float, default=1000, help="shortest think before a move (1000 ms)")
+    parser.add_argument("--think-max-ms", type=float, default=3000, help="longest think before a move (3000 ms)")
+    parser.add_argument("--poll-ms", type=float, default=500, help="seat view poll interval, poll mode (500 ms)")
+    parser.add_argument("--event-wait-s", type=float, default=20,
+                        help="events mode: fetch the seat view anyway after this long without an event (20 s)")
+    parser.add_argument("--watchers", type=int, default=0,
+                        help="strangers watching running matches by their events, in either mode (default 0)")
+    parser.add_argument("--web-workers", type=int, default=2, help="web server worker processes (default 2)")
+    parser.add_argument("--celery", type=int, default=2, help="processes per Celery worker (WORKER_CONCURRENCY, 2)")
+    parser.add_argument("--web-cmd", default="", help="the web server command instead of the Procfile's web line "
+                        "(keep ${EIGHTS_BIND:-...} or 127.0.0.1:<port> in it)")
     args = parser.parse_args()
     if not (1 <= args.people <= 1000 and 5 <= args.seconds <= 1800 and args.web_workers >= 1 and args.celery >= 1
-            and args.think_ms >= 0 and args.poll_ms >= 50):
-        parser.error("--people 1..1000, --seconds 5..1800, --poll-ms >= 50, --think-ms >= 0, workers >= 1")
-    print(f"load trial: {args.people} people, {args.seconds:.0f} s, think {args.think_ms:.0f} ms, poll "
-          f"{args.poll_ms:.0f} ms; gunicorn {args.web_workers} sync workers, Celery {args.celery} processes; "
-          "PostgreSQL + Redis on loopback", flush=True)
+            and 0 <= args.think_min_ms <= args.think_max_ms <= 600_000 and args.poll_ms >= 50
+            and args.event_wait_s >= 1 and 0 <= args.watchers <= 1000):
+        parser.error("--people 1..1000, --seconds 5..1800, --poll-ms >= 50, 0 <= --think-min-ms <= --think-max-ms, "
+                     "--event-wait-s >= 1, --watchers 0..1000, workers >= 1")
+    port = _free_port()
+    commands = _procfile_commands(port, args)
+    print(f"load trial: {args.people} people, {args.seconds:.0f} s, mode {args.mode}, think "
+          f"{args.think_min_ms:.0f}-{args.think_max_ms:.0f} ms"
+          + (f", poll {args.poll_ms:.0f} ms" if args.mode == "poll" else "")
+          + f"; PostgreSQL + Redis on loopback; WORKER_CONCURRENCY={args.celery}", flush=True)
+    for name, command in commands.items():
+        print(f"  {name}: {command}", flush=True)
     _database_reset()
     tokens = _setup(args.people)
     subprocess.run(["redis-cli", "-u", BROKER_URL, "flushdb"], check=False, stdout=subprocess.DEVNULL)
-    port = _free_port()
-    py = sys.executable
-    bindir = os.path.dirname(py)
-    servers = [
-        subprocess.Popen([os.path.join(bindir, "gunicorn"), "config.wsgi", "--bind", f"127.0.0.1:{port}",
-                          "--workers", str(args.web_workers), "--log-level", "warning"], cwd=ROOT, env=SERVER_ENV,
-                         start_new_session=True),
-        subprocess.Popen([os.path.join(bindir, "celery"), "-A", "config", "worker", "--loglevel", "WARNING",
-                          "--concurrency", str(args.celery)], cwd=ROOT, env=SERVER_ENV, start_new_session=True),
-    ]
+    bindir = os.path.dirname(sys.executable)
+    env = {**SERVER_ENV, "PATH": bindir + os.pathsep + SERVER_ENV.get("PATH", ""),
+           "WORKER_CONCURRENCY": str(args.celery), "WEB_WORKERS": str(args.web_workers),
+           "EIGHTS_BIND": f"127.0.0.1:{port}"}
+    log_path = os.path.join(ROOT, "var", f"people_load-{port}.log")  # the servers' output: errors to look at
+    os.makedirs(os.path.dirname(log_path), exist_ok=True)
+    log = open(log_path, "w")
+    # bash runs each line as the Procfile would (e.g. "web: DB_CONN_MAX_AGE=0 gunicorn ..."); its own session, so
+    # stopping it stops all it started
+    servers = [subprocess.Popen(["bash", "-c", command], cwd=ROOT, env=env, start_new_session=True,
+                                stdout=log, stderr=log) for command in commands.values()]
     stats = Stats()
     try:
         import httpx
 
-        for _ in range(100):
+        for _ in range(150):
             try:
                 if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
                     break
@@ -228,30 +499,37 @@ def main() -> None:
                 time.sleep(0.2)
         asyncio.run(_trial(f"http://127.0.0.1:{port}", tokens, args, stats))
     finally:
-        for proc in servers:
-            os.killpg(proc.pid, signal.SIGTERM)
-        for proc in servers:
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
+        _stop(servers)
+        log.close()
     lost, extra = _lost_moves(stats)
     from games.models import Match
 
     finished = Match.objects.filter(status=Match.Status.FINISHED).count()
-    print(f"\nresults ({args.people} people, {args.seconds:.0f} s):")
+    mode = args.mode + (" (events endpoint absent: polled)" if stats.events_absent else "")
+    print(f"\nresults ({args.people} people, {args.seconds:.0f} s, mode {mode}):")
     print(f"  moves stored (answered 200): {sum(stats.stored.values())}; lost: {lost}; stored beyond the answers: "
           f"{extra}; matches finished: {finished}")
-    for endpoint in ("seat_view", "move", "play_now"):
+    for endpoint in ("seat_view", "move", "play_now", "events_open", "match_list", "public_view"):
         values = stats.latency.get(endpoint, [])
+        if not values:
+            continue
         codes = ", ".join(f"{s}: {n}" for (e, s), n in sorted(stats.status.items()) if e == endpoint)
-        print(f"  {endpoint:9s} {len(values):6d} requests  p50 {_pct(values, .5):7.1f} ms  p95 {_pct(values, .95):7.1f}"
-              f" ms  max {max(values, default=float('nan')):7.1f} ms  ({codes})")
-    fives = sum(n for (_, s), n in stats.status.items() if s >= 500 or s == 0)
-    print(f"  5xx or transport errors: {fives}")
+        print(f"  {endpoint:11s} {len(values):6d} requests  p50 {_pct(values, .5):7.1f}  p95 {_pct(values, .95):7.1f}"
+              f"  p99 {_pct(values, .99):7.1f}  max {max(values):7.1f} ms  ({codes})")
+    if args.mode == "events" and not stats.events_absent:
+        ev = stats.event_latency
+        print(f"  event latency (receipt - published_at_ms) {len(ev)} live events of {stats.events}: p50 "
+              f"{_pct(ev, .5):.1f}  p95 {_pct(ev, .95):.1f}  p99 {_pct(ev, .99):.1f}  max {max(ev, default=0):.1f} ms;"
+              f" {stats.reconnects} reconnects, {stats.safety_fetches} views fetched after {args.event_wait_s:.0f} s "
+              f"without an event, {stats.streams_refused} streams refused (those matches polled)")
+    if args.watchers and not stats.events_absent:
+        ev = stats.watcher_latency
+        print(f"  event latency at {args.watchers} watchers: {len(ev)} live events: p50 {_pct(ev, .5):.1f}  p95 "
+              f"{_pct(ev, .95):.1f}  p99 {_pct(ev, .99):.1f}  max {max(ev, default=0):.1f} ms")
+    print(f"  5xx or transport errors: {stats.failures()}; the servers' output: {log_path}")
     for line in stats.errors:
         print(f"    {line}")
-    if lost or fives:
+    if lost or stats.failures():
         sys.exit(1)
 
 

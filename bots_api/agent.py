@@ -20,6 +20,7 @@ from bots_api.client import post_json
 from bots_api.localhttp import ask_turn
 from bots_api.models import Bot
 from bots_api.turnlog import turn_log_record
+from games.metrics import bot_call_observed
 
 
 def bot_agent(*, player, turn: Turn, **context) -> Answer:
@@ -34,4 +35,5 @@ def bot_agent(*, player, turn: Turn, **context) -> Answer:
         # agent, the log's write included: the call's own time (at least 1 ms) is the answer's
         answer = replace(answer, think_ms=max(1, round((time.perf_counter() - started) * 1000)))
     turn_log_record(bot=bot, turn=turn, trace=trace, think_ms=answer.think_ms)
+    bot_call_observed(answer, turn)  # /metrics: bot call latency and faults by kind (games.metrics)
     return answer

@@ -374,3 +374,16 @@ CELERY_BEAT_SCHEDULE["turn-log-prune"] = {"task": "bots_api.tasks.prune_turn_log
                                           "schedule": timedelta(seconds=env_int("TURN_LOG_PRUNE_SECONDS", 3600, 60,
                                                                                 86400))}
 # ---- end of Turn log ---------------------------------------------------------------------------------------
+
+# ---- Operations (issue 13): /healthz and /metrics (games.metrics; docs/SCALING.md "Watching it") ----------------
+#: Where each process keeps its Prometheus counters and histograms (prometheus_client's multiprocess mode: one file
+#: per process; /metrics sums them). One directory per machine and deployment, emptied when the deployment starts.
+METRICS_DIR = env_str("PROMETHEUS_MULTIPROC_DIR", str(VAR_DIR / "metrics"))
+os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", METRICS_DIR)
+#: A bearer token that may read /metrics from anywhere (Authorization: Bearer <token>); empty: none.
+METRICS_TOKEN = env_str("METRICS_TOKEN", "")
+#: Loopback callers may read /metrics without the token, unless a proxy is configured (NUM_PROXIES > 0: every
+#: caller then arrives from the proxy's address) or this is off.
+METRICS_ALLOW_LOOPBACK = env_bool("METRICS_ALLOW_LOOPBACK", True)
+MIDDLEWARE.insert(0, "games.metrics.RequestMetricsMiddleware")  # first: times the whole request
+# ---- end of Operations ------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from bots_api.urls import page_patterns as bot_page_patterns
 from games import accounts as game_accounts
 from games import api as game_api
 from games import docs_pages
+from games import metrics as game_metrics
 from games import views as game_views
 from tournaments import api as ladder_api
 from tournaments import tournament_api
@@ -25,9 +26,10 @@ urlpatterns = [
     path("matches/<int:match_id>/rules/", game_views.match_rules, name="match-rules"),
     path("matches/", game_views.match_list, name="match-list"),
     path("matches/<int:match_id>/", game_views.match_detail, name="match-detail"),
-    path("healthz", game_views.healthz, name="healthz"),
+    path("healthz", game_metrics.healthz, name="healthz"),
     path("docs/", docs_pages.docs_index, name="docs-index"),
     path("docs/<str:name>/", docs_pages.docs_page, name="doc-page"),
+    path("metrics", game_metrics.metrics_view, name="metrics"),
     path("", include(bot_page_patterns)),
     path("accounts/signup/", game_accounts.signup, name="signup"),
     path("accounts/", include("django.contrib.auth.urls")),  # login / logout

@@ -9,7 +9,7 @@ from typing import Callable
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.contrib import messages
-from django.http import Http404, JsonResponse
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.csrf import ensure_csrf_cookie
@@ -121,10 +121,6 @@ def totals_chart(*, deals: list[dict], seats: list, target: int | None, width: i
             "ticks": [{"y": y(v), "value": v} for v in sorted({low, top, *([target] if target else [])})],
             "xticks": [{"x": x(i), "deal": i} for i in range(0, len(totals), every)],
             "target_y": y(target) if target and low <= target <= top else None, "target": target}
-
-
-def healthz(request):
-    return JsonResponse({"status": "ok"})
 
 
 @ensure_csrf_cookie
