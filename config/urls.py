@@ -62,5 +62,8 @@ urlpatterns = [
     # the split view serves its start-up script as a file, and templates/drf_spectacular/swagger_ui.html its
     # styles: the API docs keep the site's Content-Security-Policy (no inline script or style)
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    # issue 13 (live-pages): watch a match as it is played, and the featured match
+    path("matches/<int:match_id>/watch/", game_views.match_watch, name="match-watch"),
+    path("watch/", ladder_views.watch_featured, name="watch-featured"),
 ]
 

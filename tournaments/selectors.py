@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 
 from django.conf import settings
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, FloatField, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum, Value
+from django.db.models.functions import Coalesce
 
 from games.browse import BadFilter
-from games.models import Match
+from games.models import Match, Seat
 from tournaments.models import (DuplicateSet, Ladder, LadderEntry, LadderMatch, RatingChange, Tournament,
                                 TournamentMatch)
 from tournaments.ratings import order_confidence, trust_statement
@@ -101,3 +102,41 @@ def duplicate_sets_recent(*, ladder: Ladder, last: int = 10) -> list[DuplicateSe
     """The ladder's last ``last`` duplicate sets, newest first, with their matches, seats and players loaded."""
     return list(DuplicateSet.objects.filter(ladder=ladder).order_by("-id")
                 .prefetch_related("set_matches__match__seats__player")[:last])
+
+
+# -- playing now (issue 13: watch any running match; the featured match follows the strongest one)
+
+def _seat_rating() -> Coalesce:
+    """A seat's rating as an SQL expression over ``Seat`` rows: the player's ordinal (mu - 3 sigma, the leaderboard's
+    rating) on the match's ladder; for a match of no ladder (casual, tournament) the player's best ordinal on any
+    ladder; 0 for a player on no ladder."""
+    on_ladder = LadderEntry.objects.filter(player=OuterRef("player"),
+                                           ladder=OuterRef("match__ladder_match__ladder")).values("ordinal")[:1]
+    best = LadderEntry.objects.filter(player=OuterRef("player")).order_by("-ordinal").values("ordinal")[:1]
+    return Coalesce(Subquery(on_ladder), Subquery(best), Value(0.0), output_field=FloatField())
+
+
+def matches_playing_now(*, ladder: Ladder | None = None, limit: int = 8) -> list[Match]:
+    """The running matches being played now (``ladder``'s only, when given), strongest first, at most ``limit``:
+    each with ``strength`` (the summed ratings of its seats, ``_seat_rating``: points of ordinal) and its seats with
+    their players loaded (``match.seats.all()`` in index order). Two queries whatever the number of matches.
+
+    Strongest first, then the longest-running (lowest id) first, so the order is stable between two reads. A match
+    that waits for its duplicate predecessor (``Match.after`` still running) is not being played: it is left out
+    (its cards are the running one's; nothing of it is shown before its turn)."""
+    strength = (Seat.objects.filter(match=OuterRef("pk")).annotate(rating=_seat_rating()).order_by()
+                .values("match").annotate(total=Sum("rating")).values("total"))
+    queryset = (Match.objects.filter(status=Match.Status.RUNNING).exclude(after__status=Match.Status.RUNNING)
+                .annotate(strength=Coalesce(Subquery(strength, output_field=FloatField()), Value(0.0)))
+                .order_by("-strength", "id")
+                .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("index"))))
+    if ladder is not None:
+        queryset = queryset.filter(ladder_match__ladder=ladder)
+    return list(queryset[:limit])
+
+
+def featured_match() -> Match | None:
+    """The featured match (like lichess TV): the strongest match playing now (``matches_playing_now``'s first), or
+    None when no match is being played."""
+    found = matches_playing_now(limit=1)
+    return found[0] if found else None

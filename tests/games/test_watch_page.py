@@ -1,0 +1,63 @@
+"""The watch page (issue 13): ``/matches/<id>/watch/`` for a running match carries only what the public view shows
+(the page's script follows the events stream); a match that is over sends the watcher to its replay at the last ply
+when the replay is public, else to the match page. Never a hand, a seed or a deal code of a running match."""
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from games.engine import Ruleset
+from games.models import Deal, Match
+from games.services import match_advance, match_create
+
+
+@pytest.mark.django_db
+def test_a_running_match_page_shows_no_card_seed_or_code_and_carries_its_endpoints(client, house_bots):
+    match = match_create(players=house_bots[:2], ruleset=Ruleset.preset("pagat"), seed=4242)
+    page = client.get(reverse("match-watch", args=[match.pk]))
+    assert page.status_code == 200
+    body = page.content.decode()
+    data = re.search(r'<script id="watch-data" type="application/json">(.*?)</script>', body, flags=re.S).group(1)
+    assert f'"events_url": "/api/matches/{match.pk}/events/"' in data
+    assert f'"public_url": "/api/matches/{match.pk}/public/"' in data
+    deal = Deal.objects.get(match=match, number=1)
+    for secret in (str(deal.seed), deal.code, deal.salt, str(match.seed)):
+        assert secret not in body
+    assert "Rando" in body and "Eager" in body
+    assert not re.search(r"\sstyle=", body)
+    assert not re.search(r'<script(?![^>]*\b(?:src=|type="application/json"))', body)
+
+
+@pytest.mark.django_db
+def test_a_finished_match_sends_the_watcher_to_its_replay_at_the_last_ply(client, house_bots):
+    match = match_create(players=house_bots[:2], ruleset=Ruleset.preset("pagat"))
+    assert match_advance(match_id=match.pk) == "finished"
+    last = Deal.objects.filter(match=match).order_by("-number").first()
+    page = client.get(reverse("match-watch", args=[match.pk]))
+    assert page.status_code == 302
+    assert page["Location"] == reverse("match-replay", args=[match.pk]) + f"?deal={last.number}&ply={last.plies}"
+    assert client.get(page["Location"]).status_code == 200  # the replay opens there
+
+
+@pytest.mark.django_db
+def test_an_aborted_match_or_one_whose_duplicate_set_still_runs_sends_the_watcher_to_the_match_page(client, house_bots):
+    aborted = match_create(players=house_bots[:2], ruleset=Ruleset.preset("pagat"))
+    Match.objects.filter(pk=aborted.pk).update(status=Match.Status.ABORTED)
+    page = client.get(reverse("match-watch", args=[aborted.pk]))
+    assert page.status_code == 302 and page["Location"] == reverse("match-detail", args=[aborted.pk])
+
+    first = match_create(players=house_bots[:2], ruleset=Ruleset.preset("pagat"), seed=77, reveal_group="dup-1")
+    mirror = match_create(players=house_bots[1::-1], ruleset=Ruleset.preset("pagat"), seed=77, reveal_group="dup-1",
+                          after=first)
+    page = client.get(reverse("match-watch", args=[mirror.pk]))  # waiting: says for which match, shows nothing of it
+    assert page.status_code == 200 and "it waits for" in page.content.decode()
+    assert reverse("match-watch", args=[first.pk]) in page.content.decode()
+    assert match_advance(match_id=first.pk) == "finished"
+    page = client.get(reverse("match-watch", args=[first.pk]))  # its mirror (the same cards) runs: no replay yet
+    assert page.status_code == 302 and page["Location"] == reverse("match-detail", args=[first.pk])
+
+
+@pytest.mark.django_db
+def test_an_unknown_match_is_404(client, db):
+    assert client.get(reverse("match-watch", args=[999999])).status_code == 404
