@@ -116,8 +116,8 @@ def healthz(request):
 
 @ensure_csrf_cookie
 def match_table(request, match_id: int):
-    """The play table for the logged-in person's seat, or the guest seat of this browser's session (the page polls the
-    seat API; state lives on the server, so a closed tab reopens where it stopped). 403 with the reason otherwise."""
+    """The play table for the logged-in person's seat, or the guest seat of this browser's session (the page fetches the
+    seat API when the events stream says a ply was stored; state lives on the server, so a closed tab reopens where it stopped). 403 with the reason otherwise."""
     match = get_object_or_404(Match, pk=match_id)
     guest = None if request.user.is_authenticated else session_guest(request)
     if not request.user.is_authenticated and guest is None:
@@ -151,8 +151,10 @@ def watch_context(*, match: Match | None, featured: bool = False) -> dict:
 
 def match_watch(request, match_id: int):
     """Watch a match as it is played (issue 13): the public view only (``static/js/watch.js`` follows the events
-    stream). A match that is over answers with its replay at the last ply when the replay is public
-    (``match_is_public``), else with the match page (an aborted match, or a duplicate set still running)."""
+    stream). A running match of a duplicate set answers 403 saying when it can be watched (as a replay, once its set
+    is over: ``games.live.check_watchable``). A match that is over answers with its replay at the last ply when the
+    replay is public (``match_is_public``), else with the match page (an aborted match, or a duplicate set still
+    running)."""
     match = get_object_or_404(Match, pk=match_id)
     if match.status != Match.Status.RUNNING:
         if selectors.match_is_public(match=match):
@@ -160,6 +162,11 @@ def match_watch(request, match_id: int):
             query = f"?deal={last[0]}&ply={last[1]}" if last else ""
             return redirect(reverse("match-replay", args=[match.pk]) + query)
         return redirect("match-detail", match_id=match.pk)
+    if match.reveal_group:  # a duplicate set's match: its plies would tell the cards of the set's other matches
+        return render(request, "games/replay_refused.html", {"match_id": match.pk, "title": "Not watchable yet",
+                      "problem": f"Match #{match.pk} is part of a duplicate set (the same cards dealt to other seats "
+                                 "in other matches): it can be watched as a replay once every match of the set is "
+                                 "finished."}, status=403)
     return render(request, "games/watch.html", watch_context(match=match))
 
 

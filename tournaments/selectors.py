@@ -122,11 +122,14 @@ def matches_playing_now(*, ladder: Ladder | None = None, limit: int = 8) -> list
     their players loaded (``match.seats.all()`` in index order). Two queries whatever the number of matches.
 
     Strongest first, then the longest-running (lowest id) first, so the order is stable between two reads. A match
-    that waits for its duplicate predecessor (``Match.after`` still running) is not being played: it is left out
-    (its cards are the running one's; nothing of it is shown before its turn)."""
+    of a duplicate set (``Match.reveal_group``; while it runs its set is not public) is left out: its plies would
+    tell the cards of the set's other matches, so it is watched only as a replay once the whole set is over
+    (``games.live.check_watchable``). So is a match waiting for its predecessor (``Match.after`` still running):
+    it is not being played."""
     strength = (Seat.objects.filter(match=OuterRef("pk")).annotate(rating=_seat_rating()).order_by()
                 .values("match").annotate(total=Sum("rating")).values("total"))
-    queryset = (Match.objects.filter(status=Match.Status.RUNNING).exclude(after__status=Match.Status.RUNNING)
+    queryset = (Match.objects.filter(status=Match.Status.RUNNING, reveal_group="")
+                .exclude(after__status=Match.Status.RUNNING)
                 .annotate(strength=Coalesce(Subquery(strength, output_field=FloatField()), Value(0.0)))
                 .order_by("-strength", "id")
                 .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("index"))))

@@ -1,6 +1,6 @@
-// The play table (games/table.html): polls the seat API (GET /api/matches/{id}/seats/{seat}/), draws the view, and
-// sends the person's moves (POST .../actions/ with the view's ply). The state lives on the server; a reload
-// comes back as it was.
+// The play table (games/table.html): fetches the seat API (GET /api/matches/{id}/seats/{seat}/) when the match's
+// events stream says a ply was stored (and after the person's own move), draws the view, and sends the person's
+// moves (POST .../actions/ with the view's ply). The state lives on the server; a reload comes back as it was.
 //
 // Every piece of text from a user (seat names, owners) reaches the page through text nodes only: `h()` builds
 // elements and never parses strings as HTML. The Content-Security-Policy refuses inline script as a second guard.
@@ -239,16 +239,61 @@
     }
   }
   setInterval(drawTurn, 1000);
-  let lastKey = "";
-  async function refresh() {
-    try {
-      const r = await fetch(api, {credentials: "same-origin"});
-      if (!r.ok) return;
-      const next = await r.json(), key = JSON.stringify(next);
-      if (key === lastKey) return;  // nothing moved: keep the page (and the keyboard focus) as it is
-      lastKey = key; state = next; render();
-    } catch (e) { /* next poll */ }
+  // Pushed updates (issue 13): the match's events stream (GET /api/matches/{id}/events/, docs/LIVE.md) says when a ply
+  // is stored; only then (and after our own move) is the seat's view fetched, with If-None-Match so an unchanged
+  // view costs a 304. A slow poll stays as a fallback, faster while the stream is down.
+  const SLOW_POLL_MS = 10000, FAST_POLL_MS = 2000;
+  let lastKey = "", etag = null, refreshing = null, again = false, wantedPly = 0, streamOpen = false;
+  const counts = window.EightsTable = {viewFetches: 0, notModified: 0, events: 0};
+  async function fetchView() {
+    counts.viewFetches += 1;
+    const r = await fetch(api, {credentials: "same-origin", cache: "no-store",
+                                headers: etag ? {"If-None-Match": etag} : {}});
+    if (r.status === 304) { counts.notModified += 1; return; }
+    if (!r.ok) return;
+    etag = r.headers.get("ETag");
+    const next = await r.json(), key = JSON.stringify(next);
+    if (key === lastKey) return;  // nothing moved: keep the page (and the keyboard focus) as it is
+    lastKey = key; state = next; render();
   }
-  refresh();
-  setInterval(() => { if (!busy) refresh(); }, 700);
+  function refresh() {  // one fetch at a time; a ply announced meanwhile fetches once more afterwards
+    if (refreshing) { again = true; return refreshing; }
+    refreshing = (async () => {
+      for (let tries = 0; tries < 4; tries++) {  // bounded: a view that lags its event waits for the next poll
+        again = false;
+        try { await fetchView(); } catch (e) { /* the next event or poll tries again */ }
+        const behind = state && state.status === "running" && state.ply < wantedPly;
+        if (!again && !behind) break;
+        if (behind && !again) await sleep(150);
+      }
+      refreshing = null;
+    })();
+    return refreshing;
+  }
+  let pollTimer = null;
+  function pollEvery(ms) {
+    clearInterval(pollTimer);
+    pollTimer = setInterval(() => { if (!busy) refresh(); }, ms);
+  }
+  function listen() {
+    if (typeof EventSource === "undefined") { pollEvery(FAST_POLL_MS); return; }
+    const source = new EventSource(`/api/matches/${matchId}/events/` + (state ? `?last_event_id=${state.ply}` : ""));
+    source.onopen = () => { streamOpen = true; root.dataset.stream = "open"; pollEvery(SLOW_POLL_MS); };
+    source.addEventListener("ply", e => {
+      counts.events += 1;
+      const ply = JSON.parse(e.data).ply.ply;
+      wantedPly = Math.max(wantedPly, ply);
+      if (!state || ply > state.ply) refresh();
+    });
+    source.addEventListener("end", () => { source.close(); root.dataset.stream = "ended"; refresh(); });
+    source.onerror = () => {  // the browser reconnects by itself (Last-Event-ID) unless refused: poll faster meanwhile
+      streamOpen = false; root.dataset.stream = "down";
+      pollEvery(FAST_POLL_MS);
+      if (source.readyState === EventSource.CLOSED && root.dataset.stream !== "ended") {
+        setTimeout(() => { if (!streamOpen && (!state || state.status === "running")) listen(); }, SLOW_POLL_MS);
+      }
+    };
+  }
+  pollEvery(SLOW_POLL_MS);
+  refresh().then(listen);
 })();

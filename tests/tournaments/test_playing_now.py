@@ -61,15 +61,22 @@ def test_running_matches_are_listed_strongest_first_by_the_summed_ratings_of_the
 
 
 @pytest.mark.django_db
-def test_a_match_waiting_for_its_duplicate_predecessor_is_not_playing_now(rated, house_bots):
+def test_a_duplicate_sets_matches_and_a_waiting_match_are_not_listed(rated, house_bots):
+    """A duplicate set's plies would tell the cards of its other matches: watched only as replays once the set is
+    over (games.live.check_watchable). A match waiting for its predecessor is not being played."""
     rando, eager, greedy, professor = house_bots
+    plain = _ladder_match(rated, [rando, greedy])
     first = _ladder_match(rated, [rando, eager])
     mirror = match_create(players=[eager, rando], ruleset=Ruleset.preset("pagat"), reveal_group="set-1", after=first)
     LadderMatch.objects.create(ladder=rated, match=mirror)
     Match.objects.filter(pk=first.pk).update(reveal_group="set-1")
-    assert [m.pk for m in matches_playing_now()] == [first.pk]
-    Match.objects.filter(pk=first.pk).update(status=Match.Status.FINISHED)  # its turn now: it is being played
-    assert [m.pk for m in matches_playing_now()] == [mirror.pk]
+    assert [m.pk for m in matches_playing_now()] == [plain.pk]
+    Match.objects.filter(pk=first.pk).update(status=Match.Status.FINISHED)
+    assert [m.pk for m in matches_playing_now()] == [plain.pk]
+    waiting = match_create(players=[greedy, professor], ruleset=Ruleset.preset("pagat"), after=plain)
+    assert waiting.pk not in [m.pk for m in matches_playing_now()]
+    Match.objects.filter(pk=plain.pk).update(status=Match.Status.FINISHED)  # its turn now: it is being played
+    assert [m.pk for m in matches_playing_now()] == [waiting.pk]
 
 
 @pytest.mark.django_db
