@@ -1,0 +1,166 @@
+"""Live pages in a real browser (issue 13): a stranger watches a running match as its plies are stored and sees it
+turn into its replay; the table plays a whole match on pushed updates (the events stream), fetching its seat view
+only when a ply was stored; the home page lists the matches playing now, linked to their watch pages. axe checks the
+new pages."""
+
+import os
+import re
+import shutil
+import time
+
+import pytest
+
+pytest.importorskip("playwright.sync_api")
+from axe import axe_violations, describe  # noqa: E402 (tests/support)
+from browsers import CHROMIUM  # noqa: E402 (tests/support; the `browser` fixture is in tests/conftest.py)
+from run_cache import clear_this_runs_cache  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM),
+                                reason="Debian's chromium is not installed (.ci/run installs it)")
+
+WATCH = "document.querySelector('#watch')"  # in functions: the page's policy refuses eval of bare strings
+TABLE = "document.querySelector('#table')"
+
+
+def _ply_count(match) -> int:
+    from games.models import Match
+
+    return Match.objects.values_list("ply_count", flat=True).get(pk=match.pk)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_stranger_watches_a_running_match_ply_by_ply_and_then_its_replay(live_server, browser, house_bots):
+    from games.engine import Ruleset
+    from games.models import Deal, Match
+    from games.services import match_advance, match_create
+
+    match = match_create(players=[house_bots[3], house_bots[2]], ruleset=Ruleset.preset("pagat", target=50))
+    page = browser.new_context().new_page()  # a stranger: no account, no session
+    page.goto(f"{live_server.url}/matches/{match.pk}/watch/")
+    page.wait_for_function(f"() => {WATCH}.dataset.live === 'yes' && {WATCH}.dataset.ply === '0'", timeout=15000)
+    found = axe_violations(page)
+    assert not found, describe(found)
+    for step in range(1, 16):  # one ply at a time: the page shows each as it is stored
+        clear_this_runs_cache()
+        match_advance(match_id=match.pk, ply_budget=1)
+        page.wait_for_function(f"() => {WATCH}.dataset.ply === '{step}'", timeout=10000)
+        assert page.locator("[data-card]").count() <= 1  # the top card only: no hand is ever drawn
+        assert page.locator(".seat").count() == 2
+    assert page.evaluate("() => EightsWatch.plies") == list(range(1, 16))
+    assert page.evaluate("() => EightsWatch.polls") == 1  # the first view only: the stream brought the rest
+    seat_text = page.inner_text("#seats")
+    assert "Professor" in seat_text and "Greedy" in seat_text and "cards" in seat_text
+    assert re.search(r"(Professor|Greedy) to play", page.inner_text("#turn"))
+
+    assert match_advance(match_id=match.pk) == "finished"  # the rest in one go
+    final = _ply_count(match)
+    page.wait_for_function(f"() => {WATCH}.dataset.status === 'finished'", timeout=15000)
+    seen = page.evaluate("() => EightsWatch.plies")
+    assert seen == list(range(1, final + 1)), "every ply once, in order"
+    assert "The match is over" in page.inner_text("#end")
+    last = Deal.objects.filter(match=match).order_by("-number").first()
+    page.wait_for_url(re.compile(rf".*/matches/{match.pk}/replay/\?deal={last.number}&ply={last.plies}$"), timeout=15000)
+    page.wait_for_selector("#replay #where")
+    assert Match.objects.get(pk=match.pk).status == Match.Status.FINISHED
+    page.context.close()
+
+
+def _move(page, person_seat: int = 0) -> None:
+    """One move at the table by clicking: the first playable card (an eight declares hearts), else draw, else pass."""
+    clear_this_runs_cache()
+    playable = page.locator("#hand .card.playable")
+    if playable.count():
+        playable.first.click()
+        if page.locator("#suit-picker[open]").count():
+            page.click("#suit-picker button[data-suit='H']")
+    elif page.locator("#draw:not([disabled])").count():
+        page.click("#draw")
+    else:
+        page.click("#pass")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_table_plays_a_whole_match_on_pushed_updates_without_polling(live_server, browser, settings):
+    """Seat 0 is the browser; seat 1 another person whose moves this test stores (as their own browser would): the
+    table learns of them only from the events stream. Its seat-view fetches follow the plies, never a clock."""
+    settings.HUMAN_MOVE_SECONDS = 600
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from games.engine import Ruleset
+    from games.selectors import match_snapshot
+    from games.services import match_create, match_submit_action, player_for_user
+    from games.models import Match
+
+    users = [get_user_model().objects.create_user(name, password="a-long-pass-9876") for name in ("ada", "bea")]
+    match = match_create(players=[player_for_user(user=u) for u in users], ruleset=Ruleset.preset("pagat", target=30))
+    client = Client()
+    client.force_login(users[0])
+    context = browser.new_context()
+    context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
+    page = context.new_page()
+    view_requests = []
+    seat_view = re.compile(rf"/api/matches/{match.pk}/seats/0/$")
+    page.on("request", lambda r: view_requests.append(time.monotonic()) if seat_view.search(r.url) else None)
+    page.goto(f"{live_server.url}/matches/{match.pk}/play/")
+    page.wait_for_function(f"() => {TABLE}.dataset.stream === 'open' && {TABLE}.dataset.ply === '0'", timeout=15000)
+
+    idle_checked = False
+    for _ in range(2000):
+        row = Match.objects.get(pk=match.pk)
+        if row.status != Match.Status.RUNNING:
+            break
+        deal = match_snapshot(match=row).state.deal
+        if deal.to_play == 1:  # the other person's move, not from this browser
+            if not idle_checked and row.ply_count >= 3:  # the table waits: it fetches nothing while nothing moves
+                before = len(view_requests)
+                time.sleep(3)
+                assert len(view_requests) == before, "the table polled while nothing moved"
+                idle_checked = True
+            match_submit_action(match_id=match.pk, seat=1, ply=row.ply_count, action=deal.legal_actions()[0],
+                                user=users[1])
+        else:  # the table learns of the other's move from the stream: well before its 10 s fallback poll
+            page.wait_for_function(f"() => {TABLE}.dataset.yourTurn === 'yes' && {TABLE}.dataset.ply === "
+                                   f"'{row.ply_count}'", timeout=8000)
+            _move(page)
+        page.wait_for_function(f"() => Number({TABLE}.dataset.ply) > {row.ply_count} || "
+                               "document.querySelector('#turn').textContent.includes('The match is over')",
+                               timeout=8000)
+    else:
+        raise AssertionError("the match did not end")
+    page.wait_for_selector("text=The match is over", timeout=15000)
+    plies = _ply_count(match)
+    fetched = len(view_requests)
+    counts = page.evaluate("() => EightsTable")
+    assert idle_checked
+    assert counts["events"] >= plies - 1  # every ply announced (the first may come before the stream opened)
+    # about one fetch per ply (its event, or our own move), a few more where an event and our own fetch crossed
+    # (answered 304); polling every 0.7 s, as the table did, would add one per 0.7 s of the match on top
+    assert fetched <= plies + plies // 4 + 5, (fetched, plies, counts)
+    context.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_home_page_lists_matches_playing_now_linked_to_their_watch_pages(live_server, browser, ladder,
+                                                                            house_bots):
+    from games.engine import Ruleset
+    from games.services import match_advance, match_create
+    from tournaments.models import LadderMatch
+
+    match = match_create(players=house_bots[2:], ruleset=Ruleset.preset("pagat"))
+    LadderMatch.objects.create(ladder=ladder, match=match)
+    match_advance(match_id=match.pk, ply_budget=3)
+    page = browser.new_context().new_page()
+    page.goto(f"{live_server.url}/")
+    section = page.locator("#playing-now")
+    assert f"Watch #{match.pk}" in section.inner_text()
+    found = axe_violations(page)
+    assert not found, describe(found)
+    section.locator(f"a[href='/matches/{match.pk}/watch/']").click()
+    page.wait_for_url(re.compile(rf".*/matches/{match.pk}/watch/$"))
+    page.wait_for_function(f"() => {WATCH}.dataset.ply === '3'", timeout=15000)
+    page.goto(f"{live_server.url}/watch/")  # the featured match: the only one playing
+    page.wait_for_function(f"() => {WATCH}.dataset.ply === '3' && {WATCH}.dataset.featured === 'yes'", timeout=15000)
+    found = axe_violations(page)
+    assert not found, describe(found)
+    page.context.close()
