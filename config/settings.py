@@ -343,3 +343,17 @@ AXES_LOCKOUT_CALLABLE = "games.accounts.login_locked_response"
 AXES_DISABLE_ACCESS_LOG = True  # failures only: no table row per successful login
 AXES_VERBOSE = False
 # ---- end of Limits ---------------------------------------------------------------------------------------------
+
+# ---- Live (issue 13: docs/LIVE.md) ------------------------------------------------------------------------------
+#: Redis for the live events' wake-ups (pub/sub, one message per committed store): LIVE_REDIS_URL, else the cache's
+#: or the broker's Redis; empty (zero-setup): every open stream polls its match's ply count instead.
+LIVE_REDIS_URL = env_str("LIVE_REDIS_URL", "") or next(
+    (url for url in (CACHE_URL, _BROKER) if url.startswith(("redis://", "rediss://"))), "")
+LIVE_POLL_SECONDS = env_float("LIVE_POLL_SECONDS", 0.3, 0.05, 10)  # a stream's poll without Redis (s)
+LIVE_RECHECK_SECONDS = env_float("LIVE_RECHECK_SECONDS", 5, 0.1, 60)  # with Redis: a database check anyway (s)
+LIVE_KEEPALIVE_SECONDS = env_float("LIVE_KEEPALIVE_SECONDS", 15, 0.1, 300)  # the ": ping" comment (s)
+#: public views and event-stream (re)connections per address; a watch page polls the view only without events
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["live_public"] = env_str("LIVE_PUBLIC_RATE", "600/min")
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["live_events"] = env_str("LIVE_EVENTS_RATE", "120/min")
+ASGI_APPLICATION = "config.asgi.application"
+# ---- end of Live ------------------------------------------------------------------------------------------------

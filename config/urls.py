@@ -6,6 +6,7 @@ from bots_api.urls import api_patterns as bot_api_patterns
 from bots_api.urls import page_patterns as bot_page_patterns
 from games import accounts as game_accounts
 from games import api as game_api
+from games import live_api as game_live_api
 from games import views as game_views
 from tournaments import api as ladder_api
 from tournaments import tournament_api
@@ -58,6 +59,8 @@ urlpatterns = [
     path("api/tournaments/<int:tournament_id>/entries/<int:player_id>/", tournament_api.EntryDetailApi.as_view(),
          name="api-tournament-entry"),
     path("api/tournaments/<int:tournament_id>/start/", tournament_api.StartApi.as_view(), name="api-tournament-start"),
+    path("api/matches/<int:match_id>/public/", game_live_api.MatchPublicApi.as_view(), name="api-match-public"),
+    path("api/matches/<int:match_id>/events/", game_live_api.MatchEventsApi.as_view(), name="api-match-events"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # the split view serves its start-up script as a file, and templates/drf_spectacular/swagger_ui.html its
     # styles: the API docs keep the site's Content-Security-Policy (no inline script or style)

@@ -1,0 +1,330 @@
+"""Watching a match: ``GET /api/matches/<id>/public/`` (the public view, ETag and 304) and
+``GET /api/matches/<id>/events/`` (server-sent events, one per stored ply), for anyone. docs/LIVE.md.
+
+The events stream runs two ways from one core (``_Stream``): under ASGI (``config.asgi``, the production server) as
+an async iterator that holds no thread and no database connection while it waits (each read runs in a worker thread
+through ``sync_to_async`` and gives its connection back); under WSGI (``runserver`` in the zero-setup demo) as a
+plain generator on the request's thread. It wakes on Redis pub/sub when ``LIVE_REDIS_URL`` is set, and polls the
+match's ply count every ``LIVE_POLL_SECONDS`` otherwise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+import time
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.core.handlers.asgi import ASGIRequest
+from django.db import close_old_connections, connection
+from django.http import HttpResponse, StreamingHttpResponse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games import live
+from games.api import _err
+from games.limits import ScopedRateThrottle
+from games.models import Match
+
+log = logging.getLogger(__name__)
+
+
+def _watchable(match_id: int) -> Match:
+    """The match row, when it may be watched: 404 for an unknown match, 403 for a hidden duplicate set's match."""
+    match = Match.objects.filter(pk=match_id).first()
+    if match is None:
+        raise NotFound(f"no match {match_id}")
+    try:
+        live.check_watchable(match=match)
+    except live.MatchHidden as exc:
+        raise PermissionDenied(str(exc)) from None
+    return match
+
+
+def _not_modified(request, tag: str) -> bool:
+    given = request.headers.get("If-None-Match", "")
+    return any(part.strip() in (tag, tag[2:], "*") for part in given.split(",")) if given else False
+
+
+class MatchPublicApi(APIView):
+    """The public view of a match (anyone; docs/LIVE.md): one consistent snapshot, with ``ETag`` on (ply, status):
+    ``If-None-Match`` with the tag answers 304 after one small query."""
+
+    permission_classes = [AllowAny]
+    authentication_classes = []  # anyone: no session or token is read (nor needed)
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "live_public"
+
+    @extend_schema(summary="A match's public view (anyone may watch)", responses={
+        200: OpenApiResponse(description="the public view (docs/LIVE.md)"),
+        304: OpenApiResponse(description="not modified since the ETag given in If-None-Match"),
+        403: _err("a duplicate set's match: watchable as a replay once its whole set is finished"),
+        404: _err("no such match"), 429: _err("too many requests: see Retry-After")})
+    def get(self, request, match_id: int):
+        progress = live.match_progress(match_id=match_id)
+        if progress is None:
+            raise NotFound(f"no match {match_id}")
+        ply, status, _group = progress
+        tag = live.etag(match_id=match_id, ply=ply, status=status)
+        match = _watchable(match_id)
+        if _not_modified(request, tag):
+            return HttpResponse(status=304, headers={"ETag": tag})
+        view = live.match_public_view(match=match)
+        return Response(view, headers={"ETag": live.etag(match_id=match_id, ply=view["ply"], status=view["status"]),
+                                       "Cache-Control": "no-cache"})
+
+
+# ---- the events stream ---------------------------------------------------------------------------------------------
+def _sse(event: str, data: dict, event_id: int | None = None) -> str:
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    return f"{head}event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+class _Stream:
+    """One watcher's stream: what it has sent (``last``, a ply count) and the database reads (sync; call them in a
+    thread under ASGI)."""
+
+    def __init__(self, match: Match, last: int):
+        self.match, self.last, self.seats = match, last, None
+        self.done = False
+
+    def changed(self) -> bool:
+        """Whether the match moved past ``last`` or ended (one small query)."""
+        progress = live.match_progress(match_id=self.match.pk)
+        return progress is None or progress[0] > self.last or progress[1] != Match.Status.RUNNING
+
+    def read(self) -> list[str]:
+        """The SSE messages of every ply after ``last`` as of one snapshot, then the end event when it is over."""
+        if self.seats is None:
+            self.seats = live._seats(self.match)
+        try:
+            events, end, _count = live.match_public_events(match=self.match, after=self.last, seats=self.seats)
+        except Match.DoesNotExist:
+            self.done = True
+            return [_sse("end", {"status": "gone", "totals": None, "places": None, "replay_url": None})]
+        out = []
+        for ply, data in events:
+            out.append(_sse("ply", data, ply))
+            self.last = ply
+        if end is not None:
+            out.append(_sse("end", end))
+            self.done = True
+        return out
+
+    def read_if_changed(self) -> list[str]:
+        return self.read() if self.changed() else []
+
+    def read_released(self) -> list[str]:
+        """``read_if_changed`` for a worker thread: the connection is closed again after it (so an idle stream holds
+        none), unless persistent connections are configured (then it stays with the thread, one per pool thread)."""
+        close_old_connections()
+        try:
+            return self.read_if_changed()
+        finally:
+            if not settings.DATABASES["default"].get("CONN_MAX_AGE"):
+                connection.close()
+
+
+def _keepalive() -> float:
+    return float(settings.LIVE_KEEPALIVE_SECONDS)
+
+
+def _poll() -> float:
+    return float(settings.LIVE_POLL_SECONDS)
+
+
+def _sync_events(stream: _Stream):
+    """The WSGI stream: a generator on the request's thread."""
+    yield ": connected\n\n"
+    for message in stream.read():
+        yield message
+    pubsub = None
+    if settings.LIVE_REDIS_URL:
+        try:
+            pubsub = live._client().pubsub(ignore_subscribe_messages=True)
+            pubsub.subscribe(f"{live.channel_prefix()}{stream.match.pk}")
+        except Exception as exc:
+            log.warning("live: no Redis wake-ups (polling instead): %s", exc)
+            pubsub = None
+    try:
+        quiet_since = time.monotonic()
+        while not stream.done:
+            if pubsub is not None:
+                try:
+                    pubsub.get_message(timeout=min(_keepalive(), settings.LIVE_RECHECK_SECONDS))
+                except Exception:
+                    time.sleep(_poll())
+            else:
+                time.sleep(_poll())
+            messages = stream.read_if_changed()
+            for message in messages:
+                yield message
+            if messages:
+                quiet_since = time.monotonic()
+            elif time.monotonic() - quiet_since >= _keepalive():
+                yield ": ping\n\n"
+                quiet_since = time.monotonic()
+    finally:
+        if pubsub is not None:
+            pubsub.close()
+
+
+class _Hub:
+    """One Redis pub/sub subscription per event loop (a uvicorn worker), fanned out to the streams waiting there."""
+
+    _hubs: dict[int, "_Hub"] = {}
+    _lock = threading.Lock()
+
+    def __init__(self):
+        self.waiters: dict[int, set[asyncio.Event]] = {}
+        self.task = None
+
+    @classmethod
+    def get(cls) -> "_Hub":
+        loop = asyncio.get_running_loop()
+        with cls._lock:
+            hub = cls._hubs.get(id(loop))
+            if hub is None or hub.task is None or hub.task.done():
+                hub = cls._hubs[id(loop)] = cls()
+                hub.task = loop.create_task(hub._listen())
+        return hub
+
+    async def _listen(self):
+        import redis.asyncio as aioredis
+
+        prefix = live.channel_prefix()
+        while True:
+            client = aioredis.Redis.from_url(settings.LIVE_REDIS_URL)
+            try:
+                pubsub = client.pubsub(ignore_subscribe_messages=True)
+                await pubsub.psubscribe(f"{prefix}*")
+                async for message in pubsub.listen():
+                    if message.get("type") != "pmessage":
+                        continue
+                    try:
+                        match_id = int(message["channel"].decode().rsplit(".", 1)[1])
+                    except (ValueError, IndexError):
+                        continue
+                    for event in self.waiters.get(match_id, ()):
+                        event.set()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # Redis went away: streams fall back to their periodic check; retry
+                log.warning("live: Redis subscription lost (%s); retrying", exc)
+                await asyncio.sleep(1)
+            finally:
+                try:
+                    await client.aclose()
+                except Exception:
+                    pass
+
+    def register(self, match_id: int) -> asyncio.Event:
+        event = asyncio.Event()
+        self.waiters.setdefault(match_id, set()).add(event)
+        return event
+
+    def unregister(self, match_id: int, event: asyncio.Event) -> None:
+        waiting = self.waiters.get(match_id)
+        if waiting is not None:
+            waiting.discard(event)
+            if not waiting:
+                del self.waiters[match_id]
+
+
+async def _async_events(stream: _Stream):
+    """The ASGI stream: waits on the event loop (a Redis wake-up or a timer), reads in a worker thread."""
+    read = sync_to_async(stream.read_released, thread_sensitive=False)
+    yield ": connected\n\n"
+    hub = event = None
+    if settings.LIVE_REDIS_URL:
+        hub = _Hub.get()
+        event = hub.register(stream.match.pk)
+    try:
+        # the first read always runs (changed() is true when behind, and cheap when not)
+        for message in await sync_to_async(_first_read, thread_sensitive=False)(stream):
+            yield message
+        quiet_since = time.monotonic()
+        while not stream.done:
+            if event is not None:
+                try:
+                    await asyncio.wait_for(event.wait(), timeout=min(_keepalive(), settings.LIVE_RECHECK_SECONDS))
+                except asyncio.TimeoutError:
+                    pass
+                event.clear()
+            else:
+                await asyncio.sleep(_poll())
+            messages = await read()
+            for message in messages:
+                yield message
+            if messages:
+                quiet_since = time.monotonic()
+            elif time.monotonic() - quiet_since >= _keepalive():
+                yield ": ping\n\n"
+                quiet_since = time.monotonic()
+    finally:
+        if hub is not None:
+            hub.unregister(stream.match.pk, event)
+
+
+def _first_read(stream: _Stream) -> list[str]:
+    close_old_connections()
+    try:
+        return stream.read()
+    finally:
+        if not settings.DATABASES["default"].get("CONN_MAX_AGE"):
+            connection.close()
+
+
+class MatchEventsApi(APIView):
+    """Server-sent events of a match (anyone; docs/LIVE.md): ``event: ply`` per stored ply (``id``: the ply count
+    after it), ``event: end`` when it is over, ``: ping`` every ``LIVE_KEEPALIVE_SECONDS``. ``Last-Event-ID`` (or
+    ``?last_event_id=``) resumes after that ply from the database, with no gap; without one the stream starts at the
+    current ply (fetch the public view first and pass its ``ply``)."""
+
+    permission_classes = [AllowAny]
+    authentication_classes = []
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "live_events"
+
+    @extend_schema(summary="A match's stored plies as server-sent events (anyone may watch)", parameters=[
+        OpenApiParameter("last_event_id", int, description="resume after this ply count (as the Last-Event-ID "
+                         "header); default: the current ply count")],
+        responses={200: OpenApiResponse(description="text/event-stream (docs/LIVE.md)"),
+                   400: _err("a last_event_id that is not a ply count of this match"),
+                   403: _err("a duplicate set's match: watchable as a replay once its whole set is finished"),
+                   404: _err("no such match"), 429: _err("too many requests: see Retry-After")})
+    def get(self, request, match_id: int):
+        match = _watchable(match_id)
+        given = request.headers.get("Last-Event-ID") or request.query_params.get("last_event_id")
+        current = match.ply_count
+        if given is None or given == "":
+            last = current
+        else:
+            try:
+                last = int(given)
+            except ValueError:
+                last = -1
+            if not 0 <= last <= current:
+                raise ValidationError({"last_event_id": [
+                    f"{given!r:.30} is not a ply count of match {match_id}: give a number from 0 to {current} (the "
+                    "id of the last event you received, or the public view's ply)"]})
+        stream = _Stream(match, last)
+        is_async = isinstance(request._request, ASGIRequest)
+        if is_async and not settings.DATABASES["default"].get("CONN_MAX_AGE"):
+            connection.close()  # the request's thread ends with the view: hold no connection for the stream's life
+        content = _async_events(stream) if is_async else _sync_events(stream)
+        response = StreamingHttpResponse(content, content_type="text/event-stream")
+        response["Cache-Control"] = "no-cache"
+        response["X-Accel-Buffering"] = "no"  # a proxy (nginx) must pass each event on at once
+        return response
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        if isinstance(response, StreamingHttpResponse):
+            return response  # not a DRF Response: no renderer, no content negotiation
+        return super().finalize_response(request, response, *args, **kwargs)
