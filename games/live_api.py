@@ -22,6 +22,8 @@ from django.core.handlers.asgi import ASGIRequest
 from django.db import close_old_connections, connection
 from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.renderers import JSONRenderer
 from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
@@ -281,6 +283,14 @@ def _first_read(stream: _Stream) -> list[str]:
             connection.close()
 
 
+class _AnyAccept(DefaultContentNegotiation):
+    """A browser's ``EventSource`` sends ``Accept: text/event-stream``, which no DRF renderer offers (406 before the
+    view ran): the stream is not rendered by DRF, and its refusals (400/403/404/429) answer JSON whatever the Accept."""
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
 class MatchEventsApi(APIView):
     """Server-sent events of a match (anyone; docs/LIVE.md): ``event: ply`` per stored ply (``id``: the ply count
     after it), ``event: end`` when it is over, ``: ping`` every ``LIVE_KEEPALIVE_SECONDS``. ``Last-Event-ID`` (or
@@ -291,6 +301,8 @@ class MatchEventsApi(APIView):
     authentication_classes = []
     throttle_classes = [ScopedRateThrottle]
     throttle_scope = "live_events"
+    renderer_classes = [JSONRenderer]
+    content_negotiation_class = _AnyAccept
 
     @extend_schema(summary="A match's stored plies as server-sent events (anyone may watch)", parameters=[
         OpenApiParameter("last_event_id", int, description="resume after this ply count (as the Last-Event-ID "

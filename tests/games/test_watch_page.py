@@ -62,3 +62,16 @@ def test_an_aborted_match_or_one_whose_duplicate_set_still_runs_sends_the_watche
 @pytest.mark.django_db
 def test_an_unknown_match_is_404(client, db):
     assert client.get(reverse("match-watch", args=[999999])).status_code == 404
+
+
+@pytest.mark.django_db
+def test_the_events_stream_opens_for_a_browsers_event_source_accept_header(client, house_bots):
+    """A browser's EventSource asks with ``Accept: text/event-stream`` (DRF's negotiation answered 406 before)."""
+    match = match_create(players=house_bots[:2], ruleset=Ruleset.preset("pagat"))
+    match_advance(match_id=match.pk)
+    response = client.get(f"/api/matches/{match.pk}/events/?last_event_id=0", HTTP_ACCEPT="text/event-stream")
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/event-stream")
+    body = b"".join(response.streaming_content).decode()
+    assert "event: ply" in body and "event: end" in body
+    refused = client.get("/api/matches/999999/events/", HTTP_ACCEPT="text/event-stream")
+    assert refused.status_code == 404 and refused.json()["error"]
