@@ -50,7 +50,7 @@
     return el;
   }
 
-  function status(text, live) {
+  function connectionSays(text, live) {
     const el = $("connection");
     el.textContent = text;
     el.classList.toggle("live", !!live);
@@ -138,15 +138,16 @@
     const rows = (view ? view.seats : totals.map((_, i) => ({index: i, name: `seat ${i}`}))).map(s =>
       h("li", {}, h("strong", {}, s.name), `: ${totals[s.index] ?? "?"} points` +
         (end.places && end.places[s.index] ? `, place ${end.places[s.index]}` : "")));
-    const status = end.status || "finished";
+    const outcome = end.status || "finished";
     const next = data.featured ? "The next featured match follows in a few seconds."
       : end.replay_url ? "Its replay opens now, at the last ply." : "Its match page opens now.";
-    $("end").replaceChildren(h("h2", {}, status === "aborted" ? "The match was ended early." : "The match is over."),
+    $("end").replaceChildren(h("h2", {}, outcome === "aborted" ? "The match was ended early." : "The match is over."),
       h("ul", {}, ...rows), h("p", {}, next));
     $("end").hidden = false;
-    $("turn").textContent = status === "aborted" ? "The match was ended early." : "The match is over.";
-    root.dataset.status = status;
-    status("The match is over.", false);
+    $("turn").textContent = outcome === "aborted" ? "The match was ended early." : "The match is over.";
+    root.dataset.status = outcome;
+    root.dataset.ended = "yes";
+    connectionSays("The match is over.", false);
     setTimeout(() => location.assign(data.next_url), data.featured ? FEATURED_END_PAUSE_MS : END_PAUSE_MS);
   }
 
@@ -161,7 +162,7 @@
       if (!r.ok) {
         let body = {};
         try { body = await r.json(); } catch (e) { /* said by the status below */ }
-        status(typeof body.detail === "string" ? body.detail : `The match cannot be shown now (HTTP ${r.status}); trying again.`, false);
+        connectionSays(typeof body.detail === "string" ? body.detail : `The match cannot be shown now (HTTP ${r.status}); trying again.`, false);
         return;
       }
       etag = r.headers.get("ETag");
@@ -178,10 +179,10 @@
 
   // -- the events stream: one `ply` event per stored ply, `end` once the match is over
   function follow() {
-    if (typeof EventSource === "undefined") { status("Following by polling (this browser has no event streams).", false); startPolling(); return; }
+    if (typeof EventSource === "undefined") { connectionSays("Following by polling (this browser has no event streams).", false); startPolling(); return; }
     const url = data.events_url + (view ? `?last_event_id=${view.ply}` : "");
     source = new EventSource(url);
-    source.onopen = () => { stopPolling(); status("Live: each ply appears as it is stored.", true); };
+    source.onopen = () => { stopPolling(); connectionSays("Live: each ply appears as it is stored.", true); };
     source.addEventListener("ply", e => {
       const message = JSON.parse(e.data);
       seen.plies.push(message.ply.ply);
@@ -191,7 +192,7 @@
     source.onerror = () => {
       if (ended) return;
       // the browser reconnects by itself (sending Last-Event-ID) unless the stream was refused; poll meanwhile
-      status("Reconnecting… (following by polling meanwhile)", false);
+      connectionSays("Reconnecting… (following by polling meanwhile)", false);
       startPolling();
       if (source.readyState === EventSource.CLOSED) setTimeout(() => { if (!ended) follow(); }, 5000);
     };

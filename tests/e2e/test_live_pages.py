@@ -36,6 +36,10 @@ def test_a_stranger_watches_a_running_match_ply_by_ply_and_then_its_replay(live_
 
     match = match_create(players=[house_bots[3], house_bots[2]], ruleset=Ruleset.preset("pagat", target=50))
     page = browser.new_context().new_page()  # a stranger: no account, no session
+    logs = []
+    page.on("console", lambda m: logs.append(m.text))
+    page.on("pageerror", lambda e: logs.append(f"error {e}"))
+    page.on("framenavigated", lambda f: logs.append("nav " + f.url))
     page.goto(f"{live_server.url}/matches/{match.pk}/watch/")
     page.wait_for_function(f"() => {WATCH}.dataset.live === 'yes' && {WATCH}.dataset.ply === '0'", timeout=15000)
     found = axe_violations(page)
@@ -54,12 +58,16 @@ def test_a_stranger_watches_a_running_match_ply_by_ply_and_then_its_replay(live_
 
     assert match_advance(match_id=match.pk) == "finished"  # the rest in one go
     final = _ply_count(match)
-    page.wait_for_function(f"() => {WATCH}.dataset.status === 'finished'", timeout=15000)
+    page.wait_for_function(f"() => {WATCH}.dataset.ended === 'yes'", timeout=15000)
     seen = page.evaluate("() => EightsWatch.plies")
     assert seen == list(range(1, final + 1)), "every ply once, in order"
     assert "The match is over" in page.inner_text("#end")
     last = Deal.objects.filter(match=match).order_by("-number").first()
-    page.wait_for_url(re.compile(rf".*/matches/{match.pk}/replay/\?deal={last.number}&ply={last.plies}$"), timeout=15000)
+    try:
+        page.wait_for_function("() => location.pathname.endsWith('/replay/')", timeout=15000)
+    except Exception:
+        raise AssertionError((page.url, logs))
+    assert page.url.endswith(f"/matches/{match.pk}/replay/?deal={last.number}&ply={last.plies}"), page.url
     page.wait_for_selector("#replay #where")
     assert Match.objects.get(pk=match.pk).status == Match.Status.FINISHED
     page.context.close()
