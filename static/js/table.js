@@ -59,15 +59,19 @@
   async function send(action) {
     if (busy || !state) return;
     busy = true;
+    let covered = false;  // our stored ply's own event already began a fetch that shows it
     try {
       const [r, body] = await post(action);  // a move never waits for the worker: stored, or 409 stale_ply
-      if (r.ok) say("");
-      else if (r.status === 409 && body.error === "stale_ply") say("The table moved on; here is the current position.");
+      if (r.ok) {
+        say("");
+        covered = (body.ply || 0) <= fetchedAfter;
+        fetchedAfter = Math.max(fetchedAfter, body.ply || 0);  // the fetch below shows it: its event needs none
+      } else if (r.status === 409 && body.error === "stale_ply") say("The table moved on; here is the current position.");
       else if (r.status >= 500 || !body.detail) say(`Something went wrong on our side (HTTP ${r.status}); please try again.`, true);
       else say(typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail), true);
     } catch (e) { say("Network trouble: the move may not have arrived. The table checks again.", true); }
     busy = false;
-    refresh();
+    if (!covered) refresh();
   }
 
   function legal(type, card) {
@@ -243,7 +247,8 @@
   // is stored; only then (and after our own move) is the seat's view fetched, with If-None-Match so an unchanged
   // view costs a 304. A slow poll stays as a fallback, faster while the stream is down.
   const SLOW_POLL_MS = 10000, FAST_POLL_MS = 2000;
-  let lastKey = "", etag = null, refreshing = null, again = false, wantedPly = 0, streamOpen = false;
+  // fetchedAfter: the highest ply count known stored when a fetch began (an event up to it needs no fetch of its own)
+  let lastKey = "", etag = null, refreshing = null, again = false, wantedPly = 0, fetchedAfter = 0, streamOpen = false;
   const counts = window.EightsTable = {viewFetches: 0, notModified: 0, events: 0};
   async function fetchView() {
     counts.viewFetches += 1;
@@ -283,7 +288,7 @@
       counts.events += 1;
       const ply = JSON.parse(e.data).ply.ply;
       wantedPly = Math.max(wantedPly, ply);
-      if (!state || ply > state.ply) refresh();
+      if (ply > fetchedAfter && (!state || ply > state.ply)) { fetchedAfter = ply; refresh(); }
     });
     source.addEventListener("end", () => { source.close(); root.dataset.stream = "ended"; refresh(); });
     source.onerror = () => {  // the browser reconnects by itself (Last-Event-ID) unless refused: poll faster meanwhile
