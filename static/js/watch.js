@@ -70,9 +70,29 @@
       case "announce": words = `${who} announced a last card`; break;
       default: words = `${who}: ${p.type}`;
     }
-    if (p.drew && p.type !== "draw") words += ` (drew ${plural(p.drew, "card", "cards")})`;
-    if (p.fault_kind) words += ` (fault: ${p.fault_kind.replace(/_/g, " ")}; the fallback move was played)`;
     return words;
+  }
+
+  // One entry of a deal's public history (a ply's `log`: the ply itself, and any penalty or reshuffle it caused), in
+  // the table's words (table.js).
+  function logWords(entry) {
+    const who = nameOf(entry.seat);
+    switch (entry.type) {
+      case "play": return `${who} played the ${cardWords(entry.card)}` + (entry.suit ? ` and declared ${SUITS[entry.suit][1]}` : "");
+      case "draw": return entry.penalty ? `${who} took ${entry.count} penalty cards` : `${who} drew a card`;
+      case "declare": return `${who} declared ${SUITS[entry.suit] ? SUITS[entry.suit][1] : entry.suit}`;
+      case "penalty": return `${who} drew ${entry.count} penalty cards`;
+      case "reshuffle": return `The stock ran out: ${plural(entry.count, "card", "cards")} from the discard pile ` +
+        `${entry.count === 1 ? "was" : "were"} shuffled into a new stock (${who} was to draw)`;
+      case "pass": return `${who} passed`;
+      case "announce": return `${who} announced a last card`;
+      default: return `${who}: ${entry.type}`;
+    }
+  }
+  function plyItems(p) {  // a ply as log lines: its public log when given, else the ply's own words
+    const fault = p.fault_kind ? ` (fault: ${p.fault_kind.replace(/_/g, " ")}; the fallback move was played)` : "";
+    const lines = Array.isArray(p.log) && p.log.length ? p.log.map(logWords) : [plyWords(p)];
+    return lines.map((text, i) => h("li", p.fault_kind ? {className: "fault"} : {}, text + (i === 0 ? fault : "")));
   }
 
   function render() {
@@ -99,7 +119,7 @@
     $("discard").textContent = v.discard_size;
     $("where").textContent = `deal ${v.deal_number} · ply ${v.ply}`;
     const log = $("log");
-    log.replaceChildren(...v.history.map(p => h("li", p.fault_kind ? {className: "fault"} : {}, plyWords(p))));
+    log.replaceChildren(...v.history.flatMap(plyItems));
     log.scrollTop = log.scrollHeight;  // the newest ply in view
     drawTurn();
   }

@@ -50,6 +50,7 @@ def test_a_stranger_watches_a_running_match_ply_by_ply_and_then_its_replay(live_
         page.wait_for_function(f"() => {WATCH}.dataset.ply === '{step}'", timeout=10000)
         assert page.locator("[data-card]").count() <= 1  # the top card only: no hand is ever drawn
         assert page.locator(".seat").count() == 2
+        assert re.search(r"(played the|drew|passed|declared)", page.inner_text("#log"))
     assert page.evaluate("() => EightsWatch.plies") == list(range(1, 16))
     assert page.evaluate("() => EightsWatch.polls") == 1  # the first view only: the stream brought the rest
     seat_text = page.inner_text("#seats")
@@ -156,7 +157,7 @@ def test_the_home_page_lists_matches_playing_now_linked_to_their_watch_pages(liv
                                                                             house_bots):
     from games.engine import Ruleset
     from games.services import match_advance, match_create
-    from tournaments.models import LadderMatch
+    from tournaments.models import LadderEntry, LadderMatch
 
     match = match_create(players=house_bots[2:], ruleset=Ruleset.preset("pagat"))
     LadderMatch.objects.create(ladder=ladder, match=match)
@@ -170,8 +171,17 @@ def test_the_home_page_lists_matches_playing_now_linked_to_their_watch_pages(liv
     section.locator(f"a[href='/matches/{match.pk}/watch/']").click()
     page.wait_for_url(re.compile(rf".*/matches/{match.pk}/watch/$"))
     page.wait_for_function(f"() => {WATCH}.dataset.ply === '3'", timeout=15000)
-    page.goto(f"{live_server.url}/watch/")  # the featured match: the only one playing
-    page.wait_for_function(f"() => {WATCH}.dataset.ply === '3' && {WATCH}.dataset.featured === 'yes'", timeout=15000)
+    weaker = match_create(players=house_bots[:2], ruleset=Ruleset.preset("pagat"))
+    LadderMatch.objects.create(ladder=ladder, match=weaker)
+    LadderEntry.objects.filter(ladder=ladder, player__in=house_bots[2:]).update(ordinal=20.0)
+    page.goto(f"{live_server.url}/watch/")  # the featured match: the strongest playing
+    page.wait_for_function(f"() => {WATCH}.dataset.ply === '3' && {WATCH}.dataset.featured === 'yes' && "
+                           f"{WATCH}.dataset.match === '{match.pk}' && {WATCH}.dataset.live === 'yes'", timeout=15000)
     found = axe_violations(page)
     assert not found, describe(found)
+    assert match_advance(match_id=match.pk) == "finished"  # it ends: the featured page moves on to the next one
+    page.wait_for_function(f"() => {WATCH}.dataset.ended === 'yes'", timeout=15000)
+    assert "The next featured match follows" in page.inner_text("#end")
+    page.wait_for_function(f"() => {WATCH} && {WATCH}.dataset.match === '{weaker.pk}'", timeout=20000)
+    assert page.url.endswith("/watch/")
     page.context.close()
