@@ -195,3 +195,53 @@ def test_the_home_page_lists_matches_playing_now_linked_to_their_watch_pages(liv
     page.wait_for_function(f"() => {WATCH} && {WATCH}.dataset.match === '{weaker.pk}'", timeout=20000)
     assert page.url.endswith("/watch/")
     page.context.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_without_the_events_stream_the_watch_page_polls_the_public_view_with_etags(live_server, browser, house_bots):
+    from games.engine import Ruleset
+    from games.services import match_advance, match_create
+
+    match = match_create(players=house_bots[:2], ruleset=Ruleset.preset("pagat"))
+    context = browser.new_context()
+    context.route(re.compile(r".*/events/.*"), lambda route: route.abort())  # a proxy that drops event streams
+    page = context.new_page()
+    page.goto(f"{live_server.url}/matches/{match.pk}/watch/")
+    page.wait_for_function("() => EightsWatch.notModified >= 1", timeout=15000)  # polling, 304 while nothing moved
+    assert page.evaluate(f"{WATCH}.dataset.live") == "no"
+    assert "polling" in page.inner_text("#connection")
+    match_advance(match_id=match.pk, ply_budget=4)
+    page.wait_for_function(f"() => {WATCH}.dataset.ply === '4'", timeout=15000)
+    assert page.evaluate("() => EightsWatch.plies") == []  # no event came: the polls showed it
+    context.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_without_the_events_stream_the_table_polls_its_seat_view_with_etags(live_server, browser, settings):
+    """The fallback: a table whose events stream is refused polls every 2 s with If-None-Match (304 while nothing
+    moved) and still shows the other person's move."""
+    settings.HUMAN_MOVE_SECONDS = 600
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from games.engine import MatchState, Ruleset
+    from games.selectors import match_snapshot
+    from games.services import match_create, match_submit_action, player_for_user
+
+    users = [get_user_model().objects.create_user(name, password="a-long-pass-9876") for name in ("cid", "dot")]
+    ruleset = Ruleset.preset("pagat")
+    seed = next(s for s in range(1, 500) if MatchState.start(ruleset, 2, s).deal.to_play == 1)  # the other starts
+    match = match_create(players=[player_for_user(user=u) for u in users], ruleset=ruleset, seed=seed)
+    client = Client()
+    client.force_login(users[0])
+    context = browser.new_context()
+    context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}])
+    context.route(re.compile(r".*/events/.*"), lambda route: route.abort())
+    page = context.new_page()
+    page.goto(f"{live_server.url}/matches/{match.pk}/play/")
+    page.wait_for_function(f"() => {TABLE}.dataset.stream === 'down' && EightsTable.notModified >= 1", timeout=15000)
+    deal = match_snapshot(match=match).state.deal
+    match_submit_action(match_id=match.pk, seat=1, ply=0, action=deal.legal_actions()[0], user=users[1])
+    page.wait_for_function(f"() => {TABLE}.dataset.ply !== '0'", timeout=6000)  # the next 2 s poll shows it
+    assert page.evaluate("() => EightsTable.events") == 0
+    context.close()
