@@ -22,7 +22,7 @@ from django.core.handlers.asgi import ASGIRequest
 from django.db import close_old_connections, connection
 from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
+from rest_framework.exceptions import APIException, NotFound, PermissionDenied
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -131,6 +131,11 @@ class _Stream:
                 connection.close()
 
 
+#: the reconnection delay a client is told (ms): after a stream's end of life (LIVE_STREAM_MAX_SECONDS) or a
+#: dropped connection, EventSource comes back this soon with Last-Event-ID and misses nothing
+RETRY_MS = 1000
+
+
 def _keepalive() -> float:
     return float(settings.LIVE_KEEPALIVE_SECONDS)
 
@@ -141,7 +146,7 @@ def _poll() -> float:
 
 def _sync_events(stream: _Stream):
     """The WSGI stream: a generator on the request's thread."""
-    yield ": connected\n\n"
+    yield f"retry: {RETRY_MS}\n: connected\n\n"
     for message in stream.read():
         yield message
     pubsub = None
@@ -153,8 +158,8 @@ def _sync_events(stream: _Stream):
             log.warning("live: no Redis wake-ups (polling instead): %s", exc)
             pubsub = None
     try:
-        quiet_since = time.monotonic()
-        while not stream.done:
+        quiet_since = started = time.monotonic()
+        while not stream.done and time.monotonic() - started < settings.LIVE_STREAM_MAX_SECONDS:
             if pubsub is not None:
                 try:
                     pubsub.get_message(timeout=min(_keepalive(), settings.LIVE_RECHECK_SECONDS))
@@ -240,7 +245,7 @@ class _Hub:
 async def _async_events(stream: _Stream):
     """The ASGI stream: waits on the event loop (a Redis wake-up or a timer), reads in a worker thread."""
     read = sync_to_async(stream.read_released, thread_sensitive=False)
-    yield ": connected\n\n"
+    yield f"retry: {RETRY_MS}\n: connected\n\n"
     hub = event = None
     if settings.LIVE_REDIS_URL:
         hub = _Hub.get()
@@ -249,8 +254,8 @@ async def _async_events(stream: _Stream):
         # the first read always runs (changed() is true when behind, and cheap when not)
         for message in await sync_to_async(_first_read, thread_sensitive=False)(stream):
             yield message
-        quiet_since = time.monotonic()
-        while not stream.done:
+        quiet_since = started = time.monotonic()
+        while not stream.done and time.monotonic() - started < settings.LIVE_STREAM_MAX_SECONDS:
             if event is not None:
                 try:
                     await asyncio.wait_for(event.wait(), timeout=min(_keepalive(), settings.LIVE_RECHECK_SECONDS))
@@ -281,6 +286,11 @@ def _first_read(stream: _Stream) -> list[str]:
             connection.close()
 
 
+class UnknownEventId(APIException):
+    status_code = 400
+    default_code = "unknown_event_id"
+
+
 class MatchEventsApi(APIView):
     """Server-sent events of a match (anyone; docs/LIVE.md): ``event: ply`` per stored ply (``id``: the ply count
     after it), ``event: end`` when it is over, ``: ping`` every ``LIVE_KEEPALIVE_SECONDS``. ``Last-Event-ID`` (or
@@ -293,10 +303,11 @@ class MatchEventsApi(APIView):
     throttle_scope = "live_events"
 
     @extend_schema(summary="A match's stored plies as server-sent events (anyone may watch)", parameters=[
-        OpenApiParameter("last_event_id", int, description="resume after this ply count (as the Last-Event-ID "
+        OpenApiParameter("last_event_id", {"type": "integer", "minimum": 0}, description="resume after this ply count (as the Last-Event-ID "
                          "header); default: the current ply count")],
         responses={200: OpenApiResponse(description="text/event-stream (docs/LIVE.md)"),
-                   400: _err("a last_event_id that is not a ply count of this match"),
+                   400: _err("unknown_event_id: a last_event_id (or Last-Event-ID) that is not a ply count of this "
+                             "match (0 to its ply count)"),
                    403: _err("a duplicate set's match: watchable as a replay once its whole set is finished"),
                    404: _err("no such match"), 429: _err("too many requests: see Retry-After")})
     def get(self, request, match_id: int):
@@ -311,9 +322,9 @@ class MatchEventsApi(APIView):
             except ValueError:
                 last = -1
             if not 0 <= last <= current:
-                raise ValidationError({"last_event_id": [
-                    f"{given!r:.30} is not a ply count of match {match_id}: give a number from 0 to {current} (the "
-                    "id of the last event you received, or the public view's ply)"]})
+                raise UnknownEventId(f"last_event_id {given!r:.30} is not a ply count of match {match_id}: give a "
+                                     f"number from 0 to {current} (the id of the last event you received, or the "
+                                     "public view's ply)")
         stream = _Stream(match, last)
         is_async = isinstance(request._request, ASGIRequest)
         if is_async and not settings.DATABASES["default"].get("CONN_MAX_AGE"):
