@@ -93,6 +93,23 @@ class _Stream:
     def __init__(self, match: Match, last: int):
         self.match, self.last, self.seats = match, last, None
         self.done = False
+        self.published: dict[int, int] = {}  # ply count -> epoch ms its commit was published (Redis messages)
+
+    def note(self, data: bytes | str) -> None:
+        """A wake-up message ``{"ply", "at"}``: remember when the commit of plies up to ``ply`` was published."""
+        try:
+            message = json.loads(data)
+            if isinstance(message.get("ply"), int) and isinstance(message.get("at"), int):
+                self.published[message["ply"]] = message["at"]
+        except (ValueError, TypeError, AttributeError):
+            pass
+
+    def _published_at(self, ply: int, stored_ms: int | None) -> int | None:
+        """When ``ply``'s commit was published: the first publish at or after it (a commit may store several plies),
+        else the ply's store time (a resume from the database, or a lost message)."""
+        covering = [p for p in self.published if p >= ply]
+        at = self.published[min(covering)] if covering else None
+        return at if at is not None and (stored_ms is None or at >= stored_ms) else stored_ms
 
     def changed(self) -> bool:
         """Whether the match moved past ``last`` or ended (one small query)."""
@@ -110,8 +127,10 @@ class _Stream:
             return [_sse("end", {"status": "gone", "totals": None, "places": None, "replay_url": None})]
         out = []
         for ply, data in events:
+            data["published_at_ms"] = self._published_at(ply, data["published_at_ms"])
             out.append(_sse("ply", data, ply))
             self.last = ply
+        self.published = {p: at for p, at in self.published.items() if p > self.last}
         if end is not None:
             out.append(_sse("end", end))
             self.done = True
@@ -162,7 +181,10 @@ def _sync_events(stream: _Stream):
         while not stream.done and time.monotonic() - started < settings.LIVE_STREAM_MAX_SECONDS:
             if pubsub is not None:
                 try:
-                    pubsub.get_message(timeout=min(_keepalive(), settings.LIVE_RECHECK_SECONDS))
+                    message = pubsub.get_message(timeout=min(_keepalive(), settings.LIVE_RECHECK_SECONDS))
+                    while message is not None:
+                        stream.note(message.get("data"))
+                        message = pubsub.get_message(timeout=0)
                 except Exception:
                     time.sleep(_poll())
             else:
@@ -187,7 +209,7 @@ class _Hub:
     _lock = threading.Lock()
 
     def __init__(self):
-        self.waiters: dict[int, set[asyncio.Event]] = {}
+        self.waiters: dict[int, dict[asyncio.Event, _Stream]] = {}
         self.task = None
 
     @classmethod
@@ -216,7 +238,8 @@ class _Hub:
                         match_id = int(message["channel"].decode().rsplit(".", 1)[1])
                     except (ValueError, IndexError):
                         continue
-                    for event in self.waiters.get(match_id, ()):
+                    for event, stream in list(self.waiters.get(match_id, {}).items()):
+                        stream.note(message.get("data"))
                         event.set()
             except asyncio.CancelledError:
                 raise
@@ -229,15 +252,15 @@ class _Hub:
                 except Exception:
                     pass
 
-    def register(self, match_id: int) -> asyncio.Event:
+    def register(self, stream: _Stream) -> asyncio.Event:
         event = asyncio.Event()
-        self.waiters.setdefault(match_id, set()).add(event)
+        self.waiters.setdefault(stream.match.pk, {})[event] = stream
         return event
 
     def unregister(self, match_id: int, event: asyncio.Event) -> None:
         waiting = self.waiters.get(match_id)
         if waiting is not None:
-            waiting.discard(event)
+            waiting.pop(event, None)
             if not waiting:
                 del self.waiters[match_id]
 
@@ -249,7 +272,7 @@ async def _async_events(stream: _Stream):
     hub = event = None
     if settings.LIVE_REDIS_URL:
         hub = _Hub.get()
-        event = hub.register(stream.match.pk)
+        event = hub.register(stream)
     try:
         # the first read always runs (changed() is true when behind, and cheap when not)
         for message in await sync_to_async(_first_read, thread_sensitive=False)(stream):

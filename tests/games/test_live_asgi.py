@@ -93,7 +93,7 @@ def test_under_asgi_idle_streams_hold_no_connection_and_a_watcher_gets_every_ply
             assert response.status_code == 200
             streams.append((stream, response))
         first = next(streams[0][1].iter_text())  # ": connected" (then pings): the streams are open
-        assert first.startswith(":")
+        assert first.startswith("retry: ")
         time.sleep(1.5)
         assert _server_connections() == before <= 1, "an idle stream keeps a database connection"
 
