@@ -352,6 +352,9 @@ LIVE_REDIS_URL = env_str("LIVE_REDIS_URL", "") or next(
 LIVE_POLL_SECONDS = env_float("LIVE_POLL_SECONDS", 0.3, 0.05, 10)  # a stream's poll without Redis (s)
 LIVE_RECHECK_SECONDS = env_float("LIVE_RECHECK_SECONDS", 5, 0.1, 60)  # with Redis: a database check anyway (s)
 LIVE_KEEPALIVE_SECONDS = env_float("LIVE_KEEPALIVE_SECONDS", 15, 0.1, 300)  # the ": ping" comment (s)
+#: a stream closes after this long (s); the client reconnects with Last-Event-ID (so workers can restart, and a
+#: balancer can move watchers)
+LIVE_STREAM_MAX_SECONDS = env_float("LIVE_STREAM_MAX_SECONDS", 600, 0.1, 86400)
 #: public views and event-stream (re)connections per address; a watch page polls the view only without events
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["live_public"] = env_str("LIVE_PUBLIC_RATE", "600/min")
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["live_events"] = env_str("LIVE_EVENTS_RATE", "120/min")

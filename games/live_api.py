@@ -24,7 +24,7 @@ from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.renderers import JSONRenderer
-from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
+from rest_framework.exceptions import APIException, NotFound, PermissionDenied
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -95,6 +95,23 @@ class _Stream:
     def __init__(self, match: Match, last: int):
         self.match, self.last, self.seats = match, last, None
         self.done = False
+        self.published: dict[int, int] = {}  # ply count -> epoch ms its commit was published (Redis messages)
+
+    def note(self, data: bytes | str) -> None:
+        """A wake-up message ``{"ply", "at"}``: remember when the commit of plies up to ``ply`` was published."""
+        try:
+            message = json.loads(data)
+            if isinstance(message.get("ply"), int) and isinstance(message.get("at"), int):
+                self.published[message["ply"]] = message["at"]
+        except (ValueError, TypeError, AttributeError):
+            pass
+
+    def _published_at(self, ply: int, stored_ms: int | None) -> int | None:
+        """When ``ply``'s commit was published: the first publish at or after it (a commit may store several plies),
+        else the ply's store time (a resume from the database, or a lost message)."""
+        covering = [p for p in self.published if p >= ply]
+        at = self.published[min(covering)] if covering else None
+        return at if at is not None and (stored_ms is None or at >= stored_ms) else stored_ms
 
     def changed(self) -> bool:
         """Whether the match moved past ``last`` or ended (one small query)."""
@@ -112,8 +129,10 @@ class _Stream:
             return [_sse("end", {"status": "gone", "totals": None, "places": None, "replay_url": None})]
         out = []
         for ply, data in events:
+            data["published_at_ms"] = self._published_at(ply, data["published_at_ms"])
             out.append(_sse("ply", data, ply))
             self.last = ply
+        self.published = {p: at for p, at in self.published.items() if p > self.last}
         if end is not None:
             out.append(_sse("end", end))
             self.done = True
@@ -133,6 +152,11 @@ class _Stream:
                 connection.close()
 
 
+#: the reconnection delay a client is told (ms): after a stream's end of life (LIVE_STREAM_MAX_SECONDS) or a
+#: dropped connection, EventSource comes back this soon with Last-Event-ID and misses nothing
+RETRY_MS = 1000
+
+
 def _keepalive() -> float:
     return float(settings.LIVE_KEEPALIVE_SECONDS)
 
@@ -143,7 +167,7 @@ def _poll() -> float:
 
 def _sync_events(stream: _Stream):
     """The WSGI stream: a generator on the request's thread."""
-    yield ": connected\n\n"
+    yield f"retry: {RETRY_MS}\n: connected\n\n"
     for message in stream.read():
         yield message
     pubsub = None
@@ -155,11 +179,14 @@ def _sync_events(stream: _Stream):
             log.warning("live: no Redis wake-ups (polling instead): %s", exc)
             pubsub = None
     try:
-        quiet_since = time.monotonic()
-        while not stream.done:
+        quiet_since = started = time.monotonic()
+        while not stream.done and time.monotonic() - started < settings.LIVE_STREAM_MAX_SECONDS:
             if pubsub is not None:
                 try:
-                    pubsub.get_message(timeout=min(_keepalive(), settings.LIVE_RECHECK_SECONDS))
+                    message = pubsub.get_message(timeout=min(_keepalive(), settings.LIVE_RECHECK_SECONDS))
+                    while message is not None:
+                        stream.note(message.get("data"))
+                        message = pubsub.get_message(timeout=0)
                 except Exception:
                     time.sleep(_poll())
             else:
@@ -184,7 +211,7 @@ class _Hub:
     _lock = threading.Lock()
 
     def __init__(self):
-        self.waiters: dict[int, set[asyncio.Event]] = {}
+        self.waiters: dict[int, dict[asyncio.Event, _Stream]] = {}
         self.task = None
 
     @classmethod
@@ -213,7 +240,8 @@ class _Hub:
                         match_id = int(message["channel"].decode().rsplit(".", 1)[1])
                     except (ValueError, IndexError):
                         continue
-                    for event in self.waiters.get(match_id, ()):
+                    for event, stream in list(self.waiters.get(match_id, {}).items()):
+                        stream.note(message.get("data"))
                         event.set()
             except asyncio.CancelledError:
                 raise
@@ -226,15 +254,15 @@ class _Hub:
                 except Exception:
                     pass
 
-    def register(self, match_id: int) -> asyncio.Event:
+    def register(self, stream: _Stream) -> asyncio.Event:
         event = asyncio.Event()
-        self.waiters.setdefault(match_id, set()).add(event)
+        self.waiters.setdefault(stream.match.pk, {})[event] = stream
         return event
 
     def unregister(self, match_id: int, event: asyncio.Event) -> None:
         waiting = self.waiters.get(match_id)
         if waiting is not None:
-            waiting.discard(event)
+            waiting.pop(event, None)
             if not waiting:
                 del self.waiters[match_id]
 
@@ -242,17 +270,17 @@ class _Hub:
 async def _async_events(stream: _Stream):
     """The ASGI stream: waits on the event loop (a Redis wake-up or a timer), reads in a worker thread."""
     read = sync_to_async(stream.read_released, thread_sensitive=False)
-    yield ": connected\n\n"
+    yield f"retry: {RETRY_MS}\n: connected\n\n"
     hub = event = None
     if settings.LIVE_REDIS_URL:
         hub = _Hub.get()
-        event = hub.register(stream.match.pk)
+        event = hub.register(stream)
     try:
         # the first read always runs (changed() is true when behind, and cheap when not)
         for message in await sync_to_async(_first_read, thread_sensitive=False)(stream):
             yield message
-        quiet_since = time.monotonic()
-        while not stream.done:
+        quiet_since = started = time.monotonic()
+        while not stream.done and time.monotonic() - started < settings.LIVE_STREAM_MAX_SECONDS:
             if event is not None:
                 try:
                     await asyncio.wait_for(event.wait(), timeout=min(_keepalive(), settings.LIVE_RECHECK_SECONDS))
@@ -291,6 +319,11 @@ class _AnyAccept(DefaultContentNegotiation):
         return renderers[0], renderers[0].media_type
 
 
+class UnknownEventId(APIException):
+    status_code = 400
+    default_code = "unknown_event_id"
+
+
 class MatchEventsApi(APIView):
     """Server-sent events of a match (anyone; docs/LIVE.md): ``event: ply`` per stored ply (``id``: the ply count
     after it), ``event: end`` when it is over, ``: ping`` every ``LIVE_KEEPALIVE_SECONDS``. ``Last-Event-ID`` (or
@@ -305,10 +338,11 @@ class MatchEventsApi(APIView):
     content_negotiation_class = _AnyAccept
 
     @extend_schema(summary="A match's stored plies as server-sent events (anyone may watch)", parameters=[
-        OpenApiParameter("last_event_id", int, description="resume after this ply count (as the Last-Event-ID "
+        OpenApiParameter("last_event_id", {"type": "integer", "minimum": 0}, description="resume after this ply count (as the Last-Event-ID "
                          "header); default: the current ply count")],
         responses={200: OpenApiResponse(description="text/event-stream (docs/LIVE.md)"),
-                   400: _err("a last_event_id that is not a ply count of this match"),
+                   400: _err("unknown_event_id: a last_event_id (or Last-Event-ID) that is not a ply count of this "
+                             "match (0 to its ply count)"),
                    403: _err("a duplicate set's match: watchable as a replay once its whole set is finished"),
                    404: _err("no such match"), 429: _err("too many requests: see Retry-After")})
     def get(self, request, match_id: int):
@@ -323,9 +357,9 @@ class MatchEventsApi(APIView):
             except ValueError:
                 last = -1
             if not 0 <= last <= current:
-                raise ValidationError({"last_event_id": [
-                    f"{given!r:.30} is not a ply count of match {match_id}: give a number from 0 to {current} (the "
-                    "id of the last event you received, or the public view's ply)"]})
+                raise UnknownEventId(f"last_event_id {given!r:.30} is not a ply count of match {match_id}: give a "
+                                     f"number from 0 to {current} (the id of the last event you received, or the "
+                                     "public view's ply)")
         stream = _Stream(match, last)
         is_async = isinstance(request._request, ASGIRequest)
         if is_async and not settings.DATABASES["default"].get("CONN_MAX_AGE"):
