@@ -249,7 +249,7 @@
   const SLOW_POLL_MS = 10000, FAST_POLL_MS = 2000;
   // fetchedAfter: the highest ply count known stored when a fetch began (an event up to it needs no fetch of its own)
   let lastKey = "", etag = null, refreshing = null, again = false, wantedPly = 0, fetchedAfter = 0, streamOpen = false;
-  const counts = window.EightsTable = {viewFetches: 0, notModified: 0, events: 0};
+  const counts = window.EightsTable = {viewFetches: 0, notModified: 0, events: 0, applied: 0};
   async function fetchView() {
     counts.viewFetches += 1;
     const r = await fetch(api, {credentials: "same-origin", cache: "no-store",
@@ -275,6 +275,28 @@
     })();
     return refreshing;
   }
+  // An opponent's ply that leaves the turn with the others changes nothing private to this seat: the event's public
+  // view says all of it (counts, top card, suit, piles, history, totals), so it is drawn without a fetch. Anything
+  // else fetches the seat view: our turn, our seat in the ply (a fallback move, a penalty), a new deal, the end, a
+  // gap in the plies, or reverse rules (the public view has no direction).
+  function applyPublic(message) {
+    const pub = message.public, ply = message.ply;
+    if (!state || !pub || state.status !== "running" || state.waits_for || pub.status !== "running") return false;
+    if (ply.ply !== state.ply + 1 || pub.ply !== ply.ply || pub.deal_number !== state.deal_number) return false;
+    if (pub.to_play === seat || ply.seat === seat || root.dataset.reverses === "yes") return false;
+    const log = Array.isArray(ply.log) ? ply.log : null;
+    if (!log || log.some(entry => entry.seat === seat) || !pub.history.every(p => Array.isArray(p.log))) return false;
+    const history = pub.history.flatMap(p => p.log);
+    const last = history.filter(entry => entry.type === "play" || entry.type === "declare").pop();  // draws keep it
+    const declared = !!last && ((last.type === "play" && last.card === pub.top_card && !!last.suit) || last.type === "declare");
+    state = Object.assign({}, state, {ply: pub.ply, your_turn: false, legal_actions: [], move_deadline: null,
+      view: Object.assign({}, state.view, {to_play: pub.to_play, hand_counts: pub.hand_counts, top_card: pub.top_card,
+        active_suit: pub.suit_to_follow, declared, stock_count: pub.stock_size, discard_count: pub.discard_size,
+        totals: pub.totals, dealer: pub.dealer, history})});
+    lastKey = "";  // the next fetch draws whatever it brings
+    render();
+    return true;
+  }
   let pollTimer = null;
   function pollEvery(ms) {
     clearInterval(pollTimer);
@@ -286,9 +308,12 @@
     source.onopen = () => { streamOpen = true; root.dataset.stream = "open"; pollEvery(SLOW_POLL_MS); };
     source.addEventListener("ply", e => {
       counts.events += 1;
-      const ply = JSON.parse(e.data).ply.ply;
+      const message = JSON.parse(e.data), ply = message.ply.ply;
       wantedPly = Math.max(wantedPly, ply);
-      if (ply > fetchedAfter && (!state || ply > state.ply)) { fetchedAfter = ply; refresh(); }
+      if (!(ply > fetchedAfter && (!state || ply > state.ply))) return;
+      if (!refreshing && applyPublic(message)) { counts.applied += 1; return; }
+      fetchedAfter = ply;
+      refresh();
     });
     source.addEventListener("end", () => { source.close(); root.dataset.stream = "ended"; refresh(); });
     source.onerror = () => {  // the browser reconnects by itself (Last-Event-ID) unless refused: poll faster meanwhile

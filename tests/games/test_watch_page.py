@@ -75,3 +75,39 @@ def test_the_events_stream_opens_for_a_browsers_event_source_accept_header(clien
     assert "event: ply" in body and "event: end" in body
     refused = client.get("/api/matches/999999/events/", HTTP_ACCEPT="text/event-stream")
     assert refused.status_code == 404 and refused.json()["error"]
+
+
+def _declared(history: list[dict], top_card) -> bool:
+    """table.js applyPublic's reading of "the active suit was declared" from the public history."""
+    last = next((e for e in reversed(history) if e["type"] in ("play", "declare")), None)  # a draw keeps the suit
+    return bool(last) and ((last["type"] == "play" and last.get("card") == top_card and bool(last.get("suit")))
+                           or last["type"] == "declare")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("preset", ["pagat", "web-table", "crazy-eights", "eights-classic", "points-game",
+                                    "russian-36", "no-draw"])
+def test_the_public_view_carries_every_field_the_table_draws_from_it_between_its_turns(house_bots, preset):
+    """The table draws an opponent's ply from the event's public view, without fetching its seat view
+    (static/js/table.js ``applyPublic``): that view's public fields must equal the seat view's, ply after ply."""
+    from games import live
+    from games.selectors import match_snapshot
+
+    ruleset = Ruleset.preset(preset)
+    seats = 3 if ruleset.seats_min <= 3 <= ruleset.seats_max else ruleset.seats_min
+    match = match_create(players=house_bots[:seats], ruleset=ruleset, seed=5)
+    for _ in range(120):
+        public = live.match_public_view(match=match)
+        state = match_snapshot(match=match).state
+        if public["status"] != "running":
+            break
+        for seat in range(seats):
+            view = state.view(seat)
+            history = [entry for p in public["history"] for entry in p["log"]]
+            assert view["history"] == history
+            assert (view["hand_counts"], view["top_card"], view["active_suit"], view["stock_count"],
+                    view["discard_count"], view["totals"], view["to_play"]) == (
+                public["hand_counts"], public["top_card"], public["suit_to_follow"], public["stock_size"],
+                public["discard_size"], public["totals"], public["to_play"])
+            assert view["declared"] == _declared(history, public["top_card"])
+        match_advance(match_id=match.pk, ply_budget=1)
