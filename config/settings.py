@@ -360,3 +360,7 @@ REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["live_public"] = env_str("LIVE_PUBLIC_R
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["live_events"] = env_str("LIVE_EVENTS_RATE", "120/min")
 ASGI_APPLICATION = "config.asgi.application"
 # ---- end of Live ------------------------------------------------------------------------------------------------
+
+# -- issue 13 (live-pages): "Playing now" and the featured match (tournaments.selectors.matches_playing_now) are kept in
+# the cache this long (s; 0: read on every request)
+PLAYING_NOW_CACHE_SECONDS = env_float("PLAYING_NOW_CACHE_SECONDS", 5, 0, 300)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db.models import Count, FloatField, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 
@@ -116,7 +117,7 @@ def _seat_rating() -> Coalesce:
     return Coalesce(Subquery(on_ladder), Subquery(best), Value(0.0), output_field=FloatField())
 
 
-def matches_playing_now(*, ladder: Ladder | None = None, limit: int = 8) -> list[Match]:
+def matches_playing_now(*, ladder: Ladder | None = None, limit: int = 8, fresh: bool = False) -> list[Match]:
     """The running matches being played now (``ladder``'s only, when given), strongest first, at most ``limit``:
     each with ``strength`` (the summed ratings of its seats, ``_seat_rating``: points of ordinal) and its seats with
     their players loaded (``match.seats.all()`` in index order). Two queries whatever the number of matches.
@@ -125,7 +126,24 @@ def matches_playing_now(*, ladder: Ladder | None = None, limit: int = 8) -> list
     of a duplicate set (``Match.reveal_group``; while it runs its set is not public) is left out: its plies would
     tell the cards of the set's other matches, so it is watched only as a replay once the whole set is over
     (``games.live.check_watchable``). So is a match waiting for its predecessor (``Match.after`` still running):
-    it is not being played."""
+    it is not being played.
+
+    The answer is kept in the cache for ``PLAYING_NOW_CACHE_SECONDS`` (0: never; ``fresh``: read now): the strength
+    is summed over every running match (BENCHMARKS.md, "Playing now": about 50 µs a running match on PostgreSQL),
+    and a list a few seconds old is good enough for a page's "Playing now" (a match that ended meanwhile opens its
+    replay from its watch link)."""
+    seconds = settings.PLAYING_NOW_CACHE_SECONDS
+    if seconds and not fresh:
+        key = f"playing-now:{ladder.pk if ladder is not None else 'all'}:{limit}"
+        found = cache.get(key)
+        if found is None:
+            found = _matches_playing_now(ladder=ladder, limit=limit)
+            cache.set(key, found, seconds)
+        return found
+    return _matches_playing_now(ladder=ladder, limit=limit)
+
+
+def _matches_playing_now(*, ladder: Ladder | None, limit: int) -> list[Match]:
     strength = (Seat.objects.filter(match=OuterRef("pk")).annotate(rating=_seat_rating()).order_by()
                 .values("match").annotate(total=Sum("rating")).values("total"))
     queryset = (Match.objects.filter(status=Match.Status.RUNNING, reveal_group="")
@@ -139,7 +157,12 @@ def matches_playing_now(*, ladder: Ladder | None = None, limit: int = 8) -> list
 
 
 def featured_match() -> Match | None:
-    """The featured match (like lichess TV): the strongest match playing now (``matches_playing_now``'s first), or
-    None when no match is being played."""
-    found = matches_playing_now(limit=1)
-    return found[0] if found else None
+    """The featured match (like lichess TV): the strongest match playing now (``matches_playing_now``'s first still
+    running: the list may be a few seconds old), or None when no match is being played."""
+    candidates = matches_playing_now(limit=5)  # the cached list: the first of them still running, else read now
+    running = set(Match.objects.filter(pk__in=[m.pk for m in candidates], status=Match.Status.RUNNING)
+                  .values_list("pk", flat=True)) if candidates else set()
+    still = [m for m in candidates if m.pk in running]
+    if not still and candidates:
+        still = matches_playing_now(limit=1, fresh=True)
+    return still[0] if still else None

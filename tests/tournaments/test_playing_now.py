@@ -17,6 +17,12 @@ from tournaments.selectors import featured_match, matches_playing_now
 from tournaments.services import ladder_create, ladder_entry_create
 
 
+@pytest.fixture(autouse=True)
+def _read_now(settings):
+    """Every read here sees the matches as they are (the cache is tested on its own below)."""
+    settings.PLAYING_NOW_CACHE_SECONDS = 0
+
+
 def _rate(ladder, name, ordinal):
     LadderEntry.objects.filter(ladder=ladder, player__name=name).update(ordinal=ordinal)
 
@@ -129,3 +135,23 @@ def test_the_featured_match_page_shows_the_strongest_match_and_says_when_none_pl
     assert page.status_code == 200
     assert f'data-match="{strong.pk}"' in body and 'data-featured="yes"' in body
     assert not re.search(r"\sstyle=", body) and not re.search(r'<script(?![^>]*\b(?:src=|type="application/json"))', body)
+
+
+@pytest.mark.django_db
+def test_the_list_is_kept_a_few_seconds_and_the_featured_match_is_always_one_still_running(settings, rated,
+                                                                                           house_bots,
+                                                                                           django_assert_num_queries):
+    settings.PLAYING_NOW_CACHE_SECONDS = 30
+    rando, eager, greedy, professor = house_bots
+    strong = _ladder_match(rated, [greedy, professor])
+    weak = _ladder_match(rated, [rando, eager])
+    assert [m.pk for m in matches_playing_now()] == [strong.pk, weak.pk]
+    later = _ladder_match(rated, [rando, professor])
+    with django_assert_num_queries(0):  # from the cache: the list of a moment ago
+        assert [m.pk for m in matches_playing_now()] == [strong.pk, weak.pk]
+    assert [m.pk for m in matches_playing_now(fresh=True)] == [strong.pk, later.pk, weak.pk]
+    assert featured_match().pk == strong.pk
+    Match.objects.filter(pk=strong.pk).update(status=Match.Status.FINISHED)
+    assert featured_match().pk == later.pk  # the cached list's first still running
+    Match.objects.filter(pk__in=[later.pk, weak.pk]).update(status=Match.Status.FINISHED)
+    assert featured_match() is None  # every cached one ended: read now
