@@ -16,12 +16,20 @@ from tournaments.models import (DuplicateSet, Ladder, LadderEntry, LadderMatch, 
 from tournaments.ratings import order_confidence, trust_statement
 
 
+def _count(queryset: QuerySet) -> Coalesce:
+    """``COUNT(*)`` of ``queryset`` (rows of one ladder: filtered on ``OuterRef("pk")``) as a subquery."""
+    return Coalesce(Subquery(queryset.order_by().values("ladder").annotate(n=Count("*")).values("n")), 0)
+
+
 def ladder_list() -> QuerySet[Ladder]:
-    """Ladders with their entry count and finished / running match counts (one query)."""
+    """Ladders with their entry count and finished / running match counts (one query). Each count is its own
+    subquery: three COUNT(DISTINCT) over one join multiplied the entries by the matches (8 s for two ladders of
+    200 entries and 55,000 matches each; BENCHMARKS.md, "Playing now")."""
+    matches = LadderMatch.objects.filter(ladder=OuterRef("pk"))
     return Ladder.objects.annotate(
-        entry_count=Count("entries", filter=Q(entries__is_active=True), distinct=True),
-        finished_count=Count("ladder_matches", filter=Q(ladder_matches__match__status=Match.Status.FINISHED), distinct=True),
-        running_count=Count("ladder_matches", filter=Q(ladder_matches__match__status=Match.Status.RUNNING), distinct=True),
+        entry_count=_count(LadderEntry.objects.filter(ladder=OuterRef("pk"), is_active=True)),
+        finished_count=_count(matches.filter(match__status=Match.Status.FINISHED)),
+        running_count=_count(matches.filter(match__status=Match.Status.RUNNING)),
     )
 
 

@@ -155,3 +155,18 @@ def test_the_list_is_kept_a_few_seconds_and_the_featured_match_is_always_one_sti
     assert featured_match().pk == later.pk  # the cached list's first still running
     Match.objects.filter(pk__in=[later.pk, weak.pk]).update(status=Match.Status.FINISHED)
     assert featured_match() is None  # every cached one ended: read now
+
+
+@pytest.mark.django_db
+def test_the_ladder_cards_count_players_finished_and_running_matches(rated, house_bots):
+    from tournaments.selectors import ladder_list
+
+    rando, eager, greedy, professor = house_bots
+    for pair in ([rando, eager], [greedy, professor], [rando, greedy]):
+        _ladder_match(rated, pair)
+    done = _ladder_match(rated, [eager, professor])
+    Match.objects.filter(pk=done.pk).update(status=Match.Status.FINISHED)
+    LadderEntry.objects.filter(ladder=rated, player=rando).update(is_active=False)
+    empty = ladder_create(name="Empty", slug="empty")
+    counts = {lad.slug: (lad.entry_count, lad.finished_count, lad.running_count) for lad in ladder_list()}
+    assert counts == {rated.slug: (3, 1, 3), empty.slug: (0, 0, 0)}
