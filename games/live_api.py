@@ -114,20 +114,23 @@ class _Stream:
     def changed(self) -> bool:
         """Whether the match moved past ``last`` or ended (one small query)."""
         progress = live.match_progress(match_id=self.match.pk)
+        self.progress = progress
         return progress is None or progress[0] > self.last or progress[1] != Match.Status.RUNNING
 
     def read(self) -> list[str]:
-        """The SSE messages of every ply after ``last`` as of one snapshot, then the end event when it is over."""
+        """The SSE messages of every ply after ``last`` as of one snapshot, then the end event when it is over. The
+        watchers of a match in this process share the work (``_SHARED``): one of them reads and replays, the others
+        take its events."""
         if self.seats is None:
             self.seats = live._seats(self.match)
         try:
-            events, end, _count = live.match_public_events(match=self.match, after=self.last, seats=self.seats)
+            events, end = _SHARED.events(self)
         except Match.DoesNotExist:
             self.done = True
             return [_sse("end", {"status": "gone", "totals": None, "places": None, "replay_url": None})]
         out = []
         for ply, data in events:
-            data["published_at_ms"] = self._published_at(ply, data["published_at_ms"])
+            data = dict(data, published_at_ms=self._published_at(ply, data["published_at_ms"]))
             out.append(_sse("ply", data, ply))
             self.last = ply
         self.published = {p: at for p, at in self.published.items() if p > self.last}
@@ -148,6 +151,62 @@ class _Stream:
         finally:
             if not settings.DATABASES["default"].get("CONN_MAX_AGE"):
                 connection.close()
+
+
+class _SharedEvents:
+    """The events this process built lately, per match (the last ``KEEP`` plies, and the end), so that many watchers
+    of one match cost one snapshot and one replay per stored ply, not one each. Events never change once built: a
+    stored ply and the public view after it are fixed (only ``published_at_ms`` is per stream, set on a copy)."""
+
+    KEEP, MATCHES = 400, 500
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.matches: dict[int, dict] = {}  # match id -> {"plies": {ply: data}, "end": data | None, "lock": Lock}
+
+    def _entry(self, match_id: int) -> dict:
+        with self.lock:
+            entry = self.matches.pop(match_id, None) or {"plies": {}, "end": None, "lock": threading.Lock()}
+            self.matches[match_id] = entry  # most recently used last
+            while len(self.matches) > self.MATCHES:
+                self.matches.pop(next(iter(self.matches)))
+            return entry
+
+    @staticmethod
+    def _cached(entry: dict, after: int, progress) -> tuple[list, dict | None] | None:
+        if progress is None:
+            return None
+        count, status = progress[0], progress[1]
+        plies = entry["plies"]
+        if any(p not in plies for p in range(after + 1, count + 1)):
+            return None
+        end = entry["end"]
+        if status != Match.Status.RUNNING and end is None:
+            return None
+        return [(p, plies[p]) for p in range(after + 1, count + 1)], (end if status != Match.Status.RUNNING else None)
+
+    def events(self, stream: "_Stream") -> tuple[list, dict | None]:
+        entry = self._entry(stream.match.pk)
+        progress = getattr(stream, "progress", None)
+        found = self._cached(entry, stream.last, progress)
+        if found is not None:
+            return found
+        with entry["lock"]:  # one reader per match at a time; the others find its events
+            found = self._cached(entry, stream.last, progress)
+            if found is not None:
+                return found
+            events, end, _count = live.match_public_events(match=stream.match, after=stream.last, seats=stream.seats)
+            plies = entry["plies"]
+            for ply, data in events:
+                plies[ply] = data
+            for old in sorted(plies)[:-self.KEEP]:
+                del plies[old]
+            if end is not None:
+                entry["end"] = end
+            return events, end
+
+
+_SHARED = _SharedEvents()
 
 
 #: the reconnection delay a client is told (ms): after a stream's end of life (LIVE_STREAM_MAX_SECONDS) or a
