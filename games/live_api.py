@@ -158,7 +158,7 @@ class _SharedEvents:
     of one match cost one snapshot and one replay per stored ply, not one each. Events never change once built: a
     stored ply and the public view after it are fixed (only ``published_at_ms`` is per stream, set on a copy)."""
 
-    KEEP, MATCHES = 400, 500
+    KEEP, MATCHES = 50, 200  # at most ~30 MB of events per process (a public view is a few KB)
 
     def __init__(self):
         self.lock = threading.Lock()
@@ -195,10 +195,25 @@ class _SharedEvents:
             found = self._cached(entry, stream.last, progress)
             if found is not None:
                 return found
-            events, end, _count = live.match_public_events(match=stream.match, after=stream.last, seats=stream.seats)
+            feed = entry.get("feed")
+            if feed is None:  # the first watcher here: one replay to catch up, then one engine step per ply
+                entry["feed"] = feed = live.MatchFeed(stream.match, stream.seats)
+            try:
+                new, end = feed.advance()
+            except ValueError as exc:  # the log does not replay: say so once, and serve snapshots
+                log.error("live: match %s: %s", stream.match.pk, exc)
+                entry["feed"] = None
+                events, end, _count = live.match_public_events(match=stream.match, after=stream.last,
+                                                               seats=stream.seats)
+                return events, end
             plies = entry["plies"]
-            for ply, data in events:
+            for ply, data in new:
                 plies[ply] = data
+            events = [(p, plies[p]) for p in range(stream.last + 1, feed.count + 1) if p in plies]
+            if len(events) != feed.count - stream.last:  # not all kept: read this stream's plies from a snapshot
+                events, end, _count = live.match_public_events(match=stream.match, after=stream.last,
+                                                               seats=stream.seats)
+                return events, end
             for old in sorted(plies)[:-self.KEEP]:
                 del plies[old]
             if end is not None:
