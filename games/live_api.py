@@ -130,8 +130,11 @@ class _Stream:
             return [_sse("end", {"status": "gone", "totals": None, "places": None, "replay_url": None})]
         out = []
         for ply, data in events:
-            data = dict(data, published_at_ms=self._published_at(ply, data["published_at_ms"]))
-            out.append(_sse("ply", data, ply))
+            at = self._published_at(ply, data["published_at_ms"])
+            # the ply and the view are the same for every watcher: serialised once (kept with the shared event)
+            body = data.get("_json") or json.dumps({"ply": data["ply"], "public": data["public"]},
+                                                    separators=(",", ":"))
+            out.append(f'id: {ply}\nevent: ply\ndata: {{"published_at_ms":{json.dumps(at)},{body[1:]}\n\n')
             self.last = ply
         self.published = {p: at for p, at in self.published.items() if p > self.last}
         if end is not None:
@@ -208,6 +211,7 @@ class _SharedEvents:
                 return events, end
             plies = entry["plies"]
             for ply, data in new:
+                data["_json"] = json.dumps({"ply": data["ply"], "public": data["public"]}, separators=(",", ":"))
                 plies[ply] = data
             events = [(p, plies[p]) for p in range(stream.last + 1, feed.count + 1) if p in plies]
             if len(events) != feed.count - stream.last:  # not all kept: read this stream's plies from a snapshot
