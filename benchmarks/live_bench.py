@@ -155,6 +155,20 @@ def main() -> None:
                   f"{len(latencies)} events: p50 {statistics.median(latencies):.1f} ms, "
                   f"p95 {_pct(latencies, 0.95):.1f} ms, max {max(latencies):.1f} ms")
 
+        # 1b. the public view: a full answer against a 304 (If-None-Match), on the last match (finished)
+        with httpx.Client(base_url=url, timeout=30) as client:
+            path = f"/api/matches/{match.pk}/public/"
+            tag = client.get(path).headers["ETag"]
+            times = {"200": [], "304": []}
+            for _ in range(100):
+                for key, headers in (("200", {}), ("304", {"If-None-Match": tag})):
+                    started = time.perf_counter()
+                    answer = client.get(path, headers=headers)
+                    times[key].append((time.perf_counter() - started) * 1000)
+                    assert answer.status_code == int(key)
+        print(f"public view of a {match.ply_count}-ply match, 100 each: full answer p50 "
+              f"{statistics.median(times['200']):.1f} ms, 304 p50 {statistics.median(times['304']):.1f} ms")
+
         # 2. idle cost
         person = get_user_model().objects.create_user("bench-person", password="pw-bench-12345")
         waiting = match_create(players=[bots[3], player_for_user(user=person)], ruleset=Ruleset.preset("pagat"),

@@ -128,6 +128,9 @@ class _Stream:
         except Match.DoesNotExist:
             self.done = True
             return [_sse("end", {"status": "gone", "totals": None, "places": None, "replay_url": None})]
+        return self._messages(events, end)
+
+    def _messages(self, events: list, end: dict | None) -> list[str]:
         out = []
         for ply, data in events:
             at = self._published_at(ply, data["published_at_ms"])
@@ -143,6 +146,11 @@ class _Stream:
         return out
 
     def read_if_changed(self) -> list[str]:
+        """New messages, if any: from the process's shared events without any query when a wake-up message named a
+        ply they hold already (another watcher read it), else after ``changed``'s small query."""
+        shared = _SHARED.peek(self)
+        if shared is not None:
+            return self._messages(*shared)
         return self.read() if self.changed() else []
 
     def read_released(self) -> list[str]:
@@ -187,6 +195,23 @@ class _SharedEvents:
         if status != Match.Status.RUNNING and end is None:
             return None
         return [(p, plies[p]) for p in range(after + 1, count + 1)], (end if status != Match.Status.RUNNING else None)
+
+    def peek(self, stream: "_Stream") -> tuple[list, dict | None] | None:
+        """The events after ``stream.last`` up to the newest ply a wake-up message named, when this process holds
+        them all already (with the end event once the match's last ply is among them); else None."""
+        upto = max(stream.published, default=0)
+        if upto <= stream.last:
+            return None
+        with self.lock:
+            entry = self.matches.get(stream.match.pk)
+        if entry is None or entry.get("feed") is None:
+            return None
+        plies = entry["plies"]
+        if any(p not in plies for p in range(stream.last + 1, upto + 1)):
+            return None
+        feed = entry["feed"]
+        end = entry["end"] if entry["end"] is not None and upto >= feed.count else None
+        return [(p, plies[p]) for p in range(stream.last + 1, upto + 1)], end
 
     def events(self, stream: "_Stream") -> tuple[list, dict | None]:
         entry = self._entry(stream.match.pk)
