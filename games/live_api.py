@@ -206,12 +206,13 @@ class _SharedEvents:
             entry = self.matches.get(stream.match.pk)
         if entry is None or entry.get("feed") is None:
             return None
-        plies = entry["plies"]
-        if any(p not in plies for p in range(stream.last + 1, upto + 1)):
+        plies, feed = entry["plies"], entry["feed"]
+        try:  # (read without the match's lock: a ply trimmed meanwhile sends this watcher the slow way)
+            events = [(p, plies[p]) for p in range(stream.last + 1, upto + 1)]
+        except KeyError:
             return None
-        feed = entry["feed"]
         end = entry["end"] if entry["end"] is not None and upto >= feed.count else None
-        return [(p, plies[p]) for p in range(stream.last + 1, upto + 1)], end
+        return events, end
 
     def events(self, stream: "_Stream") -> tuple[list, dict | None]:
         entry = self._entry(stream.match.pk)
