@@ -159,7 +159,7 @@ class SeatViewApi(APIView):
         access = _access_seat(request, match_id, seat)
         tag = _seat_etag(match_id, seat)  # 304 from one small query, before any view is built
         if tag is not None and tag in [t.strip() for t in request.headers.get("If-None-Match", "").split(",")]:
-            return HttpResponseNotModified(headers={"ETag": tag})
+            return HttpResponseNotModified(headers={"ETag": tag, "Cache-Control": "private, no-cache"})
         snapshot = match_snapshot(match=access)  # the view and its ply: one instant
         match, state = snapshot.match, snapshot.state
         running = match.status == Match.Status.RUNNING and not state.is_over
@@ -181,7 +181,7 @@ class SeatViewApi(APIView):
             waits_for, your_turn, turn, deadline = match.after_id, False, None, None
             view = {**state.view(seat), "hand": []}
         tag = f'W/"{match.pk}.{seat}.{match.ply_count}.{match.status}.{waits_for}"'  # as _seat_etag
-        return Response(headers={"ETag": tag}, data={
+        return Response(headers={"ETag": tag, "Cache-Control": "private, no-cache"}, data={
                          "match_id": match.pk, "seat": seat, "status": match.status, "ply": match.ply_count,
                          "waits_for": waits_for,
                          "abort_reason": _abort_reason(match),

@@ -23,6 +23,7 @@ from django.conf import settings
 from django.db import transaction
 
 from games.engine.actions import entry_dict
+from games.engine import Ruleset
 from games.engine.match import MatchState, start_from_record
 from games.models import Match, Move, Player, Seat
 from games.selectors import MatchSnapshot, match_is_public, match_snapshot
@@ -223,3 +224,50 @@ def _publish(match_id: int, ply_count: int | None) -> None:
                           json.dumps({"ply": ply_count, "at": int(time.time() * 1000)}))
     except Exception as exc:  # a lost wake-up only delays watchers until their next database check
         log.warning("live: publishing match %s ply %s failed: %s", match_id, ply_count, exc)
+
+
+class MatchFeed:
+    """A match's public plies kept up to date in a process: the engine state after ``count`` plies and its deal's
+    public history, advanced by reading only the plies stored since (``advance``), so a watched match costs one
+    small read and one engine step per ply instead of a replay of its whole log.
+
+    Each ``advance`` is one consistent read: the match row first (its ply count, status, totals), then its plies up
+    to that count; stored plies never change and every ply up to a committed count is committed with it."""
+
+    def __init__(self, match: Match, seats: list[dict]):
+        self.match, self.seats = match, seats
+        self.state = MatchState.start(Ruleset.from_dict(match.ruleset), match.seat_count, match.seed,
+                                      {"seed": match.single_deal_seed, "dealer": match.single_deal_dealer}
+                                      if match.single_deal_seed is not None else None)
+        self.count, self.history = 0, []
+
+    def advance(self) -> tuple[list, dict | None]:
+        """The events of the plies stored since the last call, ``[(ply count, data)]``, and the end event's data once
+        the match is over (else None). ``Match.DoesNotExist`` when it is gone."""
+        row = Match.objects.get(pk=self.match.pk)
+        rows = list(Move.objects.filter(deal__match_id=row.pk).order_by("deal__number", "ply")
+                    .values_list("deal__number", "action", "source", "fault_kind", "created_at")[self.count:row.ply_count])
+        timeline = _Timeline(MatchSnapshot(match=row, record={}), self.seats, [])
+        events = []
+        for number, action, source, fault_kind, at in rows:
+            state, deal = self.state, self.state.deal
+            if state.deal_number != number:
+                raise ValueError(f"match {row.pk}: ply {self.count + 1} is stored in deal {number}, the engine is in "
+                                 f"deal {state.deal_number}")
+            seat, logged = deal.to_play, len(deal._log)
+            state.apply(action)
+            self.count += 1
+            entries = [entry_dict(e) for e in deal._log[logged:]]
+            ply = _ply_dict(self.count, number, seat, action, entries, {"source": source, "fault_kind": fault_kind})
+            self.history.append(ply)
+            if state.deal is not deal:
+                self.history = []
+            since = row.last_progress_at if self.count == row.ply_count else at
+            events.append((self.count, {"ply": ply, "public": timeline.public(state, self.count, self.history, since),
+                                        "published_at_ms": int(at.timestamp() * 1000)}))
+        end = None
+        if row.status != Match.Status.RUNNING:
+            places = list(Seat.objects.filter(match_id=row.pk).order_by("index").values_list("place", flat=True))
+            end = {"status": row.status, "totals": list(row.totals), "places": places,
+                   "replay_url": f"/matches/{row.pk}/replay/" if match_is_public(match=row) else None}
+        return events, end

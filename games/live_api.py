@@ -116,21 +116,30 @@ class _Stream:
     def changed(self) -> bool:
         """Whether the match moved past ``last`` or ended (one small query)."""
         progress = live.match_progress(match_id=self.match.pk)
+        self.progress = progress
         return progress is None or progress[0] > self.last or progress[1] != Match.Status.RUNNING
 
     def read(self) -> list[str]:
-        """The SSE messages of every ply after ``last`` as of one snapshot, then the end event when it is over."""
+        """The SSE messages of every ply after ``last`` as of one snapshot, then the end event when it is over. The
+        watchers of a match in this process share the work (``_SHARED``): one of them reads and replays, the others
+        take its events."""
         if self.seats is None:
             self.seats = live._seats(self.match)
         try:
-            events, end, _count = live.match_public_events(match=self.match, after=self.last, seats=self.seats)
+            events, end = _SHARED.events(self)
         except Match.DoesNotExist:
             self.done = True
             return [_sse("end", {"status": "gone", "totals": None, "places": None, "replay_url": None})]
+        return self._messages(events, end)
+
+    def _messages(self, events: list, end: dict | None) -> list[str]:
         out = []
         for ply, data in events:
-            data["published_at_ms"] = self._published_at(ply, data["published_at_ms"])
-            out.append(_sse("ply", data, ply))
+            at = self._published_at(ply, data["published_at_ms"])
+            # the ply and the view are the same for every watcher: serialised once (kept with the shared event)
+            body = data.get("_json") or json.dumps({"ply": data["ply"], "public": data["public"]},
+                                                    separators=(",", ":"))
+            out.append(f'id: {ply}\nevent: ply\ndata: {{"published_at_ms":{json.dumps(at)},{body[1:]}\n\n')
             self.last = ply
         self.published = {p: at for p, at in self.published.items() if p > self.last}
         if end is not None:
@@ -139,6 +148,11 @@ class _Stream:
         return out
 
     def read_if_changed(self) -> list[str]:
+        """New messages, if any: from the process's shared events without any query when a wake-up message named a
+        ply they hold already (another watcher read it), else after ``changed``'s small query."""
+        shared = _SHARED.peek(self)
+        if shared is not None:
+            return self._messages(*shared)
         return self.read() if self.changed() else []
 
     def read_released(self) -> list[str]:
@@ -150,6 +164,96 @@ class _Stream:
         finally:
             if not settings.DATABASES["default"].get("CONN_MAX_AGE"):
                 connection.close()
+
+
+class _SharedEvents:
+    """The events this process built lately, per match (the last ``KEEP`` plies, and the end), so that many watchers
+    of one match cost one snapshot and one replay per stored ply, not one each. Events never change once built: a
+    stored ply and the public view after it are fixed (only ``published_at_ms`` is per stream, set on a copy)."""
+
+    KEEP, MATCHES = 50, 200  # at most ~30 MB of events per process (a public view is a few KB)
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.matches: dict[int, dict] = {}  # match id -> {"plies": {ply: data}, "end": data | None, "lock": Lock}
+
+    def _entry(self, match_id: int) -> dict:
+        with self.lock:
+            entry = self.matches.pop(match_id, None) or {"plies": {}, "end": None, "lock": threading.Lock()}
+            self.matches[match_id] = entry  # most recently used last
+            while len(self.matches) > self.MATCHES:
+                self.matches.pop(next(iter(self.matches)))
+            return entry
+
+    @staticmethod
+    def _cached(entry: dict, after: int, progress) -> tuple[list, dict | None] | None:
+        if progress is None:
+            return None
+        count, status = progress[0], progress[1]
+        plies = entry["plies"]
+        if any(p not in plies for p in range(after + 1, count + 1)):
+            return None
+        end = entry["end"]
+        if status != Match.Status.RUNNING and end is None:
+            return None
+        return [(p, plies[p]) for p in range(after + 1, count + 1)], (end if status != Match.Status.RUNNING else None)
+
+    def peek(self, stream: "_Stream") -> tuple[list, dict | None] | None:
+        """The events after ``stream.last`` up to the newest ply a wake-up message named, when this process holds
+        them all already (with the end event once the match's last ply is among them); else None."""
+        upto = max(stream.published, default=0)
+        if upto <= stream.last:
+            return None
+        with self.lock:
+            entry = self.matches.get(stream.match.pk)
+        if entry is None or entry.get("feed") is None:
+            return None
+        plies, feed = entry["plies"], entry["feed"]
+        try:  # (read without the match's lock: a ply trimmed meanwhile sends this watcher the slow way)
+            events = [(p, plies[p]) for p in range(stream.last + 1, upto + 1)]
+        except KeyError:
+            return None
+        end = entry["end"] if entry["end"] is not None and upto >= feed.count else None
+        return events, end
+
+    def events(self, stream: "_Stream") -> tuple[list, dict | None]:
+        entry = self._entry(stream.match.pk)
+        progress = getattr(stream, "progress", None)
+        found = self._cached(entry, stream.last, progress)
+        if found is not None:
+            return found
+        with entry["lock"]:  # one reader per match at a time; the others find its events
+            found = self._cached(entry, stream.last, progress)
+            if found is not None:
+                return found
+            feed = entry.get("feed")
+            if feed is None:  # the first watcher here: one replay to catch up, then one engine step per ply
+                entry["feed"] = feed = live.MatchFeed(stream.match, stream.seats)
+            try:
+                new, end = feed.advance()
+            except ValueError as exc:  # the log does not replay: say so once, and serve snapshots
+                log.error("live: match %s: %s", stream.match.pk, exc)
+                entry["feed"] = None
+                events, end, _count = live.match_public_events(match=stream.match, after=stream.last,
+                                                               seats=stream.seats)
+                return events, end
+            plies = entry["plies"]
+            for ply, data in new:
+                data["_json"] = json.dumps({"ply": data["ply"], "public": data["public"]}, separators=(",", ":"))
+                plies[ply] = data
+            events = [(p, plies[p]) for p in range(stream.last + 1, feed.count + 1) if p in plies]
+            if len(events) != feed.count - stream.last:  # not all kept: read this stream's plies from a snapshot
+                events, end, _count = live.match_public_events(match=stream.match, after=stream.last,
+                                                               seats=stream.seats)
+                return events, end
+            for old in sorted(plies)[:-self.KEEP]:
+                del plies[old]
+            if end is not None:
+                entry["end"] = end
+            return events, end
+
+
+_SHARED = _SharedEvents()
 
 
 #: the reconnection delay a client is told (ms): after a stream's end of life (LIVE_STREAM_MAX_SECONDS) or a

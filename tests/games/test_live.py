@@ -130,6 +130,21 @@ def test_a_stranger_walks_every_event_of_a_whole_match_and_sees_nothing_hidden(l
     assert plies[-1]["data"]["public"] == final
 
 
+@pytest.mark.parametrize("preset, options, seats", [
+    ("crazy-eights", {"twos": "stack", "queen_of_spades_draw": 5, "last_card_penalty": 2}, 3),  # penalty draws and reshuffles
+    ("web-table", {}, 3), ("eights-classic", {}, 4)])
+def test_a_stranger_sees_nothing_hidden_under_other_rules(live_server, transactional_db, house_bots, preset, options,
+                                                          seats):
+    match = match_create(players=house_bots[:seats], ruleset=Ruleset.preset(preset, **options), seed=21)
+    assert match_advance(match_id=match.pk) == "finished"
+    match.refresh_from_db()
+    events = _read_stream(f"{live_server.url}/api/matches/{match.pk}/events/?last_event_id=0")
+    assert [e["id"] for e in events if e["event"] == "ply"] == list(range(1, match.ply_count + 1))
+    _assert_nothing_hidden(events, match)
+    drew = sum(e["data"]["ply"]["drew"] for e in events if e["event"] == "ply")
+    assert drew > 0
+
+
 def test_a_reconnect_with_last_event_id_resumes_without_a_gap(live_server, played):
     url = f"{live_server.url}/api/matches/{played.pk}/events/"
     first = _read_stream(url, {"Last-Event-ID": "0"}, stop_after=10)
