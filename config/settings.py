@@ -387,3 +387,24 @@ METRICS_TOKEN = env_str("METRICS_TOKEN", "")
 METRICS_ALLOW_LOOPBACK = env_bool("METRICS_ALLOW_LOOPBACK", True)
 MIDDLEWARE.insert(0, "games.metrics.RequestMetricsMiddleware")  # first: times the whole request
 # ---- end of Operations ------------------------------------------------------------------------------------------
+
+# ---- Live (issue 13: docs/LIVE.md) ------------------------------------------------------------------------------
+#: Redis for the live events' wake-ups (pub/sub, one message per committed store): LIVE_REDIS_URL, else the cache's
+#: or the broker's Redis; empty (zero-setup): every open stream polls its match's ply count instead.
+LIVE_REDIS_URL = env_str("LIVE_REDIS_URL", "") or next(
+    (url for url in (CACHE_URL, _BROKER) if url.startswith(("redis://", "rediss://"))), "")
+LIVE_POLL_SECONDS = env_float("LIVE_POLL_SECONDS", 0.3, 0.05, 10)  # a stream's poll without Redis (s)
+LIVE_RECHECK_SECONDS = env_float("LIVE_RECHECK_SECONDS", 5, 0.1, 60)  # with Redis: a database check anyway (s)
+LIVE_KEEPALIVE_SECONDS = env_float("LIVE_KEEPALIVE_SECONDS", 15, 0.1, 300)  # the ": ping" comment (s)
+#: a stream closes after this long (s); the client reconnects with Last-Event-ID (so workers can restart, and a
+#: balancer can move watchers)
+LIVE_STREAM_MAX_SECONDS = env_float("LIVE_STREAM_MAX_SECONDS", 600, 0.1, 86400)
+#: public views and event-stream (re)connections per address; a watch page polls the view only without events
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["live_public"] = env_str("LIVE_PUBLIC_RATE", "600/min")
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["live_events"] = env_str("LIVE_EVENTS_RATE", "120/min")
+ASGI_APPLICATION = "config.asgi.application"
+# ---- end of Live ------------------------------------------------------------------------------------------------
+
+# -- issue 13 (live-pages): "Playing now" and the featured match (tournaments.selectors.matches_playing_now) are kept in
+# the cache this long (s; 0: read on every request)
+PLAYING_NOW_CACHE_SECONDS = env_float("PLAYING_NOW_CACHE_SECONDS", 5, 0, 300)

@@ -8,6 +8,7 @@ from games import accounts as game_accounts
 from games import api as game_api
 from games import docs_pages
 from games import metrics as game_metrics
+from games import live_api as game_live_api
 from games import views as game_views
 from tournaments import api as ladder_api
 from tournaments import tournament_api
@@ -63,10 +64,15 @@ urlpatterns = [
     path("api/tournaments/<int:tournament_id>/entries/<int:player_id>/", tournament_api.EntryDetailApi.as_view(),
          name="api-tournament-entry"),
     path("api/tournaments/<int:tournament_id>/start/", tournament_api.StartApi.as_view(), name="api-tournament-start"),
+    path("api/matches/<int:match_id>/public/", game_live_api.MatchPublicApi.as_view(), name="api-match-public"),
+    path("api/matches/<int:match_id>/events/", game_live_api.MatchEventsApi.as_view(), name="api-match-events"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # the split view serves its start-up script as a file, and templates/drf_spectacular/swagger_ui.html its
     # styles: the API docs keep the site's Content-Security-Policy (no inline script or style)
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    # issue 13 (live-pages): watch a match as it is played, and the featured match
+    path("matches/<int:match_id>/watch/", game_views.match_watch, name="match-watch"),
+    path("watch/", ladder_views.watch_featured, name="watch-featured"),
 ]
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from django.http import HttpResponseNotModified
 from django.urls import reverse
 from drf_spectacular.utils import (OpenApiResponse, extend_schema, extend_schema_field, extend_schema_serializer,
                                    inline_serializer)
@@ -122,6 +123,18 @@ def _abort_reason(match: Match) -> str:
     return Match.objects.filter(pk=match.pk).values_list("abort_reason", flat=True).first() or ""
 
 
+def _seat_etag(match_id: int, seat: int) -> str | None:
+    """The seat view's ETag from (ply count, status, waits_for) in one small query: ``W/"<id>.<seat>.<ply>.<status>.
+    <waits_for or None>"``; None for a match that is gone. The view changes only when one of them does."""
+    row = (Match.objects.filter(pk=match_id)
+           .values_list("ply_count", "status", "after_id", "after__status").first())
+    if row is None:
+        return None
+    ply, status, after_id, after_status = row
+    waits = after_id if status == Match.Status.RUNNING and after_status == Match.Status.RUNNING else None
+    return f'W/"{match_id}.{seat}.{ply}.{status}.{waits}"'
+
+
 class SeatViewApi(APIView):
     permission_classes = [PersonOrGuest]
     throttle_classes = [ScopedRateThrottle]  # a table polls: its own, larger budget (REST_FRAMEWORK rates)
@@ -143,7 +156,11 @@ class SeatViewApi(APIView):
             "for a deal stored before commitments"))}),
         **SEAT_ERRORS})
     def get(self, request, match_id: int, seat: int):
-        snapshot = match_snapshot(match=_access_seat(request, match_id, seat))  # the view and its ply: one instant
+        access = _access_seat(request, match_id, seat)
+        tag = _seat_etag(match_id, seat)  # 304 from one small query, before any view is built
+        if tag is not None and tag in [t.strip() for t in request.headers.get("If-None-Match", "").split(",")]:
+            return HttpResponseNotModified(headers={"ETag": tag, "Cache-Control": "private, no-cache"})
+        snapshot = match_snapshot(match=access)  # the view and its ply: one instant
         match, state = snapshot.match, snapshot.state
         running = match.status == Match.Status.RUNNING and not state.is_over
         your_turn = running and state.to_play == seat
@@ -163,7 +180,9 @@ class SeatViewApi(APIView):
             # no move is taken yet, and the hand stays hidden (it is the opponent's hand in the running match)
             waits_for, your_turn, turn, deadline = match.after_id, False, None, None
             view = {**state.view(seat), "hand": []}
-        return Response({"match_id": match.pk, "seat": seat, "status": match.status, "ply": match.ply_count,
+        tag = f'W/"{match.pk}.{seat}.{match.ply_count}.{match.status}.{waits_for}"'  # as _seat_etag
+        return Response(headers={"ETag": tag, "Cache-Control": "private, no-cache"}, data={
+                         "match_id": match.pk, "seat": seat, "status": match.status, "ply": match.ply_count,
                          "waits_for": waits_for,
                          "abort_reason": _abort_reason(match),
                          "your_turn": your_turn, "move_deadline": deadline, "seats": seats,

@@ -24,7 +24,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
-from games import agents
+from games import agents, live
 from games.engine import ENGINE_VERSION, MatchState, Ruleset, deal_code, referee
 from games.engine.deal import ACTIONS
 from games.engine.fairness import SALT_BYTES, deal_commitment
@@ -205,6 +205,7 @@ def _advance_claimed(match_id: int, token: str, ply_budget: int | None, deadline
                 if Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, ply_count=match.ply_count).update(
                         last_progress_at=timezone.now()) == 1:
                     _finish(match, state)
+                    live.ply_stored(match_id=match_id, ply_count=match.ply_count)
             return "finished"
         seats = {seat.index: seat for seat in match.seats.select_related("player")}
         deal_row = Deal.objects.get(match=match, number=state.deal_number)
@@ -328,6 +329,7 @@ def _store_ply(match: Match, state: MatchState, deal, deal_row: Deal, seat_row: 
                 _finish(match, state, forfeited=seat_row.index)
             elif state.is_over:
                 _finish(match, state)
+            live.ply_stored(match_id=match.pk, ply_count=match.ply_count + 1)  # watchers: after the commit
     except IntegrityError:  # the (deal, ply) guard: never expected behind the compare-and-set, but never two
         raise StalePly(f"ply {ply} of deal {deal_row.number} was stored by another writer") from None
     for key, value in progress.items():
@@ -377,6 +379,7 @@ def match_abort(*, match_id: int, reason: str) -> bool:
             status=Match.Status.ABORTED, abort_reason=reason[:200], finished_at=timezone.now()) == 1
         if aborted:
             _wake_followers(match_id)
+            live.ply_stored(match_id=match_id)  # watchers get the end event
     return aborted
 
 

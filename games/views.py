@@ -22,7 +22,7 @@ from games.casual import CasualRefused, casual_start
 from games.engine import PRESETS, Ruleset
 from games.engine.describe import describe_rules
 from games.guests import session_guest
-from games.models import Match
+from games.models import Deal, Match, Seat
 from games.replay_tools import replay_tools
 
 #: Other apps add context to the match page here (tournaments: rating changes) without games importing them.
@@ -125,8 +125,8 @@ def totals_chart(*, deals: list[dict], seats: list, target: int | None, width: i
 
 @ensure_csrf_cookie
 def match_table(request, match_id: int):
-    """The play table for the logged-in person's seat, or the guest seat of this browser's session (the page polls the
-    seat API; state lives on the server, so a closed tab reopens where it stopped). 403 with the reason otherwise."""
+    """The play table for the logged-in person's seat, or the guest seat of this browser's session (the page fetches the
+    seat API when the events stream says a ply was stored; state lives on the server, so a closed tab reopens where it stopped). 403 with the reason otherwise."""
     match = get_object_or_404(Match, pk=match_id)
     guest = None if request.user.is_authenticated else session_guest(request)
     if not request.user.is_authenticated and guest is None:
@@ -137,6 +137,46 @@ def match_table(request, match_id: int):
     if seat is None:  # also a bot's owner: the bot plays its seat, not they
         raise PermissionDenied("you have no seat in this match")
     return render(request, "games/table.html", {"match": match, "seat": seat.index, "guest": guest})
+
+
+def watch_context(*, match: Match | None, featured: bool = False) -> dict:
+    """The context of ``games/watch.html`` for a running ``match`` (None: the featured page with no match to show):
+    ``match``, ``featured``, ``seats`` (index order, with players), ``waits_for`` (the id of the match that must end
+    before this one is played, else None) and ``watch`` (the page's data block: ``match_id``, ``public_url``,
+    ``events_url``, ``watch_url``, ``featured``, ``next_url`` (where the page goes once the match ends))."""
+    if match is None:
+        return {"match": None, "featured": featured, "watch": {"match_id": None, "featured": featured,
+                                                               "next_url": reverse("watch-featured")}}
+    seats = list(Seat.objects.filter(match_id=match.pk).select_related("player").order_by("index"))
+    waits_for = match.after_id if services.match_waits(match=match) else None
+    watch_url = reverse("match-watch", args=[match.pk])
+    return {"match": match, "featured": featured, "seats": seats, "waits_for": waits_for, "watch": {
+        "match_id": match.pk, "featured": featured, "public_url": f"/api/matches/{match.pk}/public/",
+        "events_url": f"/api/matches/{match.pk}/events/", "watch_url": watch_url,
+        # the watch page's own address once the match is over answers with the replay at its last ply (or the
+        # match page while the replay is not public); the featured page goes on to the next featured match
+        "next_url": reverse("watch-featured") if featured else watch_url}}
+
+
+def match_watch(request, match_id: int):
+    """Watch a match as it is played (issue 13): the public view only (``static/js/watch.js`` follows the events
+    stream). A running match of a duplicate set answers 403 saying when it can be watched (as a replay, once its set
+    is over: ``games.live.check_watchable``). A match that is over answers with its replay at the last ply when the
+    replay is public (``match_is_public``), else with the match page (an aborted match, or a duplicate set still
+    running)."""
+    match = get_object_or_404(Match, pk=match_id)
+    if match.status != Match.Status.RUNNING:
+        if selectors.match_is_public(match=match):
+            last = Deal.objects.filter(match_id=match.pk).order_by("-number").values_list("number", "plies").first()
+            query = f"?deal={last[0]}&ply={last[1]}" if last else ""
+            return redirect(reverse("match-replay", args=[match.pk]) + query)
+        return redirect("match-detail", match_id=match.pk)
+    if match.reveal_group:  # a duplicate set's match: its plies would tell the cards of the set's other matches
+        return render(request, "games/replay_refused.html", {"match_id": match.pk, "title": "Not watchable yet",
+                      "problem": f"Match #{match.pk} is part of a duplicate set (the same cards dealt to other seats "
+                                 "in other matches): it can be watched as a replay once every match of the set is "
+                                 "finished."}, status=403)
+    return render(request, "games/watch.html", watch_context(match=match))
 
 
 def deal_code_page(request, code: str):

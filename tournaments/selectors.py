@@ -4,22 +4,32 @@ from __future__ import annotations
 
 
 from django.conf import settings
-from django.db.models import Count, Q, QuerySet
+from django.core.cache import cache
+from django.db.models import Count, FloatField, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum, Value
+from django.db.models.functions import Coalesce
 
 from games.browse import BadFilter
 from games.ids import parse_id
-from games.models import Match
+from games.models import Match, Seat
 from tournaments.models import (DuplicateSet, Ladder, LadderEntry, LadderMatch, RatingChange, Tournament,
                                 TournamentMatch)
 from tournaments.ratings import order_confidence, trust_statement
 
 
+def _count(queryset: QuerySet) -> Coalesce:
+    """``COUNT(*)`` of ``queryset`` (rows of one ladder: filtered on ``OuterRef("pk")``) as a subquery."""
+    return Coalesce(Subquery(queryset.order_by().values("ladder").annotate(n=Count("*")).values("n")), 0)
+
+
 def ladder_list() -> QuerySet[Ladder]:
-    """Ladders with their entry count and finished / running match counts (one query)."""
+    """Ladders with their entry count and finished / running match counts (one query). Each count is its own
+    subquery: three COUNT(DISTINCT) over one join multiplied the entries by the matches (8 s for two ladders of
+    200 entries and 55,000 matches each; BENCHMARKS.md, "Playing now")."""
+    matches = LadderMatch.objects.filter(ladder=OuterRef("pk"))
     return Ladder.objects.annotate(
-        entry_count=Count("entries", filter=Q(entries__is_active=True), distinct=True),
-        finished_count=Count("ladder_matches", filter=Q(ladder_matches__match__status=Match.Status.FINISHED), distinct=True),
-        running_count=Count("ladder_matches", filter=Q(ladder_matches__match__status=Match.Status.RUNNING), distinct=True),
+        entry_count=_count(LadderEntry.objects.filter(ladder=OuterRef("pk"), is_active=True)),
+        finished_count=_count(matches.filter(match__status=Match.Status.FINISHED)),
+        running_count=_count(matches.filter(match__status=Match.Status.RUNNING)),
     )
 
 
@@ -111,3 +121,66 @@ def duplicate_sets_recent(*, ladder: Ladder, last: int = 10) -> list[DuplicateSe
     """The ladder's last ``last`` duplicate sets, newest first, with their matches, seats and players loaded."""
     return list(DuplicateSet.objects.filter(ladder=ladder).order_by("-id")
                 .prefetch_related("set_matches__match__seats__player")[:last])
+
+
+# -- playing now (issue 13: watch any running match; the featured match follows the strongest one)
+
+def _seat_rating() -> Coalesce:
+    """A seat's rating as an SQL expression over ``Seat`` rows: the player's ordinal (mu - 3 sigma, the leaderboard's
+    rating) on the match's ladder; for a match of no ladder (casual, tournament) the player's best ordinal on any
+    ladder; 0 for a player on no ladder."""
+    on_ladder = LadderEntry.objects.filter(player=OuterRef("player"),
+                                           ladder=OuterRef("match__ladder_match__ladder")).values("ordinal")[:1]
+    best = LadderEntry.objects.filter(player=OuterRef("player")).order_by("-ordinal").values("ordinal")[:1]
+    return Coalesce(Subquery(on_ladder), Subquery(best), Value(0.0), output_field=FloatField())
+
+
+def matches_playing_now(*, ladder: Ladder | None = None, limit: int = 8, fresh: bool = False) -> list[Match]:
+    """The running matches being played now (``ladder``'s only, when given), strongest first, at most ``limit``:
+    each with ``strength`` (the summed ratings of its seats, ``_seat_rating``: points of ordinal) and its seats with
+    their players loaded (``match.seats.all()`` in index order). Two queries whatever the number of matches.
+
+    Strongest first, then the longest-running (lowest id) first, so the order is stable between two reads. A match
+    of a duplicate set (``Match.reveal_group``; while it runs its set is not public) is left out: its plies would
+    tell the cards of the set's other matches, so it is watched only as a replay once the whole set is over
+    (``games.live.check_watchable``). So is a match waiting for its predecessor (``Match.after`` still running):
+    it is not being played.
+
+    The answer is kept in the cache for ``PLAYING_NOW_CACHE_SECONDS`` (0: never; ``fresh``: read now): the strength
+    is summed over every running match (BENCHMARKS.md, "Playing now": about 50 µs a running match on PostgreSQL),
+    and a list a few seconds old is good enough for a page's "Playing now" (a match that ended meanwhile opens its
+    replay from its watch link)."""
+    seconds = settings.PLAYING_NOW_CACHE_SECONDS
+    if seconds and not fresh:
+        key = f"playing-now:{ladder.pk if ladder is not None else 'all'}:{limit}"
+        found = cache.get(key)
+        if found is None:
+            found = _matches_playing_now(ladder=ladder, limit=limit)
+            cache.set(key, found, seconds)
+        return found
+    return _matches_playing_now(ladder=ladder, limit=limit)
+
+
+def _matches_playing_now(*, ladder: Ladder | None, limit: int) -> list[Match]:
+    strength = (Seat.objects.filter(match=OuterRef("pk")).annotate(rating=_seat_rating()).order_by()
+                .values("match").annotate(total=Sum("rating")).values("total"))
+    queryset = (Match.objects.filter(status=Match.Status.RUNNING, reveal_group="")
+                .exclude(after__status=Match.Status.RUNNING)
+                .annotate(strength=Coalesce(Subquery(strength, output_field=FloatField()), Value(0.0)))
+                .order_by("-strength", "id")
+                .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("index"))))
+    if ladder is not None:
+        queryset = queryset.filter(ladder_match__ladder=ladder)
+    return list(queryset[:limit])
+
+
+def featured_match() -> Match | None:
+    """The featured match (like lichess TV): the strongest match playing now (``matches_playing_now``'s first still
+    running: the list may be a few seconds old), or None when no match is being played."""
+    candidates = matches_playing_now(limit=5)  # the cached list: the first of them still running, else read now
+    running = set(Match.objects.filter(pk__in=[m.pk for m in candidates], status=Match.Status.RUNNING)
+                  .values_list("pk", flat=True)) if candidates else set()
+    still = [m for m in candidates if m.pk in running]
+    if not still and candidates:
+        still = matches_playing_now(limit=1, fresh=True)
+    return still[0] if still else None

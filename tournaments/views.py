@@ -14,7 +14,7 @@ from games.casual import casual_start
 from games.guests import guest_deal, guest_opponents, session_guest
 from games.limits import LimitRefused
 from games.services import casual_match_create, player_for_user
-from games.views import RulesNotFound, rules_context, rules_index
+from games.views import RulesNotFound, rules_context, rules_index, watch_context
 from games.models import Match, Player
 from tournaments import selectors
 from games.pages import post_only
@@ -26,6 +26,8 @@ from tournaments.services import LadderBusy, ladder_play_now
 
 #: the guest table's preset when none is chosen (System B's web table); any preset that has a ladder may be chosen
 GUEST_DEFAULT_PRESET = "web-table"
+#: how many of the matches playing now the home page and a ladder page list (strongest first)
+PLAYING_NOW_SHOWN = 10
 
 
 def guest_presets() -> list[str]:
@@ -42,6 +44,7 @@ def home(request, *, status: int = 200, guest_error: str = "", chosen: dict | No
         "guest_presets": guest_presets(), "guest_error": guest_error,
         "chosen": chosen or {"preset": GUEST_DEFAULT_PRESET, "seats": "2"},
         "your_tables": game_selectors.running_tables(player=_person(request)),
+        "playing": selectors.matches_playing_now(limit=PLAYING_NOW_SHOWN),
     }, status=status)
 
 
@@ -106,6 +109,8 @@ def ladder_detail(request, slug: str):
                                                               "trust": trust, "provisional_matches": settings.LADDER_PROVISIONAL_MATCHES,
                                                               "match_with": match_with,
                                                               "waiting": request.GET.get("waiting") == "1",
+                                                              "playing": selectors.matches_playing_now(
+                                                                  ladder=ladder, limit=PLAYING_NOW_SHOWN),
                                                               "duplicate_sets": selectors.duplicate_sets_recent(
                                                                   ladder=ladder) if ladder.duplicate else None})
 
@@ -198,3 +203,11 @@ def ladder_play_now_page(request, slug: str):
     if match is None:
         return redirect(reverse("ladder-detail", args=[slug]) + "?waiting=1")
     return redirect("match-table", match_id=match.pk)
+
+
+def watch_featured(request):
+    """The featured match (like lichess TV) at a stable address: the watch page of the strongest match being played
+    (``selectors.featured_match``); when it ends the page comes back here and shows the next one. With no match
+    being played it says so and looks again every few seconds."""
+    match = selectors.featured_match()
+    return render(request, "games/watch.html", watch_context(match=match, featured=True))

@@ -1,6 +1,6 @@
-// The play table (games/table.html): polls the seat API (GET /api/matches/{id}/seats/{seat}/), draws the view, and
-// sends the person's moves (POST .../actions/ with the view's ply). The state lives on the server; a reload
-// comes back as it was.
+// The play table (games/table.html): fetches the seat API (GET /api/matches/{id}/seats/{seat}/) when the match's
+// events stream says a ply was stored (and after the person's own move), draws the view, and sends the person's
+// moves (POST .../actions/ with the view's ply). The state lives on the server; a reload comes back as it was.
 //
 // Every piece of text from a user (seat names, owners) reaches the page through text nodes only: `h()` builds
 // elements and never parses strings as HTML. The Content-Security-Policy refuses inline script as a second guard.
@@ -59,15 +59,19 @@
   async function send(action) {
     if (busy || !state) return;
     busy = true;
+    let covered = false;  // our stored ply's own event already began a fetch that shows it
     try {
       const [r, body] = await post(action);  // a move never waits for the worker: stored, or 409 stale_ply
-      if (r.ok) say("");
-      else if (r.status === 409 && body.error === "stale_ply") say("The table moved on; here is the current position.");
+      if (r.ok) {
+        say("");
+        covered = (body.ply || 0) <= fetchedAfter;
+        fetchedAfter = Math.max(fetchedAfter, body.ply || 0);  // the fetch below shows it: its event needs none
+      } else if (r.status === 409 && body.error === "stale_ply") say("The table moved on; here is the current position.");
       else if (r.status >= 500 || !body.detail) say(`Something went wrong on our side (HTTP ${r.status}); please try again.`, true);
       else say(typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail), true);
     } catch (e) { say("Network trouble: the move may not have arrived. The table checks again.", true); }
     busy = false;
-    refresh();
+    if (!covered) refresh();
   }
 
   function legal(type, card) {
@@ -239,16 +243,87 @@
     }
   }
   setInterval(drawTurn, 1000);
-  let lastKey = "";
-  async function refresh() {
-    try {
-      const r = await fetch(api, {credentials: "same-origin"});
-      if (!r.ok) return;
-      const next = await r.json(), key = JSON.stringify(next);
-      if (key === lastKey) return;  // nothing moved: keep the page (and the keyboard focus) as it is
-      lastKey = key; state = next; render();
-    } catch (e) { /* next poll */ }
+  // Pushed updates (issue 13): the match's events stream (GET /api/matches/{id}/events/, docs/LIVE.md) says when a ply
+  // is stored; only then (and after our own move) is the seat's view fetched, with If-None-Match so an unchanged
+  // view costs a 304. A slow poll stays as a fallback, faster while the stream is down.
+  const SLOW_POLL_MS = 10000, FAST_POLL_MS = 2000;
+  // fetchedAfter: the highest ply count known stored when a fetch began (an event up to it needs no fetch of its own)
+  let lastKey = "", etag = null, refreshing = null, again = false, wantedPly = 0, fetchedAfter = 0, streamOpen = false;
+  const counts = window.EightsTable = {viewFetches: 0, notModified: 0, events: 0, applied: 0};
+  async function fetchView() {
+    counts.viewFetches += 1;
+    const r = await fetch(api, {credentials: "same-origin", cache: "no-store",
+                                headers: etag ? {"If-None-Match": etag} : {}});
+    if (r.status === 304) { counts.notModified += 1; return; }
+    if (!r.ok) return;
+    etag = r.headers.get("ETag");
+    const next = await r.json(), key = JSON.stringify(next);
+    if (key === lastKey) return;  // nothing moved: keep the page (and the keyboard focus) as it is
+    lastKey = key; state = next; render();
   }
-  refresh();
-  setInterval(() => { if (!busy) refresh(); }, 700);
+  function refresh() {  // one fetch at a time; a ply announced meanwhile fetches once more afterwards
+    if (refreshing) { again = true; return refreshing; }
+    refreshing = (async () => {
+      for (let tries = 0; tries < 4; tries++) {  // bounded: a view that lags its event waits for the next poll
+        again = false;
+        try { await fetchView(); } catch (e) { /* the next event or poll tries again */ }
+        const behind = state && state.status === "running" && state.ply < wantedPly;
+        if (!again && !behind) break;
+        if (behind && !again) await sleep(150);
+      }
+      refreshing = null;
+    })();
+    return refreshing;
+  }
+  // An opponent's ply that leaves the turn with the others changes nothing private to this seat: the event's public
+  // view says all of it (counts, top card, suit, piles, history, totals), so it is drawn without a fetch. Anything
+  // else fetches the seat view: our turn, our seat in the ply (a fallback move, a penalty), a new deal, the end, a
+  // gap in the plies, or reverse rules (the public view has no direction).
+  function applyPublic(message) {
+    const pub = message.public, ply = message.ply;
+    if (!state || !pub || state.status !== "running" || state.waits_for || pub.status !== "running") return false;
+    if (ply.ply !== state.ply + 1 || pub.ply !== ply.ply || pub.deal_number !== state.deal_number) return false;
+    if (pub.to_play === seat || ply.seat === seat || root.dataset.reverses === "yes") return false;
+    const log = Array.isArray(ply.log) ? ply.log : null;
+    if (!log || log.some(entry => entry.seat === seat) || !pub.history.every(p => Array.isArray(p.log))) return false;
+    const history = pub.history.flatMap(p => p.log);
+    const last = history.filter(entry => entry.type === "play" || entry.type === "declare").pop();  // draws keep it
+    const declared = !!last && ((last.type === "play" && last.card === pub.top_card && !!last.suit) || last.type === "declare");
+    state = Object.assign({}, state, {ply: pub.ply, your_turn: false, legal_actions: [], move_deadline: null,
+      view: Object.assign({}, state.view, {to_play: pub.to_play, hand_counts: pub.hand_counts, top_card: pub.top_card,
+        active_suit: pub.suit_to_follow, declared, stock_count: pub.stock_size, discard_count: pub.discard_size,
+        totals: pub.totals, dealer: pub.dealer, history})});
+    lastKey = "";  // the next fetch draws whatever it brings
+    render();
+    return true;
+  }
+  let pollTimer = null;
+  function pollEvery(ms) {
+    clearInterval(pollTimer);
+    pollTimer = setInterval(() => { if (!busy) refresh(); }, ms);
+  }
+  function listen() {
+    if (typeof EventSource === "undefined") { pollEvery(FAST_POLL_MS); return; }
+    const source = new EventSource(`/api/matches/${matchId}/events/` + (state ? `?last_event_id=${state.ply}` : ""));
+    source.onopen = () => { streamOpen = true; root.dataset.stream = "open"; pollEvery(SLOW_POLL_MS); };
+    source.addEventListener("ply", e => {
+      counts.events += 1;
+      const message = JSON.parse(e.data), ply = message.ply.ply;
+      wantedPly = Math.max(wantedPly, ply);
+      if (!(ply > fetchedAfter && (!state || ply > state.ply))) return;
+      if (!refreshing && applyPublic(message)) { counts.applied += 1; return; }
+      fetchedAfter = ply;
+      refresh();
+    });
+    source.addEventListener("end", () => { source.close(); root.dataset.stream = "ended"; refresh(); });
+    source.onerror = () => {  // the browser reconnects by itself (Last-Event-ID) unless refused: poll faster meanwhile
+      streamOpen = false; root.dataset.stream = "down";
+      pollEvery(FAST_POLL_MS);
+      if (source.readyState === EventSource.CLOSED && root.dataset.stream !== "ended") {
+        setTimeout(() => { if (!streamOpen && (!state || state.status === "running")) listen(); }, SLOW_POLL_MS);
+      }
+    };
+  }
+  pollEvery(SLOW_POLL_MS);
+  refresh().then(listen);
 })();

@@ -359,3 +359,38 @@ def test_the_ladder_loop_outlives_a_database_locked_for_longer_than_its_busy_tim
     _assert_loop_alive(stack, clean=False)
     assert stack.bot_matches_finished() > before, f"the ladder did not play on:\n{stack.log('ladder')[-3000:]}"
     assert httpx.get(f"{stack.url}/healthz", timeout=10).status_code == 200
+
+
+def test_a_stranger_watches_a_ladder_match_live_over_server_sent_events(stack):
+    """Zero-setup (runserver, WSGI; SQLite, no Redis): the events stream polls the database and pushes every ply of
+    a match the ladder loop plays, in order from the first, then its end (docs/LIVE.md)."""
+    import json
+
+    deadline = time.monotonic() + 60
+    match_id = None
+    while match_id is None:
+        rows = httpx.get(f"{stack.url}/api/matches/?status=running", timeout=30).json()["results"]
+        for row in rows:
+            if httpx.get(f"{stack.url}/api/matches/{row['id']}/public/", timeout=30).status_code == 200:
+                match_id = row["id"]
+                break
+        assert match_id or time.monotonic() < deadline, "no running match to watch"
+        time.sleep(0.5)
+    plies, end, buffer = [], None, ""
+    with httpx.Client(timeout=30) as client:
+        with client.stream("GET", f"{stack.url}/api/matches/{match_id}/events/?last_event_id=0") as response:
+            assert response.status_code == 200
+            for chunk in response.iter_text():
+                buffer += chunk
+                while "\n\n" in buffer and end is None:
+                    block, buffer = buffer.split("\n\n", 1)
+                    fields = dict(line.split(": ", 1) for line in block.split("\n") if line and not line[0] == ":")
+                    if fields.get("event") == "ply":
+                        plies.append(int(fields["id"]))
+                    elif fields.get("event") == "end":
+                        end = json.loads(fields["data"])
+                if end is not None:
+                    break
+    assert plies == list(range(1, len(plies) + 1)) and plies
+    assert end["status"] in ("finished", "aborted")
+    _assert_loop_alive(stack, clean=False)

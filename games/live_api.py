@@ -1,0 +1,480 @@
+"""Watching a match: ``GET /api/matches/<id>/public/`` (the public view, ETag and 304) and
+``GET /api/matches/<id>/events/`` (server-sent events, one per stored ply), for anyone. docs/LIVE.md.
+
+The events stream runs two ways from one core (``_Stream``): under ASGI (``config.asgi``, the production server) as
+an async iterator that holds no thread and no database connection while it waits (each read runs in a worker thread
+through ``sync_to_async`` and gives its connection back); under WSGI (``runserver`` in the zero-setup demo) as a
+plain generator on the request's thread. It wakes on Redis pub/sub when ``LIVE_REDIS_URL`` is set, and polls the
+match's ply count every ``LIVE_POLL_SECONDS`` otherwise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+import time
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.core.handlers.asgi import ASGIRequest
+from django.db import close_old_connections, connection
+from django.http import HttpResponse, StreamingHttpResponse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.renderers import JSONRenderer
+from rest_framework.exceptions import APIException, NotFound, PermissionDenied
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games import live
+from games.api import _err
+from games.limits import ScopedRateThrottle
+from games.models import Match
+
+log = logging.getLogger(__name__)
+
+
+def _watchable(match_id: int) -> Match:
+    """The match row, when it may be watched: 404 for an unknown match, 403 for a hidden duplicate set's match."""
+    match = Match.objects.filter(pk=match_id).first()
+    if match is None:
+        raise NotFound(f"no match {match_id}")
+    try:
+        live.check_watchable(match=match)
+    except live.MatchHidden as exc:
+        raise PermissionDenied(str(exc)) from None
+    return match
+
+
+def _not_modified(request, tag: str) -> bool:
+    given = request.headers.get("If-None-Match", "")
+    return any(part.strip() in (tag, tag[2:], "*") for part in given.split(",")) if given else False
+
+
+class MatchPublicApi(APIView):
+    """The public view of a match (anyone; docs/LIVE.md): one consistent snapshot, with ``ETag`` on (ply, status):
+    ``If-None-Match`` with the tag answers 304 after one small query."""
+
+    permission_classes = [AllowAny]
+    authentication_classes = []  # anyone: no session or token is read (nor needed)
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "live_public"
+
+    @extend_schema(summary="A match's public view (anyone may watch)", responses={
+        200: OpenApiResponse(description="the public view (docs/LIVE.md)"),
+        304: OpenApiResponse(description="not modified since the ETag given in If-None-Match"),
+        403: _err("a duplicate set's match: watchable as a replay once its whole set is finished"),
+        404: _err("no such match"), 429: _err("too many requests: see Retry-After")})
+    def get(self, request, match_id: int):
+        progress = live.match_progress(match_id=match_id)
+        if progress is None:
+            raise NotFound(f"no match {match_id}")
+        ply, status, _group = progress
+        tag = live.etag(match_id=match_id, ply=ply, status=status)
+        match = _watchable(match_id)
+        if _not_modified(request, tag):
+            return HttpResponse(status=304, headers={"ETag": tag})
+        view = live.match_public_view(match=match)
+        return Response(view, headers={"ETag": live.etag(match_id=match_id, ply=view["ply"], status=view["status"]),
+                                       "Cache-Control": "no-cache"})
+
+
+# ---- the events stream ---------------------------------------------------------------------------------------------
+def _sse(event: str, data: dict, event_id: int | None = None) -> str:
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    return f"{head}event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+class _Stream:
+    """One watcher's stream: what it has sent (``last``, a ply count) and the database reads (sync; call them in a
+    thread under ASGI)."""
+
+    def __init__(self, match: Match, last: int):
+        self.match, self.last, self.seats = match, last, None
+        self.done = False
+        self.published: dict[int, int] = {}  # ply count -> epoch ms its commit was published (Redis messages)
+
+    def note(self, data: bytes | str) -> None:
+        """A wake-up message ``{"ply", "at"}``: remember when the commit of plies up to ``ply`` was published."""
+        try:
+            message = json.loads(data)
+            if isinstance(message.get("ply"), int) and isinstance(message.get("at"), int):
+                self.published[message["ply"]] = message["at"]
+        except (ValueError, TypeError, AttributeError):
+            pass
+
+    def _published_at(self, ply: int, stored_ms: int | None) -> int | None:
+        """When ``ply``'s commit was published: the first publish at or after it (a commit may store several plies),
+        else the ply's store time (a resume from the database, or a lost message)."""
+        covering = [p for p in self.published if p >= ply]
+        at = self.published[min(covering)] if covering else None
+        return at if at is not None and (stored_ms is None or at >= stored_ms) else stored_ms
+
+    def changed(self) -> bool:
+        """Whether the match moved past ``last`` or ended (one small query)."""
+        progress = live.match_progress(match_id=self.match.pk)
+        self.progress = progress
+        return progress is None or progress[0] > self.last or progress[1] != Match.Status.RUNNING
+
+    def read(self) -> list[str]:
+        """The SSE messages of every ply after ``last`` as of one snapshot, then the end event when it is over. The
+        watchers of a match in this process share the work (``_SHARED``): one of them reads and replays, the others
+        take its events."""
+        if self.seats is None:
+            self.seats = live._seats(self.match)
+        try:
+            events, end = _SHARED.events(self)
+        except Match.DoesNotExist:
+            self.done = True
+            return [_sse("end", {"status": "gone", "totals": None, "places": None, "replay_url": None})]
+        return self._messages(events, end)
+
+    def _messages(self, events: list, end: dict | None) -> list[str]:
+        out = []
+        for ply, data in events:
+            at = self._published_at(ply, data["published_at_ms"])
+            # the ply and the view are the same for every watcher: serialised once (kept with the shared event)
+            body = data.get("_json") or json.dumps({"ply": data["ply"], "public": data["public"]},
+                                                    separators=(",", ":"))
+            out.append(f'id: {ply}\nevent: ply\ndata: {{"published_at_ms":{json.dumps(at)},{body[1:]}\n\n')
+            self.last = ply
+        self.published = {p: at for p, at in self.published.items() if p > self.last}
+        if end is not None:
+            out.append(_sse("end", end))
+            self.done = True
+        return out
+
+    def read_if_changed(self) -> list[str]:
+        """New messages, if any: from the process's shared events without any query when a wake-up message named a
+        ply they hold already (another watcher read it), else after ``changed``'s small query."""
+        shared = _SHARED.peek(self)
+        if shared is not None:
+            return self._messages(*shared)
+        return self.read() if self.changed() else []
+
+    def read_released(self) -> list[str]:
+        """``read_if_changed`` for a worker thread: the connection is closed again after it (so an idle stream holds
+        none), unless persistent connections are configured (then it stays with the thread, one per pool thread)."""
+        close_old_connections()
+        try:
+            return self.read_if_changed()
+        finally:
+            if not settings.DATABASES["default"].get("CONN_MAX_AGE"):
+                connection.close()
+
+
+class _SharedEvents:
+    """The events this process built lately, per match (the last ``KEEP`` plies, and the end), so that many watchers
+    of one match cost one snapshot and one replay per stored ply, not one each. Events never change once built: a
+    stored ply and the public view after it are fixed (only ``published_at_ms`` is per stream, set on a copy)."""
+
+    KEEP, MATCHES = 50, 200  # at most ~30 MB of events per process (a public view is a few KB)
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.matches: dict[int, dict] = {}  # match id -> {"plies": {ply: data}, "end": data | None, "lock": Lock}
+
+    def _entry(self, match_id: int) -> dict:
+        with self.lock:
+            entry = self.matches.pop(match_id, None) or {"plies": {}, "end": None, "lock": threading.Lock()}
+            self.matches[match_id] = entry  # most recently used last
+            while len(self.matches) > self.MATCHES:
+                self.matches.pop(next(iter(self.matches)))
+            return entry
+
+    @staticmethod
+    def _cached(entry: dict, after: int, progress) -> tuple[list, dict | None] | None:
+        if progress is None:
+            return None
+        count, status = progress[0], progress[1]
+        plies = entry["plies"]
+        if any(p not in plies for p in range(after + 1, count + 1)):
+            return None
+        end = entry["end"]
+        if status != Match.Status.RUNNING and end is None:
+            return None
+        return [(p, plies[p]) for p in range(after + 1, count + 1)], (end if status != Match.Status.RUNNING else None)
+
+    def peek(self, stream: "_Stream") -> tuple[list, dict | None] | None:
+        """The events after ``stream.last`` up to the newest ply a wake-up message named, when this process holds
+        them all already (with the end event once the match's last ply is among them); else None."""
+        upto = max(stream.published, default=0)
+        if upto <= stream.last:
+            return None
+        with self.lock:
+            entry = self.matches.get(stream.match.pk)
+        if entry is None or entry.get("feed") is None:
+            return None
+        plies, feed = entry["plies"], entry["feed"]
+        try:  # (read without the match's lock: a ply trimmed meanwhile sends this watcher the slow way)
+            events = [(p, plies[p]) for p in range(stream.last + 1, upto + 1)]
+        except KeyError:
+            return None
+        end = entry["end"] if entry["end"] is not None and upto >= feed.count else None
+        return events, end
+
+    def events(self, stream: "_Stream") -> tuple[list, dict | None]:
+        entry = self._entry(stream.match.pk)
+        progress = getattr(stream, "progress", None)
+        found = self._cached(entry, stream.last, progress)
+        if found is not None:
+            return found
+        with entry["lock"]:  # one reader per match at a time; the others find its events
+            found = self._cached(entry, stream.last, progress)
+            if found is not None:
+                return found
+            feed = entry.get("feed")
+            if feed is None:  # the first watcher here: one replay to catch up, then one engine step per ply
+                entry["feed"] = feed = live.MatchFeed(stream.match, stream.seats)
+            try:
+                new, end = feed.advance()
+            except ValueError as exc:  # the log does not replay: say so once, and serve snapshots
+                log.error("live: match %s: %s", stream.match.pk, exc)
+                entry["feed"] = None
+                events, end, _count = live.match_public_events(match=stream.match, after=stream.last,
+                                                               seats=stream.seats)
+                return events, end
+            plies = entry["plies"]
+            for ply, data in new:
+                data["_json"] = json.dumps({"ply": data["ply"], "public": data["public"]}, separators=(",", ":"))
+                plies[ply] = data
+            events = [(p, plies[p]) for p in range(stream.last + 1, feed.count + 1) if p in plies]
+            if len(events) != feed.count - stream.last:  # not all kept: read this stream's plies from a snapshot
+                events, end, _count = live.match_public_events(match=stream.match, after=stream.last,
+                                                               seats=stream.seats)
+                return events, end
+            for old in sorted(plies)[:-self.KEEP]:
+                del plies[old]
+            if end is not None:
+                entry["end"] = end
+            return events, end
+
+
+_SHARED = _SharedEvents()
+
+
+#: the reconnection delay a client is told (ms): after a stream's end of life (LIVE_STREAM_MAX_SECONDS) or a
+#: dropped connection, EventSource comes back this soon with Last-Event-ID and misses nothing
+RETRY_MS = 1000
+
+
+def _keepalive() -> float:
+    return float(settings.LIVE_KEEPALIVE_SECONDS)
+
+
+def _poll() -> float:
+    return float(settings.LIVE_POLL_SECONDS)
+
+
+def _sync_events(stream: _Stream):
+    """The WSGI stream: a generator on the request's thread."""
+    yield f"retry: {RETRY_MS}\n: connected\n\n"
+    for message in stream.read():
+        yield message
+    pubsub = None
+    if settings.LIVE_REDIS_URL:
+        try:
+            pubsub = live._client().pubsub(ignore_subscribe_messages=True)
+            pubsub.subscribe(f"{live.channel_prefix()}{stream.match.pk}")
+        except Exception as exc:
+            log.warning("live: no Redis wake-ups (polling instead): %s", exc)
+            pubsub = None
+    try:
+        quiet_since = started = time.monotonic()
+        while not stream.done and time.monotonic() - started < settings.LIVE_STREAM_MAX_SECONDS:
+            if pubsub is not None:
+                try:
+                    message = pubsub.get_message(timeout=min(_keepalive(), settings.LIVE_RECHECK_SECONDS))
+                    while message is not None:
+                        stream.note(message.get("data"))
+                        message = pubsub.get_message(timeout=0)
+                except Exception:
+                    time.sleep(_poll())
+            else:
+                time.sleep(_poll())
+            messages = stream.read_if_changed()
+            for message in messages:
+                yield message
+            if messages:
+                quiet_since = time.monotonic()
+            elif time.monotonic() - quiet_since >= _keepalive():
+                yield ": ping\n\n"
+                quiet_since = time.monotonic()
+    finally:
+        if pubsub is not None:
+            pubsub.close()
+
+
+class _Hub:
+    """One Redis pub/sub subscription per event loop (a uvicorn worker), fanned out to the streams waiting there."""
+
+    _hubs: dict[int, "_Hub"] = {}
+    _lock = threading.Lock()
+
+    def __init__(self):
+        self.waiters: dict[int, dict[asyncio.Event, _Stream]] = {}
+        self.task = None
+
+    @classmethod
+    def get(cls) -> "_Hub":
+        loop = asyncio.get_running_loop()
+        with cls._lock:
+            hub = cls._hubs.get(id(loop))
+            if hub is None or hub.task is None or hub.task.done():
+                hub = cls._hubs[id(loop)] = cls()
+                hub.task = loop.create_task(hub._listen())
+        return hub
+
+    async def _listen(self):
+        import redis.asyncio as aioredis
+
+        prefix = live.channel_prefix()
+        while True:
+            client = aioredis.Redis.from_url(settings.LIVE_REDIS_URL)
+            try:
+                pubsub = client.pubsub(ignore_subscribe_messages=True)
+                await pubsub.psubscribe(f"{prefix}*")
+                async for message in pubsub.listen():
+                    if message.get("type") != "pmessage":
+                        continue
+                    try:
+                        match_id = int(message["channel"].decode().rsplit(".", 1)[1])
+                    except (ValueError, IndexError):
+                        continue
+                    for event, stream in list(self.waiters.get(match_id, {}).items()):
+                        stream.note(message.get("data"))
+                        event.set()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # Redis went away: streams fall back to their periodic check; retry
+                log.warning("live: Redis subscription lost (%s); retrying", exc)
+                await asyncio.sleep(1)
+            finally:
+                try:
+                    await client.aclose()
+                except Exception:
+                    pass
+
+    def register(self, stream: _Stream) -> asyncio.Event:
+        event = asyncio.Event()
+        self.waiters.setdefault(stream.match.pk, {})[event] = stream
+        return event
+
+    def unregister(self, match_id: int, event: asyncio.Event) -> None:
+        waiting = self.waiters.get(match_id)
+        if waiting is not None:
+            waiting.pop(event, None)
+            if not waiting:
+                del self.waiters[match_id]
+
+
+async def _async_events(stream: _Stream):
+    """The ASGI stream: waits on the event loop (a Redis wake-up or a timer), reads in a worker thread."""
+    read = sync_to_async(stream.read_released, thread_sensitive=False)
+    yield f"retry: {RETRY_MS}\n: connected\n\n"
+    hub = event = None
+    if settings.LIVE_REDIS_URL:
+        hub = _Hub.get()
+        event = hub.register(stream)
+    try:
+        # the first read always runs (changed() is true when behind, and cheap when not)
+        for message in await sync_to_async(_first_read, thread_sensitive=False)(stream):
+            yield message
+        quiet_since = started = time.monotonic()
+        while not stream.done and time.monotonic() - started < settings.LIVE_STREAM_MAX_SECONDS:
+            if event is not None:
+                try:
+                    await asyncio.wait_for(event.wait(), timeout=min(_keepalive(), settings.LIVE_RECHECK_SECONDS))
+                except asyncio.TimeoutError:
+                    pass
+                event.clear()
+            else:
+                await asyncio.sleep(_poll())
+            messages = await read()
+            for message in messages:
+                yield message
+            if messages:
+                quiet_since = time.monotonic()
+            elif time.monotonic() - quiet_since >= _keepalive():
+                yield ": ping\n\n"
+                quiet_since = time.monotonic()
+    finally:
+        if hub is not None:
+            hub.unregister(stream.match.pk, event)
+
+
+def _first_read(stream: _Stream) -> list[str]:
+    close_old_connections()
+    try:
+        return stream.read()
+    finally:
+        if not settings.DATABASES["default"].get("CONN_MAX_AGE"):
+            connection.close()
+
+
+class _AnyAccept(DefaultContentNegotiation):
+    """A browser's ``EventSource`` sends ``Accept: text/event-stream``, which no DRF renderer offers (406 before the
+    view ran): the stream is not rendered by DRF, and its refusals (400/403/404/429) answer JSON whatever the Accept."""
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
+class UnknownEventId(APIException):
+    status_code = 400
+    default_code = "unknown_event_id"
+
+
+class MatchEventsApi(APIView):
+    """Server-sent events of a match (anyone; docs/LIVE.md): ``event: ply`` per stored ply (``id``: the ply count
+    after it), ``event: end`` when it is over, ``: ping`` every ``LIVE_KEEPALIVE_SECONDS``. ``Last-Event-ID`` (or
+    ``?last_event_id=``) resumes after that ply from the database, with no gap; without one the stream starts at the
+    current ply (fetch the public view first and pass its ``ply``)."""
+
+    permission_classes = [AllowAny]
+    authentication_classes = []
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "live_events"
+    renderer_classes = [JSONRenderer]
+    content_negotiation_class = _AnyAccept
+
+    @extend_schema(summary="A match's stored plies as server-sent events (anyone may watch)", parameters=[
+        OpenApiParameter("last_event_id", {"type": "integer", "minimum": 0}, description="resume after this ply count (as the Last-Event-ID "
+                         "header); default: the current ply count")],
+        responses={200: OpenApiResponse(description="text/event-stream (docs/LIVE.md)"),
+                   400: _err("unknown_event_id: a last_event_id (or Last-Event-ID) that is not a ply count of this "
+                             "match (0 to its ply count)"),
+                   403: _err("a duplicate set's match: watchable as a replay once its whole set is finished"),
+                   404: _err("no such match"), 429: _err("too many requests: see Retry-After")})
+    def get(self, request, match_id: int):
+        match = _watchable(match_id)
+        given = request.headers.get("Last-Event-ID") or request.query_params.get("last_event_id")
+        current = match.ply_count
+        if given is None or given == "":
+            last = current
+        else:
+            try:
+                last = int(given)
+            except ValueError:
+                last = -1
+            if not 0 <= last <= current:
+                raise UnknownEventId(f"last_event_id {given!r:.30} is not a ply count of match {match_id}: give a "
+                                     f"number from 0 to {current} (the id of the last event you received, or the "
+                                     "public view's ply)")
+        stream = _Stream(match, last)
+        is_async = isinstance(request._request, ASGIRequest)
+        if is_async and not settings.DATABASES["default"].get("CONN_MAX_AGE"):
+            connection.close()  # the request's thread ends with the view: hold no connection for the stream's life
+        content = _async_events(stream) if is_async else _sync_events(stream)
+        response = StreamingHttpResponse(content, content_type="text/event-stream")
+        response["Cache-Control"] = "no-cache"
+        response["X-Accel-Buffering"] = "no"  # a proxy (nginx) must pass each event on at once
+        return response
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        if isinstance(response, StreamingHttpResponse):
+            return response  # not a DRF Response: no renderer, no content negotiation
+        return super().finalize_response(request, response, *args, **kwargs)

@@ -1,0 +1,222 @@
+// The watch page (games/watch.html): anyone follows a running match as it is played, from its public view only (the
+// top card, the suit to follow, hand counts, the stock and discard sizes, the deal's public history, totals, whose
+// turn and their clock; never a hand). Each stored ply arrives as an `event: ply` of the match's events stream
+// (GET /api/matches/{id}/events/, server-sent events, docs/LIVE.md); when the stream cannot be held open the page
+// polls the public view (GET /api/matches/{id}/public/) with If-None-Match, which answers 304 while nothing moved.
+// When the match ends (`event: end`) the page goes to its replay at the last ply (the featured page: to the next
+// featured match).
+//
+// Player names are user text: they reach the page through text nodes only (`h()` never parses HTML), and the
+// Content-Security-Policy refuses inline script as a second guard.
+(function () {
+  "use strict";
+  const data = JSON.parse(document.getElementById("watch-data").textContent);
+  const root = document.getElementById("watch");
+  if (!root) return;
+  const IDLE_RETRY_MS = 8000, POLL_MS = 2000, END_PAUSE_MS = 1500, FEATURED_END_PAUSE_MS = 5000;
+  if (!data.match_id) {  // the featured page with no match being played: look again now and then
+    setTimeout(() => location.reload(), IDLE_RETRY_MS);
+    return;
+  }
+  const SUITS = {C: ["♣", "clubs", "black"], D: ["♦", "diamonds", "red"], H: ["♥", "hearts", "red"], S: ["♠", "spades", "black"]};
+  const RANKS = {A: "ace", T: "10", J: "jack", Q: "queen", K: "king", "8": "eight"};
+  const $ = id => document.getElementById(id);
+  const rankText = c => c[0] === "T" ? "10" : c[0];
+  const cardWords = c => `${RANKS[c[0]] || c[0]} of ${SUITS[c[1]][1]}`;
+  const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+  let view = null, etag = null, source = null, pollTimer = null, ended = false;
+  // for the browser tests: the ply numbers in the order the events brought them, and how the page is following
+  const seen = window.EightsWatch = {plies: [], polls: 0, notModified: 0};
+
+  // h("strong", {className: "x"}, "text", child, ...): an element; strings become text nodes, never HTML.
+  function h(tag, props, ...children) {
+    const el = document.createElement(tag);
+    for (const [k, v] of Object.entries(props || {})) {
+      if (k.startsWith("aria-") || k.startsWith("data-") || k === "role") el.setAttribute(k, v); else el[k] = v;
+    }
+    el.append(...children.filter(c => c !== null && c !== undefined && c !== false)
+      .map(c => typeof c === "string" || typeof c === "number" ? String(c) : c));
+    return el;
+  }
+
+  // A card as the table draws it (table.js): its rank as text, its suit as a shape, its name in words for a screen
+  // reader.
+  function cardEl(code) {
+    const el = h("div", {className: `card big-card suit-${code[1]} ${SUITS[code[1]][2]}`},
+      h("span", {className: "rank", "aria-hidden": "true"}, rankText(code)),
+      h("span", {className: "suit", "aria-hidden": "true"}, SUITS[code[1]][0]),
+      h("span", {className: "sr-only"}, cardWords(code)));
+    el.dataset.card = code;
+    return el;
+  }
+
+  function connectionSays(text, live) {
+    const el = $("connection");
+    el.textContent = text;
+    el.classList.toggle("live", !!live);
+    root.dataset.live = live ? "yes" : "no";
+  }
+
+  const nameOf = seat => (view && view.seats[seat] ? view.seats[seat].name : `seat ${seat}`);
+
+  function plyWords(p) {
+    const who = nameOf(p.seat);
+    let words;
+    switch (p.type) {
+      case "play": words = `${who} played the ${cardWords(p.card)}` + (p.suit ? ` and declared ${SUITS[p.suit][1]}` : ""); break;
+      case "draw": words = `${who} drew ${plural(p.drew ?? 1, "card", "cards")}`; break;
+      case "pass": words = `${who} passed`; break;
+      case "declare": words = `${who} declared ${SUITS[p.suit] ? SUITS[p.suit][1] : p.suit}`; break;
+      case "announce": words = `${who} announced a last card`; break;
+      default: words = `${who}: ${p.type}`;
+    }
+    return words;
+  }
+
+  // One entry of a deal's public history (a ply's `log`: the ply itself, and any penalty or reshuffle it caused), in
+  // the table's words (table.js).
+  function logWords(entry) {
+    const who = nameOf(entry.seat);
+    switch (entry.type) {
+      case "play": return `${who} played the ${cardWords(entry.card)}` + (entry.suit ? ` and declared ${SUITS[entry.suit][1]}` : "");
+      case "draw": return entry.penalty ? `${who} took ${entry.count} penalty cards` : `${who} drew a card`;
+      case "declare": return `${who} declared ${SUITS[entry.suit] ? SUITS[entry.suit][1] : entry.suit}`;
+      case "penalty": return `${who} drew ${entry.count} penalty cards`;
+      case "reshuffle": return `The stock ran out: ${plural(entry.count, "card", "cards")} from the discard pile ` +
+        `${entry.count === 1 ? "was" : "were"} shuffled into a new stock (${who} was to draw)`;
+      case "pass": return `${who} passed`;
+      case "announce": return `${who} announced a last card`;
+      default: return `${who}: ${entry.type}`;
+    }
+  }
+  function plyItems(p) {  // a ply as log lines: its public log when given, else the ply's own words
+    const fault = p.fault_kind ? ` (fault: ${p.fault_kind.replace(/_/g, " ")}; the fallback move was played)` : "";
+    const lines = Array.isArray(p.log) && p.log.length ? p.log.map(logWords) : [plyWords(p)];
+    return lines.map((text, i) => h("li", p.fault_kind ? {className: "fault"} : {}, text + (i === 0 ? fault : "")));
+  }
+
+  function render() {
+    const v = view;
+    root.dataset.ply = String(v.ply);
+    root.dataset.deal = String(v.deal_number);
+    root.dataset.status = v.status;
+    $("seats").replaceChildren(...v.seats.map(s => {
+      const kind = s.guest ? "guest" : s.kind === "human" ? "person" : s.kind === "bot" ? "bot" : "house bot";
+      const count = v.hand_counts[s.index];
+      return h("div", {className: "seat" + (v.to_play === s.index ? " to-play" : "")},
+        h("strong", {}, s.name), " ", h("span", {className: `badge ${s.guest ? "guest" : s.kind}`}, kind), h("br"),
+        h("span", {className: "small count"}, `${plural(count, "card", "cards")} · total ${v.totals[s.index]}`),
+        v.dealer === s.index ? " " : null, v.dealer === s.index ? h("span", {className: "muted small"}, "(dealer)") : null,
+        v.to_play === s.index ? " " : null, v.to_play === s.index ? h("span", {className: "small"}, "▶ to play") : null);
+    }));
+    $("top").replaceChildren(...(v.top_card ? [cardEl(v.top_card)] : []));
+    if (v.suit_to_follow && SUITS[v.suit_to_follow]) {
+      const [sym, word, colour] = SUITS[v.suit_to_follow];
+      $("suit").replaceChildren(h("span", {className: `suit-shape ${colour}`, "aria-hidden": "true"}, sym), " ",
+        h("span", {className: "suit-name"}, word));
+    } else $("suit").textContent = v.top_card ? "" : "any card leads";
+    $("stock").textContent = v.stock_size;
+    $("discard").textContent = v.discard_size;
+    $("where").textContent = `deal ${v.deal_number} · ply ${v.ply}`;
+    const log = $("log");
+    log.replaceChildren(...v.history.flatMap(plyItems));
+    log.scrollTop = log.scrollHeight;  // the newest ply in view
+    drawTurn();
+  }
+
+  function drawTurn() {  // also every second, so the clock counts
+    if (!view || ended) return;
+    if (view.status !== "running" || view.to_play === null || view.to_play === undefined) {
+      $("turn").textContent = view.status === "running" ? "Between plies…" : `The match is ${view.status}.`;
+      return;
+    }
+    const clock = view.clock || {}, now = Date.now();
+    const parts = [h("strong", {}, `${nameOf(view.to_play)} to play.`)];
+    if (clock.move_deadline) {
+      const left = Math.max(0, Math.round((new Date(clock.move_deadline) - now) / 1000));
+      parts.push(" ", h("span", {className: "muted small"}, `${left} s left on their clock`));
+    } else if (clock.to_play_since) {
+      const since = Math.max(0, Math.round((now - new Date(clock.to_play_since)) / 1000));
+      parts.push(" ", h("span", {className: "muted small"}, `thinking for ${since} s`));
+    }
+    $("turn").replaceChildren(...parts);
+  }
+  setInterval(drawTurn, 1000);
+
+  function show(next) {  // a public view; an older one than shown (a late poll) is dropped
+    if (view && next.ply < view.ply && next.status === view.status) return;
+    view = next;
+    render();
+  }
+
+  function finish(end) {  // the match is over: its final totals, then its replay (or the next featured match)
+    if (ended) return;
+    ended = true;
+    stopPolling();
+    if (source) source.close();
+    const totals = end.totals || (view ? view.totals : []);
+    const rows = (view ? view.seats : totals.map((_, i) => ({index: i, name: `seat ${i}`}))).map(s =>
+      h("li", {}, h("strong", {}, s.name), `: ${totals[s.index] ?? "?"} points` +
+        (end.places && end.places[s.index] ? `, place ${end.places[s.index]}` : "")));
+    const outcome = end.status || "finished";
+    const next = data.featured ? "The next featured match follows in a few seconds."
+      : end.replay_url ? "Its replay opens now, at the last ply." : "Its match page opens now.";
+    $("end").replaceChildren(h("h2", {}, outcome === "aborted" ? "The match was ended early." : "The match is over."),
+      h("ul", {}, ...rows), h("p", {}, next));
+    $("end").hidden = false;
+    $("turn").textContent = outcome === "aborted" ? "The match was ended early." : "The match is over.";
+    root.dataset.status = outcome;
+    root.dataset.ended = "yes";
+    connectionSays("The match is over.", false);
+    setTimeout(() => location.assign(data.next_url), data.featured ? FEATURED_END_PAUSE_MS : END_PAUSE_MS);
+  }
+
+  // -- polling with ETags: the fallback when the events stream cannot be held open
+  async function poll() {
+    if (ended) return;
+    seen.polls += 1;
+    try {
+      const r = await fetch(data.public_url, {credentials: "same-origin", cache: "no-store",
+                                              headers: etag ? {"If-None-Match": etag} : {}});
+      if (r.status === 304) { seen.notModified += 1; return; }
+      if (!r.ok) {
+        let body = {};
+        try { body = await r.json(); } catch (e) { /* said by the status below */ }
+        connectionSays(typeof body.detail === "string" ? body.detail : `The match cannot be shown now (HTTP ${r.status}); trying again.`, false);
+        return;
+      }
+      etag = r.headers.get("ETag");
+      const next = await r.json();
+      show(next);
+      if (next.status !== "running") finish({status: next.status, totals: next.totals, replay_url: next.replay_url});
+    } catch (e) { /* network trouble: the next poll tries again */ }
+  }
+  function startPolling() {
+    if (pollTimer || ended) return;
+    pollTimer = setInterval(poll, POLL_MS);
+  }
+  function stopPolling() { clearInterval(pollTimer); pollTimer = null; }
+
+  // -- the events stream: one `ply` event per stored ply, `end` once the match is over
+  function follow() {
+    if (typeof EventSource === "undefined") { connectionSays("Following by polling (this browser has no event streams).", false); startPolling(); return; }
+    const url = data.events_url + (view ? `?last_event_id=${view.ply}` : "");
+    source = new EventSource(url);
+    source.onopen = () => { stopPolling(); connectionSays("Live: each ply appears as it is stored.", true); };
+    source.addEventListener("ply", e => {
+      const message = JSON.parse(e.data);
+      seen.plies.push(message.ply.ply);
+      if (message.public) show(message.public);
+    });
+    source.addEventListener("end", e => finish(JSON.parse(e.data)));
+    source.onerror = () => {
+      if (ended) return;
+      // the browser reconnects by itself (sending Last-Event-ID) unless the stream was refused; poll meanwhile
+      connectionSays("Reconnecting… (following by polling meanwhile)", false);
+      startPolling();
+      if (source.readyState === EventSource.CLOSED) setTimeout(() => { if (!ended) follow(); }, 5000);
+    };
+  }
+
+  poll().then(() => { if (!ended) follow(); });
+})();

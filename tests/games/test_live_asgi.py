@@ -1,0 +1,118 @@
+"""The production web server for real (Procfile's web line: gunicorn with uvicorn workers, ``config.asgi``) against
+this run's test database and Redis: a watcher gets every ply pushed, and idle streams hold no database connection."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from games.engine import Ruleset
+from games.services import match_advance, match_create, player_for_user
+
+from test_live import _assert_nothing_hidden, _read_stream
+
+ROOT = Path(__file__).resolve().parents[2]
+APP_NAME = "eights-asgi-test"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def asgi_server(transactional_db, tmp_path):
+    """Procfile's web line (gunicorn + uvicorn workers, one worker) on a free port, on this run's database."""
+    port = _free_port()
+    db = connection.settings_dict
+    env = {k: v for k, v in os.environ.items() if k not in ("DJANGO_SETTINGS_MODULE", "DATABASE_URL")}
+    env.update(DJANGO_SETTINGS_MODULE="config.settings", EIGHTS_VAR_DIR=str(tmp_path), PYTHONUNBUFFERED="1",
+               DATABASE_URL=f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+               CACHE_URL=settings.CACHES["default"]["LOCATION"],
+               CACHE_KEY_PREFIX=settings.CACHES["default"]["KEY_PREFIX"],  # the same pub/sub channels as this run
+               CELERY_BROKER_URL=os.environ.get("TEST_CELERY_BROKER_URL", "redis://127.0.0.1:6379/15"),
+               EIGHTS_BIND=f"127.0.0.1:{port}", WEB_WORKERS="1", PGAPPNAME=APP_NAME,
+               LIVE_KEEPALIVE_SECONDS="1", PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    line = next(line.split(":", 1)[1].strip() for line in (ROOT / "Procfile").read_text().splitlines()
+                if line.startswith("web:"))
+    log = open(tmp_path / "web.log", "wb")
+    proc = subprocess.Popen(["/bin/sh", "-c", line], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "web.log").read_text()
+            time.sleep(0.2)
+        yield url, tmp_path / "web.log"
+    finally:
+        os.killpg(proc.pid, 15)
+        proc.wait(20)
+        log.close()
+
+
+def _server_connections() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT query FROM pg_stat_activity WHERE application_name = %s", [APP_NAME])
+        rows = cursor.fetchall()
+        return len(rows)
+
+
+def test_under_asgi_idle_streams_hold_no_connection_and_a_watcher_gets_every_ply(asgi_server, house_bots):
+    url, log = asgi_server
+    from django.contrib.auth import get_user_model
+
+    ruth = get_user_model().objects.create_user("ruth", password="pw-ruth-12345")
+    waiting = match_create(players=[house_bots[3], player_for_user(user=ruth)], ruleset=Ruleset.preset("pagat"),
+                           seed=2)
+    match_advance(match_id=waiting.pk)  # the house bot plays; then it waits for ruth: an idle match
+    before = _server_connections()  # (the server's own, e.g. opened at start-up)
+    clients = [httpx.Client(timeout=30) for _ in range(20)]
+    streams = []
+    try:
+        for client in clients:  # twenty watchers of a match waiting for a person
+            stream = client.stream("GET", f"{url}/api/matches/{waiting.pk}/events/")
+            response = stream.__enter__()
+            assert response.status_code == 200
+            streams.append((stream, response))
+        first = next(streams[0][1].iter_text())  # ": connected" (then pings): the streams are open
+        assert first.startswith("retry: ")
+        time.sleep(1.5)
+        assert _server_connections() == before <= 1, "an idle stream keeps a database connection"
+
+        match = match_create(players=[house_bots[1], house_bots[2]], ruleset=Ruleset.preset("pagat"), seed=9)
+        got: list = []
+        reader = threading.Thread(target=lambda: got.extend(_read_stream(
+            f"{url}/api/matches/{match.pk}/events/", {"Last-Event-ID": "0"}, timeout=120)))
+        reader.start()
+        time.sleep(0.5)
+        while match_advance(match_id=match.pk, ply_budget=5) == "budget":
+            time.sleep(0.02)
+        reader.join(120)
+        match.refresh_from_db()
+        assert [e["id"] for e in got if e["event"] == "ply"] == list(range(1, match.ply_count + 1))
+        assert got[-1]["event"] == "end"
+        _assert_nothing_hidden(got, match)
+    finally:
+        for stream, _response in streams:
+            stream.__exit__(None, None, None)
+        for client in clients:
+            client.close()
+    assert not re.search(r"Traceback|Exception in ASGI", log.read_text()), log.read_text()[-3000:]
