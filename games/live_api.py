@@ -393,7 +393,8 @@ async def _async_events(stream: _Stream):
                 event.clear()
             else:
                 await asyncio.sleep(_poll())
-            messages = await read()
+            shared = _SHARED.peek(stream)  # plies another watcher read already: no thread, no query
+            messages = stream._messages(*shared) if shared is not None else await read()
             for message in messages:
                 yield message
             if messages:
