@@ -343,3 +343,13 @@ AXES_LOCKOUT_CALLABLE = "games.accounts.login_locked_response"
 AXES_DISABLE_ACCESS_LOG = True  # failures only: no table row per successful login
 AXES_VERBOSE = False
 # ---- end of Limits ---------------------------------------------------------------------------------------------
+
+# ---- Speed (issue 13): cached match states, batched ply storage ------------------------------------------------
+#: Engine states kept per process (games.state_cache), one per match: a seat view, a move or a worker's slice
+#: brings the match's cached state up to date with the plies stored since instead of replaying its whole log.
+#: 0 turns the cache off.
+MATCH_STATE_CACHE_SIZE = env_int("MATCH_STATE_CACHE_SIZE", 512, 0, 1_000_000)
+#: Consecutive house-strategy plies a worker stores in one transaction (games.services._Plies): at most this many,
+#: or as many as it plays in MATCH_BATCH_MS ms. 1 stores every ply on its own.
+MATCH_BATCH_PLIES = env_int("MATCH_BATCH_PLIES", 32, 1, 10_000)
+MATCH_BATCH_MS = env_int("MATCH_BATCH_MS", 25, 0, 10_000)

@@ -34,7 +34,8 @@ from games.engine.cards import HOLLYWOOD_VALUES, STANDARD_VALUES, parse_card
 from games.guests import session_guest
 from games.limits import ScopedRateThrottle
 from games.models import Match
-from games.selectors import MatchNotFinished, match_export, match_is_public, match_snapshot, person_seat
+from games.selectors import (MatchNotFinished, match_export, match_is_public, match_state_snapshot,
+                             person_seat)
 
 
 class ErrorOutput(serializers.Serializer):
@@ -143,7 +144,8 @@ class SeatViewApi(APIView):
             "for a deal stored before commitments"))}),
         **SEAT_ERRORS})
     def get(self, request, match_id: int, seat: int):
-        snapshot = match_snapshot(match=_access_seat(request, match_id, seat))  # the view and its ply: one instant
+        # the view and its ply: one instant, from this process's cached state brought up to date (no whole replay)
+        snapshot = match_state_snapshot(match=_access_seat(request, match_id, seat))
         match, state = snapshot.match, snapshot.state
         running = match.status == Match.Status.RUNNING and not state.is_over
         your_turn = running and state.to_play == seat
@@ -163,6 +165,7 @@ class SeatViewApi(APIView):
             # no move is taken yet, and the hand stays hidden (it is the opponent's hand in the running match)
             waits_for, your_turn, turn, deadline = match.after_id, False, None, None
             view = {**state.view(seat), "hand": []}
+        snapshot.keep()  # nothing above changed the state: the next read of this match starts from it
         return Response({"match_id": match.pk, "seat": seat, "status": match.status, "ply": match.ply_count,
                          "waits_for": waits_for,
                          "abort_reason": _abort_reason(match),
@@ -226,12 +229,15 @@ class DealResultApi(APIView):
         if not (seated or match_is_public(match=match)):  # a public match stays public: this row may be read first
             raise PermissionDenied("a deal's cards are shown to its players, and to everyone once the match is over "
                                    "(and every match dealt the same cards, its duplicate set, is over too)")
-        state = match_snapshot(match=match).state  # the deals and their plies as of one instant
+        snapshot = match_state_snapshot(match=match)  # the deals and their plies as of one instant
+        state = snapshot.state
         if not 1 <= number <= len(state.results):
+            snapshot.keep()
             raise NotFound(f"deal {number} of match {match_id} is not finished")
         result = state.results[number - 1]
         values = HOLLYWOOD_VALUES if state.ruleset.card_values == "hollywood" else STANDARD_VALUES
         hands = state.final_hands[number - 1]
+        snapshot.keep()  # a finished deal's result and hands never change: read, the state can go back
         return Response({"number": number, "outcome": result.outcome, "winner": result.winner, "hands": hands,
                          "card_values": [[values[parse_card(c)] for c in hand] for hand in hands],
                          "hand_values": result.hand_values, "points": result.points})
