@@ -120,7 +120,8 @@ class StateSnapshot:
     def keep(self) -> None:
         from games import state_cache
 
-        state_cache.put(self._key, self.match.ply_count, self.state)
+        if state_cache.plies_of(self.state) == self.match.ply_count:  # else a ply applied was never stored: drop it
+            state_cache.put(self._key, self.state)
 
 
 def match_state_snapshot(*, match: Match) -> StateSnapshot:
@@ -138,9 +139,9 @@ def match_state_snapshot(*, match: Match) -> StateSnapshot:
     from games import state_cache
 
     key = state_cache.key_of(match)
-    cached = state_cache.take(key)
-    if cached is not None:
-        count, state = cached
+    state = state_cache.take(key)
+    if state is not None:
+        count = state_cache.plies_of(state)
         read = _match_tail(match, deal_number=state.deal_number, done=len(state.deal_ids[-1]))
         if read is not None:
             copy, deals, commitments = read

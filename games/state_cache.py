@@ -33,16 +33,24 @@ def key_of(match) -> tuple:
     return (match.pk, match.seed, match.created_at)
 
 
-def take(key: tuple) -> tuple[int, MatchState] | None:
-    """Remove and return ``(ply_count, state)`` cached for ``key``, or None. The caller owns the state now."""
+def plies_of(state: MatchState) -> int:
+    """How many plies ``state`` has applied (over all deals): the ply count it stands at."""
+    return sum(len(ids) for ids in state.deal_ids)
+
+
+def take(key: tuple) -> MatchState | None:
+    """Remove and return the state cached for ``key``, or None. The caller owns the state now."""
     with _lock:
-        return _states.pop(key, None)
+        held = _states.pop(key, None)
+    return None if held is None else held[1]
 
 
-def put(key: tuple, ply_count: int, state: MatchState) -> None:
-    """Cache ``state``, which stands at ``ply_count`` stored plies of the match ``key`` (the caller must be sure:
-    the plies it applied were all stored). The caller must not touch the state afterwards. An entry further on
+def put(key: tuple, state: MatchState) -> None:
+    """Cache ``state`` of the match ``key``; the caller must be sure every ply it applied is stored (a reader checks
+    the state's own ply count against the log's, ``plies_of``, but cannot tell a ply that was stored from a
+    different one played in its place). The caller must not touch the state afterwards. An entry further on
     (another reader put back a later state meanwhile) is kept instead."""
+    ply_count = plies_of(state)
     size = settings.MATCH_STATE_CACHE_SIZE
     if size <= 0:
         return
