@@ -33,7 +33,7 @@ def test_after_every_ply_the_cached_view_equals_a_fresh_replay_for_every_seat(ho
     client = APIClient()
     client.force_authenticate(person)
     match = match_create(players=[player_for_user(user=person), house_bots[3], house_bots[1]],
-                         ruleset=Ruleset.preset("web-table"), preset="web-table", seed=2026)
+                         ruleset=Ruleset.preset("eights-classic", target=150), preset="eights-classic", seed=1)
     state_cache.clear()
     plies, deals_seen = 0, set()
     while True:
@@ -61,7 +61,7 @@ def test_after_every_ply_the_cached_view_equals_a_fresh_replay_for_every_seat(ho
             _same(snapshot.state, _fresh(row), 3)
             snapshot.keep()
     assert Match.objects.get(pk=match.pk).status == Match.Status.FINISHED
-    assert len(deals_seen) > 1 and plies > 50  # deal ends were crossed by cached states
+    assert len(deals_seen) > 1 and plies > 30, (deals_seen, plies, Match.objects.get(pk=match.pk).deal_number)
 
 
 @pytest.mark.django_db
