@@ -353,3 +353,17 @@ MATCH_STATE_CACHE_SIZE = env_int("MATCH_STATE_CACHE_SIZE", 512, 0, 1_000_000)
 #: or as many as it plays in MATCH_BATCH_MS ms. 1 stores every ply on its own.
 MATCH_BATCH_PLIES = env_int("MATCH_BATCH_PLIES", 32, 1, 10_000)
 MATCH_BATCH_MS = env_int("MATCH_BATCH_MS", 25, 0, 10_000)
+#: Celery queues (issue 13): housekeeping (beat's tasks: watchdog, guest housekeeping, ladder and tournament ticks,
+#: and anything else unrouted) on CELERY_QUEUE itself; matches with a bot or a person seated (I/O bound: they wait on
+#: HTTP bots and people) on "<CELERY_QUEUE>.bots"; house-only matches (CPU bound) on "<CELERY_QUEUE>.house"
+#: (games.tasks.match_queue picks one by the match's seats). Derived from CELERY_QUEUE, so deployments and test runs
+#: sharing a broker stay apart. A worker started without -Q takes all three (the tests' worker, `make` targets);
+#: the Procfile runs one pool per queue: threads for .bots, prefork for .house, one process for housekeeping.
+from kombu import Queue  # noqa: E402
+
+MATCH_QUEUE_BOTS = f"{CELERY_TASK_DEFAULT_QUEUE}.bots"
+MATCH_QUEUE_HOUSE = f"{CELERY_TASK_DEFAULT_QUEUE}.house"
+HOUSEKEEPING_QUEUE = CELERY_TASK_DEFAULT_QUEUE
+CELERY_TASK_QUEUES = [Queue(name) for name in (HOUSEKEEPING_QUEUE, MATCH_QUEUE_BOTS, MATCH_QUEUE_HOUSE)]
+CELERY_TASK_ROUTES = {"games.tasks.watchdog": {"queue": HOUSEKEEPING_QUEUE},
+                      "games.tasks.guest_housekeeping": {"queue": HOUSEKEEPING_QUEUE}}

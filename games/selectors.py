@@ -371,6 +371,11 @@ def match_seats_person(*, match_id: int) -> bool:
     return Seat.objects.filter(match_id=match_id, player__kind=Player.Kind.HUMAN).exists()
 
 
+def match_seat_kinds(*, match_id: int) -> set[str]:
+    """The kinds of the players seated in match ``match_id`` (``Player.Kind`` values: house, bot, human)."""
+    return set(Seat.objects.filter(match_id=match_id).values_list("player__kind", flat=True))
+
+
 def person_seat(*, match: Match, user, guest: Player | None = None) -> Seat | None:
     """The seat ``user`` sits in as a person (kind human), or the seat of ``guest`` (a session's guest player), or
     None. A bot's owner does not sit in the bot's seat: its user is the owner, but only the bot plays it
