@@ -77,9 +77,9 @@ def test_a_slow_bots_matches_do_not_delay_a_house_only_match(house_bots, setting
     try:
         slow = [match_create(players=[bot.player, house_bots[i]], ruleset=Ruleset.preset("pagat")) for i in range(4)]
         house = match_create(players=house_bots[2:4], ruleset=Ruleset.preset("pagat"), seed=5)
-        with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30, hostname="bots@test",
+        with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=60, hostname="bots@test",
                           queues=[settings.MATCH_QUEUE_BOTS]), \
-                start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30, hostname="house@test",
+                start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=60, hostname="house@test",
                              queues=[settings.MATCH_QUEUE_HOUSE]):
             for match in slow:
                 match_queue(match_id=match.pk)
