@@ -242,6 +242,7 @@ def _advance_claimed(match_id: int, token: str, ply_budget: int | None, deadline
                         outcome = "waiting"
                         break
                     failed_at = match.ply_count
+                    snapshot.keep()  # unchanged, and every ply before this turn is stored
                     break  # a ply was stored since the read (the person moved): read again
                 deal_row, over = plies.add(state, deal, seat_row, ruling, action=ruling.action, think_ms=think_ms)
                 if ruling.fault:
