@@ -173,9 +173,9 @@ MATCH_WORKER = "celery" if CELERY_BROKER_URL else "ladder_loop"
 if not CELERY_BROKER_URL:
     CELERY_BROKER_URL = "memory://localhost/"
 CELERY_TASK_EAGER_PROPAGATES = True
-#: The queue every task goes to and every worker takes from (the project routes nothing elsewhere: no
-#: CELERY_TASK_ROUTES, no named queues). Two deployments (or test runs) sharing one broker database keep apart by
-#: their own names; config/test_settings.py gives each test run its own.
+#: The housekeeping queue, and the stem of the two match queues "<CELERY_QUEUE>.bots" and "<CELERY_QUEUE>.house" (the
+#: "Speed" block below). Two deployments (or test runs) sharing one broker database keep apart by their own names;
+#: config/test_settings.py gives each test run its own.
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "celery")
 if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", CELERY_TASK_DEFAULT_QUEUE):
     raise ImproperlyConfigured(f"CELERY_QUEUE={CELERY_TASK_DEFAULT_QUEUE[:40]!r}: a queue name is 1 to 100 letters, "
@@ -408,3 +408,27 @@ ASGI_APPLICATION = "config.asgi.application"
 # -- issue 13 (live-pages): "Playing now" and the featured match (tournaments.selectors.matches_playing_now) are kept in
 # the cache this long (s; 0: read on every request)
 PLAYING_NOW_CACHE_SECONDS = env_float("PLAYING_NOW_CACHE_SECONDS", 5, 0, 300)
+
+# ---- Speed (issue 13): cached match states, batched ply storage ------------------------------------------------
+#: Engine states kept per process (games.state_cache), one per match: a seat view, a move or a worker's slice
+#: brings the match's cached state up to date with the plies stored since instead of replaying its whole log.
+#: 0 turns the cache off.
+MATCH_STATE_CACHE_SIZE = env_int("MATCH_STATE_CACHE_SIZE", 512, 0, 1_000_000)
+#: Consecutive house-strategy plies a worker stores in one transaction (games.services._Plies): at most this many,
+#: or as many as it plays in MATCH_BATCH_MS ms. 1 stores every ply on its own.
+MATCH_BATCH_PLIES = env_int("MATCH_BATCH_PLIES", 32, 1, 10_000)
+MATCH_BATCH_MS = env_int("MATCH_BATCH_MS", 25, 0, 10_000)
+#: Celery queues (issue 13): housekeeping (beat's tasks: watchdog, guest housekeeping, ladder and tournament ticks,
+#: and anything else unrouted) on CELERY_QUEUE itself; matches with a bot or a person seated (I/O bound: they wait on
+#: HTTP bots and people) on "<CELERY_QUEUE>.bots"; house-only matches (CPU bound) on "<CELERY_QUEUE>.house"
+#: (games.tasks.match_queue picks one by the match's seats). Derived from CELERY_QUEUE, so deployments and test runs
+#: sharing a broker stay apart. A worker started without -Q takes all three (the tests' worker, `make` targets);
+#: the Procfile runs one pool per queue: threads for .bots, prefork for .house, one process for housekeeping.
+from kombu import Queue  # noqa: E402
+
+MATCH_QUEUE_BOTS = f"{CELERY_TASK_DEFAULT_QUEUE}.bots"
+MATCH_QUEUE_HOUSE = f"{CELERY_TASK_DEFAULT_QUEUE}.house"
+HOUSEKEEPING_QUEUE = CELERY_TASK_DEFAULT_QUEUE
+CELERY_TASK_QUEUES = [Queue(name) for name in (HOUSEKEEPING_QUEUE, MATCH_QUEUE_BOTS, MATCH_QUEUE_HOUSE)]
+CELERY_TASK_ROUTES = {"games.tasks.watchdog": {"queue": HOUSEKEEPING_QUEUE},
+                      "games.tasks.guest_housekeeping": {"queue": HOUSEKEEPING_QUEUE}}

@@ -6,7 +6,7 @@ when it is their turn, and ``ply`` (the match's ply count) to send back with the
 rule's reason for an illegal action, 403 for someone else's seat (a bot's seat too, also for its owner), 404 for an unknown match or seat, 409 ``stale_ply``
 when the position moved on (another ply was stored first, e.g. the move clock's fallback, or the match ended). A
 move never waits for the worker, and a double submit stores the ply once. The view and its ``ply`` are read at one
-instant (``games.selectors.match_snapshot``).
+instant (``games.selectors.match_snapshot``, or ``match_state_snapshot``: the same from a cached state).
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ from games.engine.cards import HOLLYWOOD_VALUES, STANDARD_VALUES, parse_card
 from games.guests import session_guest
 from games.limits import ScopedRateThrottle
 from games.models import Match
-from games.selectors import MatchNotFinished, match_export, match_is_public, match_snapshot, person_seat
+from games.selectors import (MatchNotFinished, match_export, match_is_public, match_state_snapshot,
+                             person_seat)
 
 
 class ErrorOutput(serializers.Serializer):
@@ -160,7 +161,8 @@ class SeatViewApi(APIView):
         tag = _seat_etag(match_id, seat)  # 304 from one small query, before any view is built
         if tag is not None and tag in [t.strip() for t in request.headers.get("If-None-Match", "").split(",")]:
             return HttpResponseNotModified(headers={"ETag": tag, "Cache-Control": "private, no-cache"})
-        snapshot = match_snapshot(match=access)  # the view and its ply: one instant
+        # the view and its ply: one instant, from this process's cached state brought up to date (no whole replay)
+        snapshot = match_state_snapshot(match=access)
         match, state = snapshot.match, snapshot.state
         running = match.status == Match.Status.RUNNING and not state.is_over
         your_turn = running and state.to_play == seat
@@ -180,13 +182,17 @@ class SeatViewApi(APIView):
             # no move is taken yet, and the hand stays hidden (it is the opponent's hand in the running match)
             waits_for, your_turn, turn, deadline = match.after_id, False, None, None
             view = {**state.view(seat), "hand": []}
+        deals_finished, deal_number = len(state.results), state.deal_number
+        # nothing above changed the state: the next read of this match starts from it (and may move it on at once,
+        # so nothing below reads the state any more)
+        snapshot.keep()
         tag = f'W/"{match.pk}.{seat}.{match.ply_count}.{match.status}.{waits_for}"'  # as _seat_etag
         return Response(headers={"ETag": tag, "Cache-Control": "private, no-cache"}, data={
                          "match_id": match.pk, "seat": seat, "status": match.status, "ply": match.ply_count,
                          "waits_for": waits_for,
                          "abort_reason": _abort_reason(match),
                          "your_turn": your_turn, "move_deadline": deadline, "seats": seats,
-                         "deals_finished": len(state.results), "deal_number": state.deal_number,
+                         "deals_finished": deals_finished, "deal_number": deal_number,
                          "commitment": commitment,
                          "legal_actions": list(turn.legal_actions) if turn else [],
                          "view": view})
@@ -245,12 +251,15 @@ class DealResultApi(APIView):
         if not (seated or match_is_public(match=match)):  # a public match stays public: this row may be read first
             raise PermissionDenied("a deal's cards are shown to its players, and to everyone once the match is over "
                                    "(and every match dealt the same cards, its duplicate set, is over too)")
-        state = match_snapshot(match=match).state  # the deals and their plies as of one instant
+        snapshot = match_state_snapshot(match=match)  # the deals and their plies as of one instant
+        state = snapshot.state
         if not 1 <= number <= len(state.results):
+            snapshot.keep()
             raise NotFound(f"deal {number} of match {match_id} is not finished")
         result = state.results[number - 1]
         values = HOLLYWOOD_VALUES if state.ruleset.card_values == "hollywood" else STANDARD_VALUES
         hands = state.final_hands[number - 1]
+        snapshot.keep()  # a finished deal's result and hands never change: read, the state can go back
         return Response({"number": number, "outcome": result.outcome, "winner": result.winner, "hands": hands,
                          "card_values": [[values[parse_card(c)] for c in hand] for hand in hands],
                          "hand_values": result.hand_values, "points": result.points})

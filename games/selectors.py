@@ -10,13 +10,14 @@ from functools import cached_property
 from itertools import islice
 from typing import Iterator
 
+from django.db import connection
 from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet, TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from games.engine import Deal as EngineDeal
-from games.engine import MatchState, Ruleset, replay
+from games.engine import MatchState, Ruleset, replay, replay_more
 from games.engine.cards import SUIT_SYMBOLS, SUITS, describe_card, parse_card
 from games.engine.frames import replay_frames
 from games.models import Deal, Match, Move, Player, Seat
@@ -100,6 +101,103 @@ def match_snapshot(*, match: Match) -> MatchSnapshot:
     if match.single_deal_seed is not None:
         record["single_deal"] = {"seed": match.single_deal_seed, "dealer": match.single_deal_dealer}
     return MatchSnapshot(match=copy, record=record)
+
+
+class StateSnapshot:
+    """A match as of one instant with its engine state (``match_state_snapshot``): ``match`` (a copy of the row, its
+    progress fields as of that instant) and ``state`` (the engine state after exactly ``match.ply_count`` plies),
+    which the caller owns: it may apply plies to it. ``commitment(number)`` as ``MatchSnapshot.commitment``, for the
+    current deal and any deal after the cached state's. ``keep()`` hands the state back to the per-process cache
+    (``games.state_cache``) at ``match.ply_count`` plies: call it only while the state stands there (unchanged, or
+    with every ply applied since stored and ``match.ply_count`` counting them), and touch the state no more."""
+
+    def __init__(self, match: Match, state: MatchState, commitments: dict[int, str], key: tuple) -> None:
+        self.match, self.state, self._commitments, self._key = match, state, commitments, key
+
+    def commitment(self, number: int) -> str | None:
+        return self._commitments.get(number) or None
+
+    def keep(self) -> None:
+        from games import state_cache
+
+        if state_cache.plies_of(self.state) == self.match.ply_count:  # else a ply applied was never stored: drop it
+            state_cache.put(self._key, self.state)
+
+
+def match_state_snapshot(*, match: Match) -> StateSnapshot:
+    """One consistent read of ``match`` with its engine state, as ``match_snapshot`` but without replaying the whole
+    log: the state cached in this process (``games.state_cache``) is brought up to date with only the plies stored
+    after it (``games.engine.replay_more``), read with the match's progress and its current deals in a single
+    SELECT (match LEFT JOIN deals from the cached state's deal on LEFT JOIN their moves after the cached ply), so a
+    ply or a deal's end committed meanwhile is wholly in it or wholly out. With no cached state it replays the
+    whole log (``match_snapshot``). The state always agrees with the log: the plies applied must come to the
+    snapshot's ply count, else the state is thrown away and the log replayed; every ply is checked by the engine.
+
+    Raises ``ReplayMismatch`` (a ``ValueError``) when the stored log does not replay, ``Match.DoesNotExist`` if the
+    match is gone. Takes no lock.
+    """
+    from games import state_cache
+
+    key = state_cache.key_of(match)
+    state = state_cache.take(key)
+    if state is not None:
+        count = state_cache.plies_of(state)
+        read = _match_tail(match, deal_number=state.deal_number, done=len(state.deal_ids[-1]))
+        if read is not None:
+            copy, deals, commitments = read
+            applied = sum(len(d["actions"]) for d in deals)
+            if count + applied == copy.ply_count:
+                try:
+                    return StateSnapshot(copy, replay_more(state, deals), commitments, key)
+                except ValueError:
+                    pass  # a log that does not follow the cached state: replay it whole (and raise there if bad)
+    snapshot = match_snapshot(match=match)
+    commitments = {d["number"]: d.get("commitment", "") for d in snapshot.record["deals"]}
+    return StateSnapshot(snapshot.match, snapshot.state, commitments, key)
+
+
+def _match_tail(match: Match, *, deal_number: int, done: int) -> tuple[Match, list[dict], dict[int, str]] | None:
+    """The match's progress and the plies stored from ply ``done`` of deal ``deal_number`` on, in one SELECT: a copy
+    of ``match`` with its progress fields, the deals from ``deal_number`` on (record entries: number, seed, actions
+    after the first ``done`` of the first deal, points once finished) and their commitments by number. None when the
+    match has no deal ``deal_number`` (not the match the state was cached for)."""
+    m, d, mv = (connection.ops.quote_name(model._meta.db_table) for model in (Match, Deal, Move))
+    progress = ", ".join(f"m.{name}" for name in _PROGRESS)
+    texts = ", ".join(f"CAST(m.{name} AS TEXT)" for name in _PROGRESS_TEXT)
+    sql = (f"SELECT {progress}, {texts}, d.number, d.seed, d.commitment, CAST(d.points AS TEXT), "
+           f"CAST(mv.action AS TEXT) FROM {m} m "
+           f"LEFT JOIN {d} d ON d.match_id = m.id AND d.number >= %s "
+           f"LEFT JOIN {mv} mv ON mv.deal_id = d.id AND (d.number > %s OR mv.ply >= %s) "
+           f"WHERE m.id = %s ORDER BY d.number, mv.ply")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [deal_number, deal_number, done, match.pk])
+        rows = cursor.fetchall()
+    if not rows:
+        raise Match.DoesNotExist(f"no match {match.pk}")
+    copy = copy_module.copy(match)
+    head = len(_PROGRESS) + len(_PROGRESS_TEXT)
+    first = rows[0]
+    for name, value in zip(_PROGRESS, first):
+        setattr(copy, name, value)
+    copy.awaiting_human = bool(copy.awaiting_human)  # SQLite answers 0/1 to a raw query
+    copy.totals = json.loads(first[len(_PROGRESS)])
+    copy.last_progress_at, copy.finished_at = (_datetime(text) for text in first[len(_PROGRESS) + 1:head])
+    deals: list[dict] = []
+    commitments: dict[int, str] = {}
+    for row in rows:
+        number, seed, commitment, points, action = row[head:]
+        if number is None:
+            return None
+        if not deals or deals[-1]["number"] != number:
+            deals.append({"number": number, "seed": seed, "actions": []})
+            commitments[number] = commitment
+            if points is not None:
+                deals[-1]["points"] = json.loads(points)
+        if action is not None:
+            deals[-1]["actions"].append(json.loads(action))
+    if deals[0]["number"] != deal_number:
+        return None
+    return copy, deals, commitments
 
 
 def match_record(*, match: Match) -> dict:
@@ -271,6 +369,11 @@ def match_state(*, match: Match) -> MatchState:
 def match_seats_person(*, match_id: int) -> bool:
     """Whether a person (a player of kind human) sits in match ``match_id``: someone may be waiting for its bots."""
     return Seat.objects.filter(match_id=match_id, player__kind=Player.Kind.HUMAN).exists()
+
+
+def match_seat_kinds(*, match_id: int) -> set[str]:
+    """The kinds of the players seated in match ``match_id`` (``Player.Kind`` values: house, bot, human)."""
+    return set(Seat.objects.filter(match_id=match_id).values_list("player__kind", flat=True))
 
 
 def person_seat(*, match: Match, user, guest: Player | None = None) -> Seat | None:

@@ -31,7 +31,7 @@ from games.engine.fairness import SALT_BYTES, deal_commitment
 from games.engine.strategies import strategy_rng
 from games.models import Deal, Match, Move, Player, Seat
 from games.names import name_normalize, name_skeleton
-from games.selectors import match_snapshot
+from games.selectors import match_state_snapshot
 from games.signals import match_created, match_finished
 
 log = logging.getLogger(__name__)
@@ -129,11 +129,19 @@ def _deal_row_create(match: Match, state: MatchState) -> Deal:
     """The row of the state's current deal, before its first ply, with a fresh secret salt and the commitment to
     the deal's seed (docs/FAIRNESS.md): every view and turn request of the deal carries the commitment from now on;
     the salt stays in this row until the match is finished."""
+    row = _deal_row_new(match, state)
+    row.save(force_insert=True)
+    return row
+
+
+def _deal_row_new(match: Match, state: MatchState) -> Deal:
+    """``_deal_row_create``'s row, not saved yet: a deal that starts inside a batch of plies (``_Plies``) is saved
+    with them. Until then nobody sees its commitment (only a house strategy's turn carries it), and a batch that is
+    never stored takes its salt with it."""
     deal = state.deal
     salt = secrets.token_hex(SALT_BYTES)
-    return Deal.objects.create(match=match, number=state.deal_number, seed=deal.seed, code=deal_code(deal.seed),
-                               dealer=deal.dealer, engine_version=ENGINE_VERSION, salt=salt,
-                               commitment=deal_commitment(deal.seed, salt))
+    return Deal(match=match, number=state.deal_number, seed=deal.seed, code=deal_code(deal.seed), dealer=deal.dealer,
+                engine_version=ENGINE_VERSION, salt=salt, commitment=deal_commitment(deal.seed, salt))
 
 
 def _claim(match_id: int, token: str) -> bool:
@@ -178,16 +186,23 @@ def match_advance(*, match_id: int, ply_budget: int | None = None, time_budget_m
 
 
 def _advance_claimed(match_id: int, token: str, ply_budget: int | None, deadline: float | None) -> str:
-    """The match loop, while ``token`` holds the lease. Every ply is stored by a compare-and-set on the ply count
-    read with the log (``_store_ply``); when it fails, someone else stored that ply: re-read and go on (or stop,
-    when the lease went to another worker or the match ended). It stops to wait for a person only through a
-    conditional UPDATE that also gives up the lease, so a move stored meanwhile is never left without a worker."""
-    stored = 0
+    """The match loop, while ``token`` holds the lease. Plies are stored by a compare-and-set on the ply count read
+    with the log (``_Plies.store``); when it fails, someone else stored a ply: re-read and go on (or stop, when the
+    lease went to another worker or the match ended). It stops to wait for a person only through a conditional
+    UPDATE that also gives up the lease, so a move stored meanwhile is never left without a worker.
+
+    Consecutive house-strategy plies are stored together, up to ``MATCH_BATCH_PLIES`` plies or ``MATCH_BATCH_MS``
+    ms a transaction (``_Plies``): they are deterministic (the house agent draws from ``strategy_rng``, keyed by the
+    deal seed, the ply and the seat) and nobody has seen them before they are stored, so a worker killed with a
+    batch in hand loses nothing anyone was told of, and the next worker plays the same plies again. The batch is
+    stored before any other seat's turn (a bot is asked, or a person waits, only on stored plies), before the loop
+    returns, and with the match's end."""
+    stored = 0  # plies played by this call (stored, or in the batch that is stored before the call returns)
     failed_at, idle_failures = None, 0  # the ply count at which a store or the wait last failed; how often so
     while True:  # one pass per consistent read of the log
         match = Match.objects.get(pk=match_id)
         try:
-            snapshot = match_snapshot(match=match)
+            snapshot = match_state_snapshot(match=match)
             state = snapshot.state
         except ValueError as exc:  # ReplayMismatch or a bad stored ruleset: it can never be played on
             log.error("match %s does not replay, aborted: %s", match_id, exc)
@@ -209,35 +224,46 @@ def _advance_claimed(match_id: int, token: str, ply_budget: int | None, deadline
             return "finished"
         seats = {seat.index: seat for seat in match.seats.select_related("player")}
         deal_row = Deal.objects.get(match=match, number=state.deal_number)
-        while True:
-            if ply_budget is not None and stored >= ply_budget:
-                return "budget"
-            if deadline is not None and stored and time.monotonic() >= deadline:
-                return "budget"
-            seat_row = seats[state.to_play]
-            player = seat_row.player
-            deal = state.deal
-            ruling, think_ms = _play_turn(match, state, seat_row, commitment=deal_row.commitment or None)
-            if ruling is None:
-                if Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, ply_count=match.ply_count,
-                                        lease_owner=token).update(awaiting_human=True, lease_owner="",
-                                                                  lease_until=None) == 1:
-                    return "waiting"
-                failed_at = match.ply_count
-                break  # a ply was stored since the read (the person moved): read again
-            try:
-                deal_row, over = _store_ply(match, state, deal, deal_row, seat_row, ruling, action=ruling.action,
-                                            think_ms=think_ms, lease_token=token)
-            except StalePly:
-                failed_at = match.ply_count
-                log.info("match %s: ply %s of deal %s was stored by another writer; reading again", match_id,
-                         ruling.ply, deal_row.number)
-                break
-            if ruling.fault:
-                log.warning("match %s seat %s (%s): %s", match_id, ruling.seat, player, ruling.fault)
-            stored += 1
-            if over:
-                return "finished"
+        plies = _Plies(match, deal_row, lease_token=token)
+        outcome = None
+        try:
+            while True:
+                if (ply_budget is not None and stored >= ply_budget) or (
+                        deadline is not None and stored and time.monotonic() >= deadline):
+                    plies.store(state)
+                    outcome = "budget"
+                    break
+                seat_row = seats[state.to_play]
+                house = seat_row.player.kind == Player.Kind.HOUSE
+                if not house:  # a bot is asked, a person waits, only on stored plies
+                    plies.store(state)
+                deal = state.deal
+                ruling, think_ms = _play_turn(match, state, seat_row, commitment=deal_row.commitment or None)
+                if ruling is None:
+                    if Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, ply_count=match.ply_count,
+                                            lease_owner=token).update(awaiting_human=True, lease_owner="",
+                                                                      lease_until=None) == 1:
+                        outcome = "waiting"
+                        break
+                    failed_at = match.ply_count
+                    snapshot.keep()  # unchanged, and every ply before this turn is stored
+                    break  # a ply was stored since the read (the person moved): read again
+                deal_row, over = plies.add(state, deal, seat_row, ruling, action=ruling.action, think_ms=think_ms)
+                if ruling.fault:
+                    log.warning("match %s seat %s (%s): %s", match_id, ruling.seat, seat_row.player, ruling.fault)
+                stored += 1
+                if over or not house or plies.full():
+                    plies.store(state)
+                if over:
+                    outcome = "finished"
+                    break
+        except StalePly:
+            failed_at = match.ply_count
+            log.info("match %s: a ply after ply count %s was stored by another writer; reading again", match_id,
+                     match.ply_count)  # the state is ahead of the log now: thrown away, the next pass reads the log
+        if outcome is not None:
+            snapshot.keep()  # every ply applied to the state is stored: this process's next read starts here
+            return outcome
         if not _claim(match_id, token):  # the lease ran out and another worker took the match on
             exists = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING).exists()
             return "busy" if exists else "not_running"
@@ -285,58 +311,98 @@ def _play_turn(match: Match, state: MatchState, seat_row: Seat, *,
     return ruling, (ruling.answer.think_ms or took["ms"]) if ruling else 0
 
 
-def _store_ply(match: Match, state: MatchState, deal, deal_row: Deal, seat_row: Seat, ruling: referee.Ruling, *,
-               action: dict, think_ms: int, lease_token: str | None = None) -> tuple[Deal, bool]:
-    """Store one applied ply in its own transaction, if the match is still running at ``match.ply_count`` plies:
-    the move (``action`` as stored, with the ``ruling``'s source and fault), the seat's fault count and clocks (its
-    time bank as the ruling's answer left it), the deal rows at a deal's end, the match's progress, and the finish
-    or the ruling's forfeit.
+class _Plies:
+    """Plies played and applied to the state but not stored yet, for one match read at ``match.ply_count`` plies, and
+    ``store``: the one place where plies are stored, all of them in one transaction. ``lease_token`` (a worker) must
+    still hold the lease when they are stored; a person's move passes none and never touches the lease."""
 
-    The first statement is a compare-and-set on ``Match.ply_count`` (the count the caller's state was read with,
-    ``match_snapshot``): its row lock serialises every writer of this match, and a writer that read an older count
-    changes nothing; the unique (deal, ply) constraint is the last guard. ``lease_token`` (a worker) must also still
-    hold the lease, which the store renews; a person's move passes none and never touches the lease. ``state`` has
-    the ply applied already, ``deal`` is the engine deal it was applied to, and ``seat_row`` was read after that
-    count (a successful compare-and-set proves nothing was stored since). On success ``match`` carries the new
-    count. Returns the current deal row and whether the match is over. Raises ``StalePly`` (nothing stored) when
-    another writer got there first, the match is over, or the lease is gone.
-    """
-    ply, faults, forfeit = ruling.ply, ruling.faults, ruling.forfeit
-    now = timezone.now()
-    progress = {"ply_count": match.ply_count + 1, "deal_number": state.deal_number, "totals": list(state.totals),
-                "last_progress_at": now, "awaiting_human": False}
-    current = Match.objects.filter(pk=match.pk, status=Match.Status.RUNNING, ply_count=match.ply_count)
-    if lease_token is not None:
-        current = current.filter(lease_owner=lease_token)
-        progress["lease_until"] = now + timedelta(seconds=settings.MATCH_LEASE_SECONDS)
-    try:
-        with transaction.atomic():
-            if current.update(**progress) != 1:
-                raise StalePly(f"ply {match.ply_count} is not the current position any more: another ply was "
-                               "stored, or the match ended")
-            Move.objects.create(deal=deal_row, ply=ply, seat=seat_row.index, action=action, source=ruling.source,
-                                fault=ruling.fault_text[:300], fault_kind=ruling.fault_kind, think_ms=think_ms)
-            seat_updates = {"consecutive_faults": faults, "last_latency_ms": think_ms}
-            if ruling.answer.time_bank_ms is not None:
-                seat_updates["time_bank_ms"] = ruling.answer.time_bank_ms
-            Seat.objects.filter(pk=seat_row.pk).update(**seat_updates)
-            next_deal_row = deal_row
-            if deal.is_over:
-                _deal_row_finish(deal_row, deal)
-                if not state.is_over:
-                    next_deal_row = _deal_row_create(match, state)
-            if forfeit:
-                _finish(match, state, forfeited=seat_row.index)
-            elif state.is_over:
-                _finish(match, state)
-            live.ply_stored(match_id=match.pk, ply_count=match.ply_count + 1)  # watchers: after the commit
-    except IntegrityError:  # the (deal, ply) guard: never expected behind the compare-and-set, but never two
-        raise StalePly(f"ply {ply} of deal {deal_row.number} was stored by another writer") from None
-    for key, value in progress.items():
-        setattr(match, key, value)  # the next seat's clock starts now (human_agent reads it)
-    for key, value in seat_updates.items():
-        setattr(seat_row, key, value)
-    return next_deal_row, forfeit or state.is_over
+    def __init__(self, match: Match, deal_row: Deal, *, lease_token: str | None) -> None:
+        self.match, self.row, self.lease_token = match, deal_row, lease_token
+        self.plies: list[dict] = []
+        self.started = 0.0  # time.monotonic() of the first ply in hand
+
+    def add(self, state: MatchState, deal, seat_row: Seat, ruling: referee.Ruling, *, action: dict,
+            think_ms: int) -> tuple[Deal, bool]:
+        """Take a ply that ``state`` has just applied to ``deal`` (its engine deal; ``ruling`` for the seat of
+        ``seat_row``; ``action`` as it will be stored). ``seat_row`` gets the seat's new fault count and clocks now
+        (its next turn is judged with them). Returns the row of the deal now being played (a new row, saved with
+        the plies, when this ply ended the deal) and whether the match is over (a finish, or the ruling's forfeit:
+        store at once)."""
+        if not self.plies:
+            self.started = time.monotonic()
+        seat_updates = {"consecutive_faults": ruling.faults, "last_latency_ms": think_ms}
+        if ruling.answer.time_bank_ms is not None:
+            seat_updates["time_bank_ms"] = ruling.answer.time_bank_ms
+        for key, value in seat_updates.items():
+            setattr(seat_row, key, value)
+        row = self.row
+        if deal.is_over and not state.is_over:
+            self.row = _deal_row_new(self.match, state)
+        self.plies.append({"row": row, "deal": deal, "seat": seat_row, "action": action, "ruling": ruling,
+                           "think_ms": think_ms, "seat_updates": seat_updates, "next_row": self.row})
+        return self.row, bool(ruling.forfeit or state.is_over)
+
+    def full(self) -> bool:
+        """Whether the plies in hand should be stored now: ``MATCH_BATCH_PLIES`` of them, or ``MATCH_BATCH_MS`` ms
+        since the first."""
+        return len(self.plies) >= settings.MATCH_BATCH_PLIES or (
+            bool(self.plies) and (time.monotonic() - self.started) * 1000 >= settings.MATCH_BATCH_MS)
+
+    def store(self, state: MatchState) -> None:
+        """Store every ply in hand in one transaction (none: nothing to do), if the match is still running at
+        ``match.ply_count`` plies: the moves (with their rulings' sources and faults), the seats' fault counts and
+        clocks (each seat's latest), the deal rows at a deal's end and the new deal's row, the match's progress,
+        and the finish or the last ruling's forfeit. ``state`` stands after the last ply in hand.
+
+        The first statement is a compare-and-set on ``Match.ply_count`` (the count the state was read with,
+        ``match_state_snapshot``): its row lock serialises every writer of this match, and a writer that read an
+        older count changes nothing; the unique (deal, ply) constraint is the last guard. A worker's store also
+        checks and renews its lease. The transaction is only these writes (the plies were played before it
+        opened), so a person's move waits for it at most that long. On success ``match`` carries the new count and
+        the plies in hand are none. Raises ``StalePly`` (nothing stored) when another writer got there first, the
+        match is over, or the lease is gone.
+        """
+        if not self.plies:
+            return
+        match, plies = self.match, self.plies
+        now = timezone.now()
+        progress = {"ply_count": match.ply_count + len(plies), "deal_number": state.deal_number,
+                    "totals": list(state.totals), "last_progress_at": now, "awaiting_human": False}
+        current = Match.objects.filter(pk=match.pk, status=Match.Status.RUNNING, ply_count=match.ply_count)
+        if self.lease_token is not None:
+            current = current.filter(lease_owner=self.lease_token)
+            progress["lease_until"] = now + timedelta(seconds=settings.MATCH_LEASE_SECONDS)
+        last = plies[-1]["ruling"]
+        try:
+            with transaction.atomic():
+                if current.update(**progress) != 1:
+                    raise StalePly(f"ply {match.ply_count} is not the current position any more: another ply was "
+                                   "stored, or the match ended")
+                moves, seat_updates = [], {}
+                for entry in plies:
+                    ruling = entry["ruling"]
+                    moves.append(Move(deal=entry["row"], ply=ruling.ply, seat=ruling.seat, action=entry["action"],
+                                      source=ruling.source, fault=ruling.fault_text[:300],
+                                      fault_kind=ruling.fault_kind, think_ms=entry["think_ms"]))
+                    seat_updates.setdefault(entry["seat"].pk, {}).update(entry["seat_updates"])
+                    if entry["deal"].is_over:
+                        _deal_row_finish(entry["row"], entry["deal"])
+                        if entry["next_row"] is not entry["row"]:
+                            entry["next_row"].save(force_insert=True)
+                Move.objects.bulk_create(moves)
+                for pk, updates in seat_updates.items():
+                    Seat.objects.filter(pk=pk).update(**updates)
+                if last.forfeit:
+                    _finish(match, state, forfeited=last.seat)
+                elif state.is_over:
+                    _finish(match, state)
+                # one commit stores every ply in hand: watchers hear of them once, after the commit (games.live)
+                live.ply_stored(match_id=match.pk, ply_count=progress["ply_count"])
+        except IntegrityError:  # the (deal, ply) guard: never expected behind the compare-and-set, but never two
+            raise StalePly(f"a ply after ply count {match.ply_count} was stored by another writer") from None
+        for key, value in progress.items():
+            setattr(match, key, value)  # the next seat's clock starts now (human_agent reads it)
+        self.plies = []
 
 
 def _deal_row_finish(deal_row: Deal, deal) -> None:
@@ -454,7 +520,7 @@ def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, u
     """A person's move: ``action`` for ``seat`` of the match, answering the position at match ply ``ply``
     (``Match.ply_count``, given with every view). Stores it as one ply and wakes the match task for the next seats.
 
-    Never waits for the worker's lease: the ply is stored by a compare-and-set on the ply count (``_store_ply``),
+    Never waits for the worker's lease: the ply is stored by a compare-and-set on the ply count (``_Plies.store``),
     so whichever of this move and the worker (the move clock's fallback) stores the ply first wins, and the other
     changes nothing. Raises ``MatchNotFound`` (404), ``SeatForbidden`` (403: not this user's seat), ``StalePly``
     (409: another ply was stored, it is not this seat's turn, the match is over, or it waits for its ``after``
@@ -463,32 +529,37 @@ def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, u
     seat (``access_seat``).
     """
     match, seat_row = access_seat(match_id=match_id, seat=seat, user=user, guest=guest)
-    snapshot = match_snapshot(match=match)
-    match = snapshot.match
-    if match.status != Match.Status.RUNNING:
-        raise StalePly("the match is over")
-    if match_waits(match=match):
-        raise StalePly(f"this match has not started: it waits for match {match.after_id} to end (the rotations of "
-                       "a duplicate set are played one after another); fetch the view again then")
-    if ply != match.ply_count:
-        raise StalePly(f"ply {ply} is not the current position: the match is at ply {match.ply_count}; fetch the "
-                       "view again")
-    state = snapshot.state
-    if state.to_play != seat:
-        raise StalePly(f"it is not your turn: seat {state.to_play} is to play")
+    snapshot = match_state_snapshot(match=match)  # this process's cached state, brought up to date
+    match, state = snapshot.match, snapshot.state
+    try:
+        if match.status != Match.Status.RUNNING:
+            raise StalePly("the match is over")
+        if match_waits(match=match):
+            raise StalePly(f"this match has not started: it waits for match {match.after_id} to end (the rotations "
+                           "of a duplicate set are played one after another); fetch the view again then")
+        if ply != match.ply_count:
+            raise StalePly(f"ply {ply} is not the current position: the match is at ply {match.ply_count}; fetch the "
+                           "view again")
+        if state.to_play != seat:
+            raise StalePly(f"it is not your turn: seat {state.to_play} is to play")
+        # the referee refuses an illegal move (IllegalAction says why, and changes nothing): a person tries again
+        ruling = referee.judge(state, referee.Answer(action=action), faults_before=seat_row.consecutive_faults,
+                               policy=_fault_policy(seat_row.player.kind))
+    except Exception:
+        snapshot.keep()  # the state is as read: the next read of this match starts from it
+        raise
     deal = state.deal
     deal_row = Deal.objects.get(match=match, number=state.deal_number)
-    # the referee refuses an illegal move (IllegalAction says why, and changes nothing): a person tries again
-    ruling = referee.judge(state, referee.Answer(action=action), faults_before=seat_row.consecutive_faults,
-                           policy=_fault_policy(seat_row.player.kind))
     state.apply_id(ruling.action_id)
     think_ms = max(0, int((timezone.now() - match.last_progress_at).total_seconds() * 1000))
+    plies = _Plies(match, deal_row, lease_token=None)
+    plies.add(state, deal, seat_row, ruling, action=dict(ACTIONS[ruling.action_id]), think_ms=think_ms)
     try:
-        _store_ply(match, state, deal, deal_row, seat_row, ruling, action=dict(ACTIONS[ruling.action_id]),
-                   think_ms=think_ms)
-    except StalePly:
+        plies.store(state)
+    except StalePly:  # the state is ahead of the log: dropped, never cached
         raise StalePly("that ply was just stored by another request (or the match ended); fetch the view "
                        "again") from None
+    snapshot.keep()  # at the ply count just stored, before the row is read again
     match_wake(match_id=match_id)
     match.refresh_from_db()
     return match

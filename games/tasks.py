@@ -6,6 +6,11 @@ Tasks of matches with a person seated go out with ``PEOPLE_PRIORITY`` and the ot
 the Redis broker a worker takes every queued people's task before any bots-only one (kombu's Redis transport keeps
 one list per priority step, 0 3 6 9, and pops them in that order; 0 comes first). A person waits for at most the
 slices already running, never for the queue of bots' slices.
+
+Three queues (config/settings.py): matches with a bot or a person seated go to ``MATCH_QUEUE_BOTS`` (a threads pool
+that waits on many bots at once), house-only matches to ``MATCH_QUEUE_HOUSE`` (prefork: CPU bound), housekeeping
+(the watchdog, guest housekeeping, the ladders' and tournaments' ticks) to ``HOUSEKEEPING_QUEUE``
+(``CELERY_TASK_ROUTES``), so a slow bot never delays other matches and a queue of matches never delays the watchdog.
 """
 
 from __future__ import annotations
@@ -16,7 +21,8 @@ from celery import shared_task
 from django.conf import settings
 
 from games import services
-from games.selectors import match_seats_person
+from games.models import Player
+from games.selectors import match_seat_kinds
 
 log = logging.getLogger(__name__)
 
@@ -39,10 +45,14 @@ def advance_match(self, match_id: int) -> str:
 
 def match_queue(*, match_id: int) -> None:
     """Queue ``advance_match`` for ``match_id`` now, with ``PEOPLE_PRIORITY`` when a person sits in the match and
-    ``BOTS_PRIORITY`` otherwise. A duplicate message is harmless: the match's lease lets one task play at a time
-    and the others return "busy"."""
-    priority = PEOPLE_PRIORITY if match_seats_person(match_id=match_id) else BOTS_PRIORITY
-    advance_match.apply_async((match_id,), priority=priority)
+    ``BOTS_PRIORITY`` otherwise, on ``MATCH_QUEUE_BOTS`` when a bot or a person sits in it (its slices wait on HTTP
+    calls and people: a pool that waits on many at once) and on ``MATCH_QUEUE_HOUSE`` when only house strategies
+    do (CPU bound), so a slow bot never holds up a house-only match. A duplicate message is harmless: the match's
+    lease lets one task play at a time and the others return "busy"."""
+    kinds = match_seat_kinds(match_id=match_id)
+    priority = PEOPLE_PRIORITY if Player.Kind.HUMAN in kinds else BOTS_PRIORITY
+    queue = settings.MATCH_QUEUE_HOUSE if kinds <= {Player.Kind.HOUSE} else settings.MATCH_QUEUE_BOTS
+    advance_match.apply_async((match_id,), priority=priority, queue=queue)
 
 
 @shared_task(ignore_result=True)

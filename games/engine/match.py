@@ -281,21 +281,35 @@ def replay(record: dict) -> MatchState:
     Raises ``ReplayMismatch`` (a ``ValueError``) when the record is malformed or when the engine version, a deal's
     number or seed, an action's legality or a deal's points differ from what the engine gives.
     """
-    state = start_from_record(record)
-    for i, deal in enumerate(record["deals"]):
-        if state.is_over:
-            raise ReplayMismatch(f"the match ended before deal {i + 1}")
-        if deal.get("number", i + 1) != i + 1:
-            raise ReplayMismatch(f"deal {i + 1} is numbered {deal.get('number')!r}")
-        if state.deal_number != i + 1 or ("seed" in deal and deal["seed"] != state.deal.seed):
-            raise ReplayMismatch(f"deal {i + 1}: seed {deal.get('seed')!r:.30} differs from {state.deal.seed}")
-        for ply, action in enumerate(deal["actions"]):
-            if state.deal_number != i + 1 or state.is_over:
-                raise ReplayMismatch(f"deal {i + 1} ended before its ply {ply}")
+    return replay_more(start_from_record(record), record["deals"])
+
+
+def replay_more(state: MatchState, deals: list[dict]) -> MatchState:
+    """Play the stored plies that follow ``state``'s position onto it, verifying them as ``replay`` does, and return
+    it (changed in place). ``deals`` is a record's ``deals`` from the current one on: the first entry is deal
+    ``state.deal_number`` and holds only the actions after the ``len(state.deal_ids[-1])`` already applied; the next
+    ones are the deals after it, whole. ``replay`` is this from the match's start; a cache of states brings a
+    stored state up to date with it (``games.state_cache``).
+
+    Raises ``ReplayMismatch`` as ``replay`` does (the state is then half-way: throw it away).
+    """
+    first = state.deal_number
+    for i, deal in enumerate(deals):
+        number = first + i
+        if state.is_over and state.deal_number != number:
+            raise ReplayMismatch(f"the match ended before deal {number}")
+        if deal.get("number", number) != number:
+            raise ReplayMismatch(f"deal {number} is numbered {deal.get('number')!r}")
+        if state.deal_number != number or ("seed" in deal and deal["seed"] != state.deal.seed):
+            raise ReplayMismatch(f"deal {number}: seed {deal.get('seed')!r:.30} differs from {state.deal.seed}")
+        done = len(state.deal_ids[-1])  # plies of this deal applied before (only the first entry has any)
+        for ply, action in enumerate(deal["actions"], start=done):
+            if state.deal_number != number or state.is_over:
+                raise ReplayMismatch(f"deal {number} ended before its ply {ply}")
             try:
                 state.apply(action)
             except IllegalAction as exc:
-                raise ReplayMismatch(f"deal {i + 1} ply {ply}: {exc}") from exc
-        if "points" in deal and (len(state.results) <= i or state.results[i].points != deal["points"]):
-            raise ReplayMismatch(f"deal {i + 1}: points differ from the record")
+                raise ReplayMismatch(f"deal {number} ply {ply}: {exc}") from exc
+        if "points" in deal and (len(state.results) < number or state.results[number - 1].points != deal["points"]):
+            raise ReplayMismatch(f"deal {number}: points differ from the record")
     return state
