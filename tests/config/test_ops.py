@@ -137,7 +137,7 @@ def test_metrics_move_when_a_worker_process_plays_a_bot_match(client, house_bots
     owner = get_user_model().objects.create_user("ada", password="pw-ada-123")
     bot, _ = bot_register(owner=owner, name="Probe", endpoint_url=server.url)
     Bot.objects.filter(pk=bot.pk).update(secret="s3cret", verified_at=timezone.now())
-    queue = settings.CELERY_TASK_DEFAULT_QUEUE
+    queue = settings.MATCH_QUEUE_BOTS  # a match with a bot seated goes to the bots' queue (games.tasks.match_queue)
     before = _scrape(client)
     match = match_create(players=[bot.player, house_bots[3]], ruleset=Ruleset.preset("pagat"), seed=11)
     match_wake(match_id=match.pk)
