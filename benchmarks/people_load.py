@@ -2,7 +2,7 @@
 + Celery, on loopback only.
 
 Starts the production stack on 127.0.0.1 against its own database ``eights_load``: the ``web:`` line and every
-``worker*:`` line of the Procfile (so the trial follows the Procfile: the web server, its worker count set by
+Celery worker line (``celery ... worker``) of the Procfile (so the trial follows the Procfile: the web server, its worker count set by
 ``--web-workers``; the Celery workers with ``WORKER_CONCURRENCY=--celery``), or ``--web-cmd`` instead of the web
 line. It creates ``--people`` accounts with API tokens; each person, in one asyncio client, presses Play now (bots
 only) on a two-seat pagat ladder of house bots and plays, thinking ``--think-min-ms``..``--think-max-ms`` (uniform)
@@ -121,13 +121,15 @@ def _cache_tables() -> set[str]:
 
 
 def _procfile_commands(port: int, args) -> dict[str, str]:
-    """The Procfile's ``web`` and ``worker*`` commands, bound to 127.0.0.1:``port`` with ``--web-workers``."""
+    """The Procfile's ``web`` command, bound to 127.0.0.1:``port`` with ``--web-workers``, and every Celery worker
+    line (``celery ... worker``: the house, bots and housekeeping pools; not beat, not the example bots)."""
     commands = {}
     with open(os.path.join(ROOT, "Procfile")) as f:
         for line in f:
             name, sep, command = line.partition(":")
             name = name.strip()
-            if sep and (name == "web" or name.startswith("worker")) and not line.lstrip().startswith("#"):
+            is_worker = re.search(r"\bcelery\b.*\sworker\b", command) is not None
+            if sep and (name == "web" or is_worker) and not line.lstrip().startswith("#"):
                 commands[name] = command.strip()
     if args.web_cmd:
         commands["web"] = args.web_cmd

@@ -87,6 +87,17 @@ if DATABASE_URL:
     except ValueError as exc:
         raise ImproperlyConfigured(f"DATABASE_URL={DATABASE_URL!r} is not a database URL ({exc}); use e.g. "
                                    "postgres://user@127.0.0.1:5432/eights") from None
+    #: A process's own pool of PostgreSQL connections (psycopg_pool through Django's "pool" option): at most
+    #: DB_POOL_MAX connections per process, a request or task thread waiting up to DB_POOL_TIMEOUT s for one instead
+    #: of opening its own. The ASGI web server runs each request in its own thread and the bots' Celery pool runs 32
+    #: threads: without a pool their connections add up past PostgreSQL's max_connections under load (the load trial
+    #: at 200 people: "too many clients"). 0 (the default; the tests): no pool. The Procfile sets it for web and
+    #: botworker; docs/SCALING.md.
+    DB_POOL_MAX = env_int("DB_POOL_MAX", 0, 0, 1000)
+    if DB_POOL_MAX and DATABASES["default"]["ENGINE"].endswith("postgresql"):
+        DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps the connections; Django refuses both at once
+        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+            "min_size": 1, "max_size": DB_POOL_MAX, "timeout": env_float("DB_POOL_TIMEOUT", 10, 0.1, 600)}
 else:
     # The zero-setup file is written by two processes at once (the web server and the ladder loop). WAL lets reads
     # go on beside a writer; IMMEDIATE takes the write lock at BEGIN, so a transaction that read first never fails
