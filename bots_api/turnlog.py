@@ -27,12 +27,12 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
-from rest_framework import status as http_status
-from rest_framework.exceptions import APIException, NotFound
+from rest_framework.exceptions import NotFound
 from rest_framework.pagination import CursorPagination
 
 from bots_api.models import Bot, BotTurn
 from bots_api.protocol import FAULT_KINDS, reply_debug
+from games.browse import BadFilter
 from games.models import Match, Move
 from games.selectors import public_matches
 
@@ -72,15 +72,9 @@ def turn_log_record(*, bot: Bot, turn, trace: dict, think_ms: int) -> BotTurn | 
     return row
 
 
-class BadTurnFilter(APIException):
-    """A filter of the turn log that is malformed: 400 ``invalid_filter``, saying which parameter and what it takes."""
-
-    status_code = http_status.HTTP_400_BAD_REQUEST
-    default_code = "invalid_filter"
-
-    def __init__(self, param: str, message: str) -> None:
-        self.param = param
-        super().__init__(f"{param}: {message}")
+class BadTurnFilter(BadFilter):
+    """A filter of the turn log that is malformed: 400 ``invalid_filter``, saying which parameter and what it takes
+    (the match list's ``BadFilter``, the same error shape)."""
 
 
 @dataclass(frozen=True)
