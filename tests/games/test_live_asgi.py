@@ -44,6 +44,9 @@ def asgi_server(transactional_db, tmp_path):
                CACHE_KEY_PREFIX=settings.CACHES["default"]["KEY_PREFIX"],  # the same pub/sub channels as this run
                CELERY_BROKER_URL=os.environ.get("TEST_CELERY_BROKER_URL", "redis://127.0.0.1:6379/15"),
                EIGHTS_BIND=f"127.0.0.1:{port}", WEB_WORKERS="1", PGAPPNAME=APP_NAME,
+               # no connection pool here: the test counts the connections a stream holds, and a pool keeps idle ones
+               # of its own (the pool's bound is tests/config/test_db_pool.py)
+               WEB_DB_POOL_MAX="0",
                LIVE_KEEPALIVE_SECONDS="1", PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     line = next(line.split(":", 1)[1].strip() for line in (ROOT / "Procfile").read_text().splitlines()
                 if line.startswith("web:"))
