@@ -390,7 +390,11 @@ def test_a_trial_match_page_says_it_is_an_unrated_test_run(owner, stranger, prob
     match = Match.objects.get(trial_match__trial_id=trial_id)
     page = APIClient().get(f"/matches/{match.pk}/").content.decode()  # public, like any casual match
     assert 'id="trial-match-note"' in page and "unrated trial match" in page and "Probe" in page
-    assert f"/trials/{trial_id}/" in page  # the link answers its owner only
+    assert f"/trials/{trial_id}/" not in page  # the link answers its owner only: drawn for the owner only
+    for who, shown in ((stranger, False), (owner, True)):
+        client = APIClient()
+        client.force_login(who)
+        assert (f"/trials/{trial_id}/" in client.get(f"/matches/{match.pk}/").content.decode()) is shown, who
     from games.engine import Ruleset
     from games.services import match_create
 
