@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 
 import httpx
-import pytest
 from django.db import connection
 
 from games import live

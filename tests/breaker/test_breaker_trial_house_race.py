@@ -15,7 +15,6 @@ lock on the name), then use it.
 
 import threading
 
-import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils import timezone
