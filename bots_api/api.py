@@ -277,7 +277,7 @@ class PlayerProfileApi(BotsApi):
                    summary="A player's public profile (by exact name, or by id): kind, owner (bots), ratings, "
                            "recent matches")
     def get(self, request, name: str):
-        player = selectors.player_by_ref(ref=name)  # an exact name, else an id
+        player = selectors.player_by_ref(ref=name)  # all digits: an id (else that name); else an exact name
         return Response(PlayerProfileOutput(selectors.player_profile(player=player)).data)
 
 

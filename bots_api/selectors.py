@@ -149,15 +149,16 @@ def player_profile(*, player: Player, matches: int = 10) -> dict:
 
 
 def player_by_ref(*, ref: str) -> Player:
-    """The player ``ref`` names (``GET /api/players/{ref}/``): the player with this exact name, else, when ``ref``
-    is all ASCII digits, the player with this id (a name wins over an id: a player may be called "42").
-    ``Http404`` when neither exists."""
-    try:
-        return player_by_name(name=ref)
-    except Http404:
-        if not re.fullmatch(r"[0-9]{1,18}", ref):
-            raise
-    player = Player.objects.filter(pk=int(ref)).select_related("user", "bot__owner").first()
-    if player is None:
-        raise Http404(f"there is no player named {ref!r} and no player with id {ref}")
-    return player
+    """The player ``ref`` names (``GET /api/players/{ref}/``): when ``ref`` is all ASCII digits, the player with this
+    id (an id always wins: a player named "42" cannot shadow player 42; it is found by its name only while no player
+    has that id, and always at its page ``/players/<name>/``); else the player with this exact name. ``Http404`` when
+    neither exists."""
+    if re.fullmatch(r"[0-9]{1,18}", ref):
+        player = Player.objects.filter(pk=int(ref)).select_related("user", "bot__owner").first()
+        if player is not None:
+            return player
+        try:
+            return player_by_name(name=ref)
+        except Http404:
+            raise Http404(f"there is no player with id {ref} and no player named {ref!r}") from None
+    return player_by_name(name=ref)

@@ -146,7 +146,8 @@ class TurnOutput(serializers.Serializer):
     id = serializers.IntegerField()
     match = serializers.IntegerField(help_text="the match id")
     deal = serializers.IntegerField(help_text="the deal number, 1-based")
-    ply = serializers.IntegerField(help_text="the ply within the deal, 0-based")
+    ply = serializers.IntegerField(help_text="the ply within the deal, 0-based (the replay shows the position after "
+                                                         "it at /matches/{match}/replay/?deal={deal}&ply={ply + 1})")
     seat = serializers.IntegerField()
     at = serializers.CharField(help_text="when the call was made (UTC, ISO 8601)")
     latency_ms = serializers.IntegerField(help_text="the call's round trip, ms")

@@ -46,7 +46,8 @@ class TrialSummaryOutput(serializers.Serializer):
 
 
 class TrialResultOutput(serializers.Serializer):
-    number = serializers.IntegerField(help_text="the match's place in the trial, from 0")
+    number = serializers.IntegerField(help_text="the match's place in the trial, from 0 (the trial page shows it "
+                                                "from 1)")
     match_id = serializers.IntegerField()
     status = serializers.CharField(help_text="running, finished or aborted")
     waiting = serializers.BooleanField(help_text="running, but waiting for the match before it to end")

@@ -22,10 +22,11 @@ def trial_detail(request, trial_id: int):
 
 def trial_match_page_extras(match) -> dict:
     """The match page's note on a trial's match (registered into ``games.views.MATCH_PAGE_EXTRAS``): that it is an
-    unrated test run of which bot; the trial's link is drawn for everyone but answers only its owner."""
+    unrated test run of which bot; the trial's link is drawn for the trial's owner only (it answers nobody else)."""
     entry = TrialMatch.objects.filter(match_id=match.pk).select_related("trial__bot__player").first()
     if entry is None:
         return {}
     return {"match_page_include": "bots_api/trial_match_note.html", "trial_match_bot": entry.trial.bot.player.name,
             "trial_match_duplicate": entry.trial.duplicate,
-            "trial_match_url": reverse("trial-detail", args=[entry.trial_id])}
+            "trial_match_url": reverse("trial-detail", args=[entry.trial_id]),
+            "trial_match_owner_id": entry.trial.owner_id}

@@ -5,6 +5,10 @@ It checks every request's signature (HMAC-SHA256 of "{timestamp}.{body}" with yo
 (when run from the Eights Ladder repository; otherwise a simple "first legal play, else draw, else pass").
 
     python examples/bot_server.py --port 8765 --secret YOUR_SECRET [--name MyBot] [--strategy heuristic] [--debug]
+        [--version 1.1]
+
+``--version`` is the version the ping reply reports (default "1.0"): the service records it with each match and
+trial, so give a new one when you change the bot.
 
 The secret can also come from the environment (BOT_SECRET). Register http://YOUR_HOST:8765/ as the endpoint.
 """
@@ -62,9 +66,10 @@ def debug_note(request: dict, action: dict) -> str:
             f"{len(request['legal_actions'])} legal; chose {json.dumps(action, separators=(',', ':'))}")[:1000]
 
 
-def make_handler(secret, name: str, strategy_name: str, debug: bool = False):
+def make_handler(secret, name: str, strategy_name: str, debug: bool = False, version: str = "1.0"):
     """The request handler class; ``secret`` is the signing secret, or a function returning it (rotation);
-    ``debug``: add a ``debug`` note to every turn reply (``debug_note``)."""
+    ``debug``: add a ``debug`` note to every turn reply (``debug_note``); ``version``: the version the ping reply
+    reports."""
     strategy = load_strategy(strategy_name)
     current_secret = secret if callable(secret) else (lambda: secret)
 
@@ -81,7 +86,7 @@ def make_handler(secret, name: str, strategy_name: str, debug: bool = False):
             request = json.loads(body)
             kind = request.get("type")
             if kind == "ping":
-                return self._reply(200, {"name": name, "author": "Eights Ladder examples", "version": "1.0"})
+                return self._reply(200, {"name": name, "author": "Eights Ladder examples", "version": version})
             if kind == "turn":
                 view = request["view"]
                 seed = request["match_id"] * 1000 + request["deal_number"]
@@ -117,13 +122,15 @@ def main() -> None:
                         "heuristic, tactician)")
     parser.add_argument("--debug", action="store_true", help="add a debug note to every turn reply (your turn log "
                         "shows it beside the turn)")
+    parser.add_argument("--version", default="1.0", help="the version the ping reply reports (recorded with each "
+                        "match and trial: give a new one when you change the bot)")
     args = parser.parse_args()
     if not args.secret:
         parser.error("give the signing secret with --secret or BOT_SECRET")
     if not 0 <= args.port <= 65535:
         parser.error("--port must be from 0 to 65535")
     server = ThreadingHTTPServer((args.host, args.port), make_handler(args.secret, args.name, args.strategy,
-                                                                    args.debug))
+                                                                    args.debug, args.version))
     print(f"{args.name} listening on http://{args.host}:{server.server_address[1]}/", flush=True)
     try:
         server.serve_forever()

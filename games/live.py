@@ -245,6 +245,8 @@ class MatchFeed:
         """The events of the plies stored since the last call, ``[(ply count, data)]``, and the end event's data once
         the match is over (else None). ``Match.DoesNotExist`` when it is gone."""
         row = Match.objects.get(pk=self.match.pk)
+        if (row.seed, row.created_at) != (self.match.seed, self.match.created_at):
+            raise Match.DoesNotExist(f"match {row.pk} is another match now (its id was handed out again)")
         rows = list(Move.objects.filter(deal__match_id=row.pk).order_by("deal__number", "ply")
                     .values_list("deal__number", "action", "source", "fault_kind", "created_at")[self.count:row.ply_count])
         timeline = _Timeline(MatchSnapshot(match=row, record={}), self.seats, [])

@@ -29,7 +29,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import live
+from games import live, state_cache
 from games.api import _err
 from games.limits import ScopedRateThrottle
 from games.models import Match
@@ -175,12 +175,15 @@ class _SharedEvents:
 
     def __init__(self):
         self.lock = threading.Lock()
-        self.matches: dict[int, dict] = {}  # match id -> {"plies": {ply: data}, "end": data | None, "lock": Lock}
+        # state_cache.key_of(match) (id, seed, created_at) -> {"plies": {ply: data}, "end": data | None, "lock": Lock}:
+        # keyed like the state cache, so that a match id handed out again (a restored backup, a flush with sequences
+        # reset) never meets the events of the match that had it before
+        self.matches: dict[tuple, dict] = {}
 
-    def _entry(self, match_id: int) -> dict:
+    def _entry(self, key: tuple) -> dict:
         with self.lock:
-            entry = self.matches.pop(match_id, None) or {"plies": {}, "end": None, "lock": threading.Lock()}
-            self.matches[match_id] = entry  # most recently used last
+            entry = self.matches.pop(key, None) or {"plies": {}, "end": None, "lock": threading.Lock()}
+            self.matches[key] = entry  # most recently used last
             while len(self.matches) > self.MATCHES:
                 self.matches.pop(next(iter(self.matches)))
             return entry
@@ -205,7 +208,7 @@ class _SharedEvents:
         if upto <= stream.last:
             return None
         with self.lock:
-            entry = self.matches.get(stream.match.pk)
+            entry = self.matches.get(state_cache.key_of(stream.match))
         if entry is None or entry.get("feed") is None:
             return None
         plies, feed = entry["plies"], entry["feed"]
@@ -217,7 +220,7 @@ class _SharedEvents:
         return events, end
 
     def events(self, stream: "_Stream") -> tuple[list, dict | None]:
-        entry = self._entry(stream.match.pk)
+        entry = self._entry(state_cache.key_of(stream.match))
         progress = getattr(stream, "progress", None)
         found = self._cached(entry, stream.last, progress)
         if found is not None:

@@ -585,8 +585,13 @@ def player_house_create(*, name: str, strategy: str, description: str = "") -> P
             # never rewrite a person's or a user's bot's player, nor take a look-alike of their name
             if player is None and not Player.objects.filter(name_skeleton=name_skeleton(name)).exclude(
                     kind=Player.Kind.HOUSE).exists():
-                return Player.objects.create(name=name, kind=Player.Kind.HOUSE, strategy=strategy,
-                                             description=description)
+                try:  # another request may be inserting this name right now: its row wins, then update it
+                    with transaction.atomic():
+                        return Player.objects.create(name=name, kind=Player.Kind.HOUSE, strategy=strategy,
+                                                     description=description)
+                except IntegrityError:
+                    if Player.objects.filter(name=name).exists():
+                        continue  # read it again (the loop's first step): a house bot is updated, else the next name
             n += 1
             name = f"{wanted[:52]} ({n})"
 

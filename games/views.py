@@ -22,7 +22,7 @@ from games.casual import CasualRefused, casual_start
 from games.engine import PRESETS, Ruleset
 from games.engine.describe import describe_rules
 from games.guests import session_guest
-from games.models import Deal, Match, Seat
+from games.models import Deal, Match, Move, Seat
 from games.replay_tools import replay_tools
 
 #: Other apps add context to the match page here (tournaments: rating changes) without games importing them.
@@ -167,8 +167,9 @@ def match_watch(request, match_id: int):
     match = get_object_or_404(Match, pk=match_id)
     if match.status != Match.Status.RUNNING:
         if selectors.match_is_public(match=match):
-            last = Deal.objects.filter(match_id=match.pk).order_by("-number").values_list("number", "plies").first()
-            query = f"?deal={last[0]}&ply={last[1]}" if last else ""
+            last = Deal.objects.filter(match_id=match.pk).order_by("-number").values_list("pk", "number").first()
+            # the deal's stored moves, not Deal.plies: a deal cut off by a forfeit keeps plies = 0
+            query = f"?deal={last[1]}&ply={Move.objects.filter(deal_id=last[0]).count()}" if last else ""
             return redirect(reverse("match-replay", args=[match.pk]) + query)
         return redirect("match-detail", match_id=match.pk)
     if match.reveal_group:  # a duplicate set's match: its plies would tell the cards of the set's other matches

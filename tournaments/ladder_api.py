@@ -88,8 +88,9 @@ class BoardEntryOutput(serializers.Serializer):
         return user.get_username() if user is not None else None
 
     def get_profile(self, entry) -> str:
-        # by name: a name wins over an id there, so an id link could reach a player named like the id
-        return reverse("api-player", args=[entry.player.name])
+        # by name (readable), but by id for an all-digit name: an all-digit reference means the id there
+        name = entry.player.name
+        return reverse("api-player", args=[str(entry.player.pk) if name.isascii() and name.isdigit() else name])
 
     @extend_schema_field(ConfidenceOutput(allow_null=True))
     def get_ahead_of_next(self, entry) -> dict | None:

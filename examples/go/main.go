@@ -1,6 +1,9 @@
 // A starter Eights Ladder bot (bot protocol v1, docs/BOT_PROTOCOL.md) in Go, standard library only.
 //
-//	go run . --port 8765 --secret YOUR_SECRET [--host 127.0.0.1] [--name MyGoBot]
+//	go run . --port 8765 --secret YOUR_SECRET [--host 127.0.0.1] [--name MyGoBot] [--version 1.1]
+//
+// --version is the version the ping reply reports (default "1.0"): the service records it with each match and
+// trial, so give a new one when you change the bot.
 //
 // The secret can also come from BOT_SECRET. It checks every request's signature (HMAC-SHA256 of
 // "{timestamp}.{raw body}", compared in constant time; timestamps more than 300 s from this machine's clock are
@@ -119,7 +122,7 @@ func reply(w http.ResponseWriter, status int, payload interface{}) {
 	w.Write(data)
 }
 
-func handler(secret, name string) http.HandlerFunc {
+func handler(secret, name, version string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			reply(w, http.StatusMethodNotAllowed, map[string]string{"error": "POST only"})
@@ -141,7 +144,7 @@ func handler(secret, name string) http.HandlerFunc {
 		}
 		switch req.Type {
 		case "ping":
-			reply(w, http.StatusOK, map[string]string{"name": name, "author": "Eights Ladder starter kits", "version": "1.0"})
+			reply(w, http.StatusOK, map[string]string{"name": name, "author": "Eights Ladder starter kits", "version": version})
 		case "turn":
 			if len(req.LegalActions) == 0 {
 				reply(w, http.StatusBadRequest, map[string]string{"error": "a turn without legal_actions"})
@@ -161,6 +164,7 @@ func main() {
 	port := flag.Int("port", 8765, "port to listen on (0: a free one)")
 	secret := flag.String("secret", os.Getenv("BOT_SECRET"), "the bot's signing secret (or BOT_SECRET)")
 	name := flag.String("name", "StarterGo", "the name the bot gives in its ping")
+	version := flag.String("version", "1.0", "the version the bot gives in its ping (recorded with each match and trial)")
 	flag.Parse()
 	if *secret == "" {
 		log.Fatal("give the signing secret with --secret or BOT_SECRET")
@@ -173,7 +177,7 @@ func main() {
 		log.Fatal(err)
 	}
 	fmt.Printf("%s listening on http://%s/\n", *name, listener.Addr().String())
-	server := &http.Server{Handler: handler(*secret, *name), ReadHeaderTimeout: 10 * time.Second,
+	server := &http.Server{Handler: handler(*secret, *name, *version), ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout: 60 * time.Second}
 	log.Fatal(server.Serve(listener))
 }

@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 // A starter Eights Ladder bot (bot protocol v1, docs/BOT_PROTOCOL.md) in JavaScript, Node's standard library only.
 //
-//   node bot.js --port 8765 --secret YOUR_SECRET [--host 127.0.0.1] [--name MyJsBot]
+//   node bot.js --port 8765 --secret YOUR_SECRET [--host 127.0.0.1] [--name MyJsBot] [--version 1.1]
+//
+// --version is the version the ping reply reports (default "1.0"): the service records it with each match and
+// trial, so give a new one when you change the bot.
 //
 // The secret can also come from BOT_SECRET. It checks every request's signature (HMAC-SHA256 of
 // "{timestamp}.{raw body}", compared in constant time; timestamps more than 300 s from this machine's clock are
@@ -57,7 +60,7 @@ function reply(res, status, payload) {
   res.end(data);
 }
 
-function makeServer(secret, name) {
+function makeServer(secret, name, version = "1.0") {
   return http.createServer((req, res) => {
     if (req.method !== "POST") return reply(res, 405, { error: "POST only" });
     const chunks = [];
@@ -86,7 +89,7 @@ function makeServer(secret, name) {
         return reply(res, 400, { error: "the body is not JSON" });
       }
       const kind = request && request.type;
-      if (kind === "ping") return reply(res, 200, { name, author: "Eights Ladder starter kits", version: "1.0" });
+      if (kind === "ping") return reply(res, 200, { name, author: "Eights Ladder starter kits", version });
       if (kind === "turn") return reply(res, 200, { action: chooseAction(request.view || {}, request.legal_actions) });
       if (kind === "match_end") return reply(res, 200, {});
       return reply(res, 400, { error: `unknown request type ${JSON.stringify(kind)}` });
@@ -95,11 +98,11 @@ function makeServer(secret, name) {
 }
 
 function parseArgs(argv) {
-  const args = { host: "127.0.0.1", port: 8765, secret: process.env.BOT_SECRET || "", name: "StarterJs" };
+  const args = { host: "127.0.0.1", port: 8765, secret: process.env.BOT_SECRET || "", name: "StarterJs", version: "1.0" };
   for (let i = 0; i < argv.length; i += 2) {
     const key = argv[i].replace(/^--/, "");
     if (!(key in args) || i + 1 >= argv.length) {
-      console.error(`usage: node bot.js --port 8765 --secret S [--host 127.0.0.1] [--name NAME] (not ${argv[i]})`);
+      console.error(`usage: node bot.js --port 8765 --secret S [--host 127.0.0.1] [--name NAME] [--version V] (not ${argv[i]})`);
       process.exit(2);
     }
     args[key] = argv[i + 1];
@@ -118,7 +121,7 @@ function parseArgs(argv) {
 
 if (require.main === module) {
   const args = parseArgs(process.argv.slice(2));
-  const server = makeServer(args.secret, args.name);
+  const server = makeServer(args.secret, args.name, args.version);
   server.keepAliveTimeout = 60000;  // the service reuses one connection
   server.listen(args.port, args.host, () => {
     const { port } = server.address();

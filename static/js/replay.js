@@ -179,13 +179,14 @@
             panel.replaceChildren(h("p", {}, "No turn is logged here: turn logs are kept for a limited time (see the turn log page)."));
             return;
           }
-          panel.replaceChildren(
+          panel.replaceChildren(...[
             h("p", {}, h("strong", {}, tool.label + ": "), `${turn.latency_ms} ms` + (turn.status ? `, HTTP ${turn.status}` : ", no answer") +
               (turn.fault_kind ? `; fault ${turn.fault_kind}: ${turn.fault}` : "")),
             turn.debug ? h("p", {id: "my-bot-debug"}, h("strong", {}, "debug: "), turn.debug) : null,
             turn.debug_warning ? h("p", {className: "muted"}, "warning: " + turn.debug_warning) : null,
             h("details", {open: true}, h("summary", {}, "Request (what your bot was sent)"), h("pre", {id: "my-bot-request"}, JSON.stringify(turn.request, null, 1))),
-            h("details", {}, h("summary", {}, "Reply"), h("pre", {}, typeof turn.reply === "string" ? turn.reply : JSON.stringify(turn.reply, null, 1))));
+            h("details", {}, h("summary", {}, "Reply"), h("pre", {}, typeof turn.reply === "string" ? turn.reply : JSON.stringify(turn.reply, null, 1)))]
+            .filter(c => c !== null));  // replaceChildren would print a null as the text "null"
         })
         .catch(err => { panel.append(h("p", {className: "fault-note"}, `Could not load the turn log (${err.message}).`)); button.disabled = false; });
     });

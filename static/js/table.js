@@ -223,6 +223,7 @@
     if (!state) return;
     const v = state.view, names = state.seats.map(s => s.name);
     $("my-hand").hidden = state.status !== "running";  // nothing left to play once the match is over
+    if (state.status !== "running") $("reshuffle-note").hidden = true;  // the last reshuffle's notice is news no more
     if (state.status === "aborted") {
       $("turn").replaceChildren(h("strong", {}, "This match was ended early, unrated."), ` ${state.abort_reason || ""} `,
         h("a", {href: "/"}, "Deal a new table"), ".");

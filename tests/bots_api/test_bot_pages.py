@@ -239,3 +239,13 @@ def test_a_house_bots_profile_renders_and_an_unknown_player_is_404(client, ladde
     body = client.get(reverse("player-profile", args=["Professor"])).content.decode()
     assert "heuristic" in body and "Test ladder" in body
     assert client.get(reverse("player-profile", args=["Nobody"])).status_code == 404
+
+
+@pytest.mark.django_db
+def test_the_bot_pages_title_is_its_name_without_markup(as_owner, registered):
+    import re
+    bot, _secret = registered
+    body = as_owner.get(reverse("bot-detail", args=[bot.pk])).content.decode()
+    title = re.search(r"<title>(.*?)</title>", body, re.S).group(1)
+    assert title == "Crazy8 · Eights Ladder"
+    assert body.count('id="bot-trials"') == 1

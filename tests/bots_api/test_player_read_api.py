@@ -29,10 +29,13 @@ def test_a_player_is_found_by_id_or_name_with_ratings_and_recent_matches(ladder,
 
 
 @pytest.mark.django_db
-def test_a_name_made_of_digits_wins_over_an_id(house_bots):
+def test_an_id_wins_over_a_name_made_of_digits(house_bots):
     named = player_house_create(name=str(house_bots[0].pk), strategy="random")
-    assert APIClient().get(f"/api/players/{house_bots[0].pk}/").json()["id"] == named.pk
-    assert APIClient().get(f"/api/players/{named.pk}/").json()["id"] in (named.pk, house_bots[0].pk)
+    assert APIClient().get(f"/api/players/{house_bots[0].pk}/").json()["id"] == house_bots[0].pk
+    assert APIClient().get(f"/api/players/{named.pk}/").json()["id"] == named.pk
+    unused = named.pk + 1000  # an all-digit name that is no player's id is still found by its name
+    digits = player_house_create(name=str(unused), strategy="random")
+    assert APIClient().get(f"/api/players/{unused}/").json()["id"] == digits.pk
 
 
 @pytest.mark.django_db

@@ -119,3 +119,21 @@ def test_the_kit_plays_whole_matches_against_the_house_heuristic_without_a_fault
         assert outcome.forfeited is None and not outcome.faults, outcome.faults
     kit = args.participants[0]
     assert kit.calls > 10 and not kit.faults
+
+
+@pytest.mark.parametrize("kit", ["python", "javascript", "go"])
+def test_the_version_option_sets_the_pings_version(kit, request):
+    import sys
+
+    if kit == "python":
+        argv, cwd = [sys.executable, "bot_server.py"], ROOT / "examples"
+    elif kit == "javascript":
+        if shutil.which("node") is None:
+            pytest.skip("Node is not installed here: the JavaScript starter kit is not checked")
+        argv, cwd = [shutil.which("node"), "bot.js"], ROOT / "examples" / "javascript"
+    else:
+        argv, cwd = [str(request.getfixturevalue("go_binary"))], ROOT / "examples" / "go"
+    body = b'{"protocol":1,"type":"ping"}'
+    for extra, version in (([], "1.0"), (["--version", "2.3-beta"], "2.3-beta")):
+        with _kit_server([*argv, *extra], cwd) as url:
+            assert _post(url, body, sign(SECRET, body))[1]["version"] == version, (kit, extra)

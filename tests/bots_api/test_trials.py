@@ -5,6 +5,8 @@ Personas: an owner (ada, with a token) and her verified bot Probe behind a real 
 worker does); tests/bots_api/test_trial_worker.py plays one through a real Celery worker.
 """
 
+import re
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import override_settings
@@ -139,6 +141,10 @@ def test_a_rerun_on_the_same_seeds_is_compared_with_the_last_version(owner, prob
     assert page.status_code == 200
     html = page.content.decode()
     assert 'id="trial-last"' in html and "the last run, trial" in html and "Wilson" in html
+    for r in detail["results"]:  # each match's turn log; the "#" column counts from 1 (the API's number from 0)
+        assert f'href="/bots/{probe.pk}/turns/?match={r["match_id"]}"' in html
+    assert [int(n) for n in re.findall(r'<tr>\s*<td class="num">(\d+)</td>', html)] == \
+        [r["number"] + 1 for r in detail["results"]]
     # a different seed set is no comparison
     third = _post(client, probe, {"opponents": ["house:greedy"], "seeds": [5, 7]}).json()
     assert third["comparison"] is None
@@ -384,7 +390,11 @@ def test_a_trial_match_page_says_it_is_an_unrated_test_run(owner, stranger, prob
     match = Match.objects.get(trial_match__trial_id=trial_id)
     page = APIClient().get(f"/matches/{match.pk}/").content.decode()  # public, like any casual match
     assert 'id="trial-match-note"' in page and "unrated trial match" in page and "Probe" in page
-    assert f"/trials/{trial_id}/" in page  # the link answers its owner only
+    assert f"/trials/{trial_id}/" not in page  # the link answers its owner only: drawn for the owner only
+    for who, shown in ((stranger, False), (owner, True)):
+        client = APIClient()
+        client.force_login(who)
+        assert (f"/trials/{trial_id}/" in client.get(f"/matches/{match.pk}/").content.decode()) is shown, who
     from games.engine import Ruleset
     from games.services import match_create
 

@@ -315,3 +315,15 @@ def test_a_finished_match_of_a_duplicate_set_shows_no_turns_while_its_mirror_run
     assert client.get(f"/api/bots/{bot.pk}/turns/", {"match": played.pk}).json()["results"] == []
     assert match_advance(match_id=mirror.pk) == "finished"
     assert client.get(f"/api/bots/{bot.pk}/turns/", {"match": played.pk}).json()["results"]
+
+
+@pytest.mark.django_db
+def test_each_turn_log_row_links_the_replay_after_its_ply(owner, servers, house_bots):
+    bot = _bot(owner, servers("good"))
+    match = _played(bot, house_bots[3])
+    turn = BotTurn.objects.filter(bot=bot, match=match).order_by("deal_number", "ply")[3]
+    page = _client(owner).get(f"/bots/{bot.pk}/turns/", {"match": match.pk, "deal": turn.deal_number,
+                                                          "ply": turn.ply}).content.decode()
+    assert f"deal {turn.deal_number} · ply {turn.ply} ·" in page
+    # the replay's ply counts plies applied: the position after this turn is ply + 1
+    assert f'href="/matches/{match.pk}/replay/?deal={turn.deal_number}&amp;ply={turn.ply + 1}"' in page

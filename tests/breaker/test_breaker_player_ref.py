@@ -16,8 +16,6 @@ from rest_framework.test import APIClient
 
 
 @pytest.mark.django_db
-@pytest.mark.xfail(strict=True, reason="breaker: a player named with another player's id shadows that id at "
-                                       "/api/players/{id}/")
 def test_breaker_the_id_address_of_a_player_always_answers_that_player(house_bots):
     from games.services import player_house_create
 

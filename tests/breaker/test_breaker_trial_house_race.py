@@ -15,7 +15,6 @@ lock on the name), then use it.
 
 import threading
 
-import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils import timezone
@@ -28,8 +27,6 @@ from games.models import Player
 from bot_servers import BotServer
 
 
-@pytest.mark.xfail(strict=True, reason="breaker: creating a house bot for a trial races another creator: "
-                                       "IntegrityError, HTTP 500")
 def test_breaker_a_trial_naming_a_house_strategy_being_created_elsewhere_is_not_a_500(transactional_db):
     server = BotServer("good", "s3cret")
     inserted, release, done = threading.Event(), threading.Event(), threading.Event()

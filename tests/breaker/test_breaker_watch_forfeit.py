@@ -29,8 +29,6 @@ from bot_servers import BotServer
 
 
 @pytest.mark.django_db
-@pytest.mark.xfail(strict=True, reason="breaker: the watch page opens a match ended by a forfeit at its last deal "
-                                       "as dealt (ply=0), not at its last ply")
 def test_breaker_the_watch_page_of_a_match_ended_by_a_forfeit_opens_its_replay(house_bots, settings):
     settings.BOT_TIME_BANK_MS = 0
     server = BotServer("status:500", "s3cret")

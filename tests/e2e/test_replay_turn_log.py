@@ -70,6 +70,10 @@ def test_the_owner_sees_what_the_bot_saw_at_its_ply_and_nobody_else_does(live_se
     page.wait_for_selector("#my-bot-debug")
     assert page.inner_text("#my-bot-debug") == f"debug: {NOTE}"
     assert page.locator("#my-bot-turn img").count() == 0 and dialogs == []
+    # no debug_warning here: nothing printed in its place (a null child would be the text node "null")
+    assert page.evaluate("""() => { const w = document.createTreeWalker(document.querySelector('#my-bot-turn'),
+        NodeFilter.SHOW_TEXT); const out = []; while (w.nextNode()) if (w.currentNode.parentElement.tagName !== 'PRE')
+        out.push(w.currentNode.textContent); return out.filter(t => t.trim() === 'null').length; }""") == 0
     request = json.loads(page.inner_text("#my-bot-request"))
     assert request == json.loads(logged.request) and request["view"]["hand"] == hand
     # a ply of the house seat has no button

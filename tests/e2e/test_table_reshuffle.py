@@ -72,3 +72,21 @@ def test_the_person_sees_the_pile_go_back_into_the_stock(live_server, browser, s
     page.wait_for_selector("#log li.log-reshuffle")
     page.wait_for_timeout(1500)
     assert page.evaluate(f"() => {TABLE}.dataset.reshuffles") is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_reshuffle_notice_goes_when_the_match_is_over(live_server, browser, settings, house_bots):
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    from django.contrib.auth import get_user_model
+
+    from games.services import match_abort, player_for_user
+
+    user = get_user_model().objects.create_user("shuffler", password="a-long-pass-9876")
+    match = match_at_a_reshuffle(user=user, person=player_for_user(user=user), bot=house_bots[3])
+    page = _open_table(live_server, browser, user, match)
+    page.click("#draw")
+    page.wait_for_function(f"() => {TABLE}.dataset.reshuffles === '1'", timeout=15000)
+    assert page.locator("#reshuffle-note").is_visible()
+    assert match_abort(match_id=match.pk, reason="ended by the test")
+    page.wait_for_selector("text=This match was ended early", timeout=20000)
+    assert page.locator("#reshuffle-note").is_hidden()  # no stale green notice above the match's end
