@@ -211,11 +211,12 @@ def _check_limits(owner, matches: int) -> None:
                            wait)
 
 
-def trial_create(*, bot: Bot, opponents: object, matches: object = None, preset: object = None,
+def trial_create(*, bot: Bot, opponents: object = None, matches: object = None, preset: object = None,
                  ladder: object = None, seeds: object = None, duplicate: object = False) -> Trial:
     """Create and queue an unrated trial of ``bot`` (the caller's: ``selectors.access_bot``).
 
-    ``opponents``: a list of names (``_opponent``); the match seats the bot and them (1 + len). ``preset`` (default
+    ``opponents``: a list of names (``_opponent``); the match seats the bot and them (1 + len); missing (None) is
+    ``invalid_opponents`` like any other non-list. ``preset`` (default
     pagat) or ``ladder`` (a slug: its rules and bot turn timeout; never rated there). ``matches``: 1 to
     ``TRIAL_MAX_MATCHES``; with ``seeds`` (a list of distinct integers, 0 to 2**53 - 1) one match per seed, or one
     per seat with ``duplicate``, and ``matches`` may be left out. The bot's seat rotates from match to match; under

@@ -443,3 +443,16 @@ HOUSEKEEPING_QUEUE = CELERY_TASK_DEFAULT_QUEUE
 CELERY_TASK_QUEUES = [Queue(name) for name in (HOUSEKEEPING_QUEUE, MATCH_QUEUE_BOTS, MATCH_QUEUE_HOUSE)]
 CELERY_TASK_ROUTES = {"games.tasks.watchdog": {"queue": HOUSEKEEPING_QUEUE},
                       "games.tasks.guest_housekeeping": {"queue": HOUSEKEEPING_QUEUE}}
+#: The bots_api tasks that call bots over HTTP (a Verify's conformance check, up to ~45 s; match_end notices) go
+#: to the bots' queue (a threads pool made for waiting on HTTP), never to the single housekeeping process, which
+#: must stay free for the watchdog and beat's ticks (breaker finding: tests/breaker/test_breaker_housekeeping_queue).
+CELERY_TASK_ROUTES.update({"bots_api.tasks.check_bot": {"queue": MATCH_QUEUE_BOTS},
+                           "bots_api.tasks.notify_match_end": {"queue": MATCH_QUEUE_BOTS}})
+
+# ---- Breaker fixes (fixa): open event streams per client address -------------------------------------------------
+#: Event streams (GET /api/matches/<id>/events/) one client address (games.limits.client_address) may hold open at
+#: once, over all matches: past it the stream is refused (429, Retry-After). Counted in the shared cache (Redis in
+#: production): +1 at open, -1 when the stream ends; each count lives LIVE_STREAM_MAX_SECONDS + 60 s after the
+#: address's last opening at most (a safety net for a stream whose end was never seen). A watch page or a table
+#: opens one stream. 0: no cap.
+LIVE_STREAMS_PER_ADDRESS = env_int("LIVE_STREAMS_PER_ADDRESS", 20, 0, 1_000_000)

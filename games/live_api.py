@@ -15,23 +15,25 @@ import json
 import logging
 import threading
 import time
+from contextlib import aclosing
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.core.cache import cache
 from django.core.handlers.asgi import ASGIRequest
 from django.db import close_old_connections, connection
 from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.renderers import JSONRenderer
-from rest_framework.exceptions import APIException, NotFound, PermissionDenied
+from rest_framework.exceptions import APIException, NotFound, PermissionDenied, Throttled
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import live, state_cache
 from games.api import _err
-from games.limits import ScopedRateThrottle
+from games.limits import ScopedRateThrottle, client_address
 from games.models import Match
 
 log = logging.getLogger(__name__)
@@ -272,8 +274,74 @@ def _poll() -> float:
     return float(settings.LIVE_POLL_SECONDS)
 
 
-def _sync_events(stream: _Stream):
+class TooManyStreams(Throttled):
+    """429: the client address holds ``LIVE_STREAMS_PER_ADDRESS`` open event streams already (``Retry-After``)."""
+
+    default_code = "too_many_streams"
+    says_which_limit = True  # config.api.exception_handler keeps these words
+
+
+class _StreamSlot:
+    """One open event stream counted against its client address (``LIVE_STREAMS_PER_ADDRESS``), in the shared
+    cache: ``take`` at open (raises ``TooManyStreams`` past the cap), ``release`` when the stream ends (idempotent:
+    both the stream's ``finally`` and the response's close call it). Each count expires ``LIVE_STREAM_MAX_SECONDS``
+    + 60 s after the address's last opening, so a stream whose end was never seen holds its slot no longer."""
+
+    def __init__(self, address: str):
+        self.key = f"live:streams:{address}"
+        self.taken = False
+
+    @staticmethod
+    def _ttl() -> int:
+        return int(settings.LIVE_STREAM_MAX_SECONDS) + 60
+
+    def take(self) -> None:
+        cap = settings.LIVE_STREAMS_PER_ADDRESS
+        if not cap:
+            return
+        ttl = self._ttl()
+        try:
+            cache.add(self.key, 0, ttl)
+            try:
+                count = cache.incr(self.key)
+            except ValueError:  # expired between add and incr
+                cache.add(self.key, 0, ttl)
+                count = cache.incr(self.key)
+            cache.touch(self.key, ttl)
+        except Exception as exc:  # the cache is down: the openings' throttle still counts
+            log.warning("live: stream count unavailable: %s", exc)
+            return
+        self.taken = True
+        if count > cap:
+            self.release()
+            refused = TooManyStreams(detail=(
+                f"this address holds {cap} open event streams already (LIVE_STREAMS_PER_ADDRESS): close one "
+                "(a watch page or table holds one each) or retry later"), wait=max(1, int(_keepalive())))
+            raise refused
+
+    def release(self) -> None:
+        if not self.taken:
+            return
+        self.taken = False
+        try:
+            if cache.decr(self.key) < 0:
+                cache.set(self.key, 0, self._ttl())
+        except ValueError:
+            pass  # expired meanwhile (the safety net)
+        except Exception as exc:
+            log.warning("live: stream count unavailable: %s", exc)
+
+
+def _sync_events(stream: _Stream, slot: _StreamSlot | None = None):
     """The WSGI stream: a generator on the request's thread."""
+    try:
+        yield from _sync_events_body(stream)
+    finally:
+        if slot is not None:
+            slot.release()
+
+
+def _sync_events_body(stream: _Stream):
     yield f"retry: {RETRY_MS}\n: connected\n\n"
     for message in stream.read():
         yield message
@@ -374,7 +442,18 @@ class _Hub:
                 del self.waiters[match_id]
 
 
-async def _async_events(stream: _Stream):
+async def _async_events(stream: _Stream, slot: _StreamSlot | None = None):
+    """The ASGI stream (``_async_events_body``), releasing its address's ``slot`` when it ends."""
+    try:
+        async with aclosing(_async_events_body(stream)) as body:  # closing this closes the body (its finally)
+            async for message in body:
+                yield message
+    finally:
+        if slot is not None:
+            slot.release()  # one quick cache call
+
+
+async def _async_events_body(stream: _Stream):
     """The ASGI stream: waits on the event loop (a Redis wake-up or a timer), reads in a worker thread."""
     read = sync_to_async(stream.read_released, thread_sensitive=False)
     yield f"retry: {RETRY_MS}\n: connected\n\n"
@@ -452,7 +531,9 @@ class MatchEventsApi(APIView):
                    400: _err("unknown_event_id: a last_event_id (or Last-Event-ID) that is not a ply count of this "
                              "match (0 to its ply count)"),
                    403: _err("a duplicate set's match: watchable as a replay once its whole set is finished"),
-                   404: _err("no such match"), 429: _err("too many requests: see Retry-After")})
+                   404: _err("no such match"), 429: _err("too many requests (stream openings per minute, or "
+                                                         "too_many_streams: LIVE_STREAMS_PER_ADDRESS open streams "
+                                                         "of this address): see Retry-After")})
     def get(self, request, match_id: int):
         match = _watchable(match_id)
         given = request.headers.get("Last-Event-ID") or request.query_params.get("last_event_id")
@@ -469,11 +550,14 @@ class MatchEventsApi(APIView):
                                      f"number from 0 to {current} (the id of the last event you received, or the "
                                      "public view's ply)")
         stream = _Stream(match, last)
+        slot = _StreamSlot(client_address(request))
+        slot.take()  # 429 past LIVE_STREAMS_PER_ADDRESS open streams of this address
         is_async = isinstance(request._request, ASGIRequest)
         if is_async and not settings.DATABASES["default"].get("CONN_MAX_AGE"):
             connection.close()  # the request's thread ends with the view: hold no connection for the stream's life
-        content = _async_events(stream) if is_async else _sync_events(stream)
+        content = _async_events(stream, slot) if is_async else _sync_events(stream, slot)
         response = StreamingHttpResponse(content, content_type="text/event-stream")
+        response._resource_closers.append(slot.release)  # also when the stream never started
         response["Cache-Control"] = "no-cache"
         response["X-Accel-Buffering"] = "no"  # a proxy (nginx) must pass each event on at once
         return response

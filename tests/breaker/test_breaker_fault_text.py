@@ -59,8 +59,6 @@ def redirecting_server():
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("how", ["redirect", "unresolvable_host"])
-@pytest.mark.xfail(strict=True, reason="breaker: fault text quoting the bot's endpoint (redirect Location, host name) "
-                                       "is published to anyone in the public replay")
 def test_breaker_a_bots_endpoint_never_reaches_the_public_replay_through_its_fault_text(
         how, redirecting_server, house_bots, settings):
     settings.BOT_TIME_BANK_MS = 0

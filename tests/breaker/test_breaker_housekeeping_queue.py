@@ -31,8 +31,6 @@ from games.tasks import watchdog
 
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.xfail(strict=True, reason="breaker: a bot's conformance check (outbound HTTP) runs on the single "
-                                       "housekeeping process and holds the watchdog back")
 def test_breaker_a_slow_bots_check_never_holds_the_watchdog_back(house_bots, settings):
     from bot_servers import BotServer
     from bots_api.models import Bot

@@ -22,7 +22,6 @@ from bot_servers import BotServer
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("body", [{}, None, {"matches": 5}, {"seeds": [1, 2]}])
-@pytest.mark.xfail(strict=True, reason="breaker: a trial request without opponents is a TypeError, HTTP 500")
 def test_breaker_a_trial_request_without_opponents_is_a_400_saying_what_is_missing(body):
     server = BotServer("good", "s3cret")
     try:

@@ -1,0 +1,69 @@
+"""The cap on open event streams per client address (``LIVE_STREAMS_PER_ADDRESS``, games.live_api): past it a new
+stream is a 429 in the usual error shape with Retry-After, and a stream that ends (closed by its watcher, or at the
+end of its match) gives its slot back, under WSGI (Django's handler, as in the zero-setup server) and under the
+production server (gunicorn + uvicorn workers: ``test_live_asgi.asgi_server``)."""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+import pytest
+from django.test import Client
+
+from games.engine import Ruleset
+from games.services import match_advance, match_create
+
+from test_live_asgi import asgi_server  # noqa: F401 (the fixture)
+
+
+def _open(client: Client, match_id: int):
+    return client.get(f"/api/matches/{match_id}/events/", HTTP_ACCEPT="text/event-stream")
+
+
+@pytest.mark.django_db(transaction=True)  # closing a response closes the connection (request_finished)
+def test_past_the_cap_a_stream_is_a_429_and_a_closed_or_ended_stream_gives_its_slot_back(house_bots, settings):
+    settings.LIVE_STREAMS_PER_ADDRESS = 2
+    settings.LIVE_STREAM_MAX_SECONDS = 0.2
+    running = match_create(players=house_bots[:2], ruleset=Ruleset.preset("pagat"), seed=4)
+    client = Client()
+    first, second = _open(client, running.pk), _open(client, running.pk)
+    assert first.status_code == second.status_code == 200
+    refused = _open(client, running.pk)
+    assert refused.status_code == 429
+    body = refused.json()
+    assert body["error"] == "too_many_streams" and "LIVE_STREAMS_PER_ADDRESS" in body["detail"]
+    assert int(refused["Retry-After"]) >= 1
+    first.close()  # the watcher went away before reading anything
+    third = _open(client, running.pk)
+    assert third.status_code == 200
+    assert _open(client, running.pk).status_code == 429
+    b"".join(second.streaming_content)  # read to its end of life (LIVE_STREAM_MAX_SECONDS)
+    assert _open(client, running.pk).status_code == 200
+    assert _open(client, running.pk).status_code == 429
+    settings.LIVE_STREAMS_PER_ADDRESS = 0  # no cap
+    assert all(_open(client, running.pk).status_code == 200 for _ in range(5))
+
+
+def test_under_the_production_server_closed_streams_give_their_slots_back(asgi_server, house_bots):  # noqa: F811
+    url, _log = asgi_server
+    match = match_create(players=house_bots[:2], ruleset=Ruleset.preset("pagat"), seed=4)
+    match_advance(match_id=match.pk, ply_budget=2)
+    for _round in range(2):  # the second round opens as many: the first round's slots came back
+        clients = [httpx.Client(timeout=30) for _ in range(20)]
+        opened, statuses = [], []
+        try:
+            for client in clients:
+                stream = client.stream("GET", f"{url}/api/matches/{match.pk}/events/")
+                statuses.append(stream.__enter__().status_code)
+                opened.append(stream)
+            assert statuses == [200] * 20, statuses
+            refused = httpx.get(f"{url}/api/matches/{match.pk}/events/", timeout=30)
+            assert refused.status_code == 429 and refused.json()["error"] == "too_many_streams"
+            assert refused.headers["Retry-After"]
+        finally:
+            for stream in opened:
+                stream.__exit__(None, None, None)
+            for client in clients:
+                client.close()
+        time.sleep(3)  # the server has seen the disconnects (at its next write: a ping a second here)
