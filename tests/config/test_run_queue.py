@@ -56,7 +56,8 @@ def test_tasks_go_to_the_runs_queue_and_the_started_worker_takes_it(house_bots):
     if not settings.CELERY_BROKER_URL.startswith("redis://"):
         pytest.skip("needs the Redis broker")
     broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
-    queue = settings.CELERY_TASK_DEFAULT_QUEUE
+    queue = settings.MATCH_QUEUE_BOTS  # a match with a person seated: the run's bots queue ("<run queue>.bots")
+    assert queue.startswith(settings.CELERY_TASK_DEFAULT_QUEUE + ".")
     app.control.purge()
 
     def queued(name: str) -> int:  # kombu's Redis priority queues: name, name\x06\x16<priority>
@@ -68,7 +69,8 @@ def test_tasks_go_to_the_runs_queue_and_the_started_worker_takes_it(house_bots):
     match = casual_match_create(user=person, opponents=["Professor"])  # match_wake: advance_match queued
     assert queued(queue) >= 1 and queued("celery") <= celery_before
     with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30) as worker:
-        assert [q.name for q in worker.consumer.task_consumer.queues] == [queue]
+        assert {q.name for q in worker.consumer.task_consumer.queues} == {  # no -Q: all of the run's queues
+            settings.CELERY_TASK_DEFAULT_QUEUE, settings.MATCH_QUEUE_BOTS, settings.MATCH_QUEUE_HOUSE}
         for _ in range(300):
             if queued(queue) == 0:
                 break
