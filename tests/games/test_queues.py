@@ -1,10 +1,13 @@
 """Separate Celery queues (issue 13): matches with a bot or a person seated on MATCH_QUEUE_BOTS, house-only matches on
 MATCH_QUEUE_HOUSE, housekeeping on CELERY_QUEUE itself; a slow bot's matches never delay a house-only match."""
 
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
-from celery.contrib.testing.worker import start_worker
 from celery.signals import before_task_publish
 from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
@@ -14,6 +17,8 @@ from games.engine import Ruleset
 from games.models import Match
 from games.services import match_create, player_for_user
 from games.tasks import guest_housekeeping, match_queue, watchdog
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _slow_bot(name, owner, behaviour):
@@ -67,37 +72,60 @@ def test_a_match_goes_to_the_queue_its_seats_need(house_bots):
 
 @pytest.mark.worker
 @pytest.mark.django_db(transaction=True)
-def test_a_slow_bots_matches_do_not_delay_a_house_only_match(house_bots, settings):
+def test_a_slow_bots_matches_do_not_delay_a_house_only_match(house_bots):
     """Four matches against a bot that takes 300 ms a turn fill the bots' worker (a slice is 3 s, re-queued behind
     the others); a house-only match queued after them is played at once by the house worker. On one shared queue
-    it would wait behind four slices (12 s)."""
-    settings.MATCH_SLICE_MS = 3000
+    it would wait behind four slices (12 s). The two workers are real ``celery worker`` processes, one per queue,
+    as the Procfile runs them (two in-process test workers in one process could hang at shutdown)."""
+    from django.db import connection
+
     bot, server = _slow_bot("Sloth", "grace", "sleep:300")
     app.control.purge()
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.test_settings", "MATCH_SLICE_MS": "3000",
+           "TEST_DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{connection.settings_dict['NAME']}"}
+    workers = []
     try:
         slow = [match_create(players=[bot.player, house_bots[i]], ruleset=Ruleset.preset("pagat")) for i in range(4)]
         house = match_create(players=house_bots[2:4], ruleset=Ruleset.preset("pagat"), seed=5)
-        with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=60, hostname="bots@test",
-                          queues=[settings.MATCH_QUEUE_BOTS]), \
-                start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=60, hostname="house@test",
-                             queues=[settings.MATCH_QUEUE_HOUSE]):
-            for match in slow:
-                match_queue(match_id=match.pk)
-            time.sleep(0.5)  # the bots' worker has taken the first slow match
-            queued = time.monotonic()
-            match_queue(match_id=house.pk)
-            while time.monotonic() - queued < 60:
-                if Match.objects.get(pk=house.pk).status != Match.Status.RUNNING:
-                    break
-                time.sleep(0.05)
-            took = time.monotonic() - queued
-            running = Match.objects.filter(pk__in=[m.pk for m in slow], status=Match.Status.RUNNING).count()
-            app.control.purge()
-            Match.objects.filter(pk__in=[m.pk for m in slow]).update(status=Match.Status.ABORTED)  # end them now
+        for name, queue in (("bots", django_settings.MATCH_QUEUE_BOTS), ("house", django_settings.MATCH_QUEUE_HOUSE)):
+            workers.append(subprocess.Popen(
+                [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "-Q", queue,
+                 "-n", f"{name}@queues-test", "--loglevel", "WARNING"],
+                cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        names = {"bots@queues-test", "house@queues-test"}
+        started = time.monotonic()
+        while time.monotonic() - started < 60:  # both workers are up (a process takes a few seconds to start)
+            answered = {name for reply in app.control.ping(timeout=0.5) for name in reply}
+            if names <= answered:
+                break
+        assert names <= answered, f"the workers did not start: {answered}"
+        for match in slow:
+            match_queue(match_id=match.pk)
+        started = time.monotonic()
+        while time.monotonic() - started < 60:  # the bots' worker has taken the first slow match (workers start up)
+            if Match.objects.filter(pk__in=[m.pk for m in slow], ply_count__gt=0).exists():
+                break
+            time.sleep(0.05)
+        queued = time.monotonic()
+        match_queue(match_id=house.pk)
+        while time.monotonic() - queued < 60:
+            if Match.objects.get(pk=house.pk).status != Match.Status.RUNNING:
+                break
+            time.sleep(0.05)
+        took = time.monotonic() - queued
+        running = Match.objects.filter(pk__in=[m.pk for m in slow], status=Match.Status.RUNNING).count()
+        app.control.purge()
+        Match.objects.filter(pk__in=[m.pk for m in slow]).update(status=Match.Status.ABORTED)  # end them now
     finally:
+        for worker in workers:
+            worker.terminate()
+        for worker in workers:
+            try:
+                worker.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                worker.kill()
+                worker.wait(timeout=10)
         server.stop()
-        # a worker's queues= narrows the app's own queue set (Queues.select): give the next tests' workers all three
-        app.amqp.queues.select([q.name for q in app.conf.task_queues])
     assert Match.objects.get(pk=house.pk).status == Match.Status.FINISHED
     assert took < 6, f"the house-only match waited {took:.1f} s behind the slow bot's matches"
     assert running == 4  # the slow bot's matches were all still being played meanwhile
