@@ -61,6 +61,7 @@ SERVER_ENV = {
     # views (docs/LIVE.md) would count them all as one client. The per-account limits stay as deployed.
     "LIVE_EVENTS_RATE": os.environ.get("LIVE_EVENTS_RATE", "100000/min"),
     "LIVE_PUBLIC_RATE": os.environ.get("LIVE_PUBLIC_RATE", "100000/min"),
+    "LIVE_STREAMS_PER_ADDRESS": os.environ.get("LIVE_STREAMS_PER_ADDRESS", "100000"),
 }
 os.environ.update({k: v for k, v in SERVER_ENV.items() if k != "PATH"})
 
@@ -431,6 +432,34 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def _cpu_seconds() -> dict[str, float]:
+    """CPU seconds (user + system) used so far by each part of the stack, read from /proc: the processes of each
+    server's session (keyed by the session leader's pid), PostgreSQL and Redis (every process of those names, so
+    compare differences), and this generator itself."""
+    tick = os.sysconf("SC_CLK_TCK")
+    used: dict[str, float] = defaultdict(float)
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2:].split()
+        session, cpu = int(fields[3]), (int(fields[11]) + int(fields[12])) / tick
+        if name.startswith("postgres"):
+            used["postgres"] += cpu
+        elif name.startswith("redis"):
+            used["redis"] += cpu
+        else:
+            used[f"session:{session}"] += cpu
+    times = os.times()
+    used["load generator"] = times.user + times.system
+    return used
+
+
 def _stop(servers: list[subprocess.Popen]) -> None:
     for proc in servers:
         try:
@@ -499,7 +528,10 @@ def main() -> None:
                     break
             except httpx.HTTPError:
                 time.sleep(0.2)
+        cpu_before = _cpu_seconds()
+        started = time.monotonic()
         asyncio.run(_trial(f"http://127.0.0.1:{port}", tokens, args, stats))
+        cpu_after, elapsed = _cpu_seconds(), time.monotonic() - started
     finally:
         _stop(servers)
         log.close()
@@ -528,6 +560,11 @@ def main() -> None:
         ev = stats.watcher_latency
         print(f"  event latency at {args.watchers} watchers: {len(ev)} live events: p50 {_pct(ev, .5):.1f}  p95 "
               f"{_pct(ev, .95):.1f}  p99 {_pct(ev, .99):.1f}  max {max(ev, default=0):.1f} ms")
+    names = {f"session:{proc.pid}": name for name, proc in zip(commands, servers)}
+    shares = sorted(((cpu_after.get(key, 0) - cpu_before.get(key, 0), names.get(key, key)) for key in cpu_after
+                     if key in names or not key.startswith("session:")), reverse=True)
+    print(f"  CPU seconds over the {elapsed:.0f} s trial (2 cores = {2 * elapsed:.0f} s): "
+          + ", ".join(f"{name} {cpu:.1f}" for cpu, name in shares))
     print(f"  5xx or transport errors: {stats.failures()}; the servers' output: {log_path}")
     for line in stats.errors:
         print(f"    {line}")

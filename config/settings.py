@@ -315,8 +315,11 @@ _BROKER = env_str("CELERY_BROKER_URL", "")
 CACHE_URL = env_str("CACHE_URL", "") or (
     _BROKER if _BROKER.startswith(("redis://", "rediss://")) else "db" if DATABASE_URL else "file")
 if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+    # one connection pool per process (config/redis_pool.py): Django's per-thread cache objects would each open
+    # their own, i.e. one new connection per request under the ASGI server
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL,
-                          "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "eights")}}
+                          "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "eights"),
+                          "OPTIONS": {"pool_class": "config.redis_pool.SharedConnectionPool"}}}
 elif CACHE_URL == "db":
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "eights_cache",
                           "OPTIONS": {"MAX_ENTRIES": 100_000}}}
