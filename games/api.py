@@ -34,7 +34,7 @@ from games.engine import PRESETS, IllegalAction, referee
 from games.engine.cards import HOLLYWOOD_VALUES, STANDARD_VALUES, parse_card
 from games.guests import session_guest
 from games.limits import ScopedRateThrottle
-from games.models import Match
+from games.models import Match, Seat
 from games.selectors import (MatchNotFinished, match_export, match_is_public, match_state_snapshot,
                              person_seat)
 
@@ -105,11 +105,13 @@ def _enforce_csrf(request) -> None:
         raise PermissionDenied(f"CSRF Failed: {reason}")
 
 
-def _access_seat(request, match_id: int, seat: int) -> Match:
-    """``services.access_seat`` for the requesting user or guest, its errors as 404 / 403."""
+def _access_seat(request, match_id: int, seat: int) -> tuple[Match, list[Seat]]:
+    """``services.access_seat`` for the requesting user or guest (the match and all its seats, one query), its errors
+    as 404 / 403."""
     try:
-        return services.access_seat(match_id=match_id, seat=seat, user=request.user,
-                                    guest=getattr(request, "guest", None))[0]
+        match, _seat_row, seats = services.access_seat(match_id=match_id, seat=seat, user=request.user,
+                                                       guest=getattr(request, "guest", None))
+        return match, seats
     except services.MatchNotFound as exc:
         raise NotFound(str(exc)) from None
     except services.SeatForbidden as exc:
@@ -124,16 +126,16 @@ def _abort_reason(match: Match) -> str:
     return Match.objects.filter(pk=match.pk).values_list("abort_reason", flat=True).first() or ""
 
 
-def _seat_etag(match_id: int, seat: int) -> str | None:
-    """The seat view's ETag from (ply count, status, waits_for) in one small query: ``W/"<id>.<seat>.<ply>.<status>.
-    <waits_for or None>"``; None for a match that is gone. The view changes only when one of them does."""
-    row = (Match.objects.filter(pk=match_id)
-           .values_list("ply_count", "status", "after_id", "after__status").first())
-    if row is None:
-        return None
-    ply, status, after_id, after_status = row
-    waits = after_id if status == Match.Status.RUNNING and after_status == Match.Status.RUNNING else None
-    return f'W/"{match_id}.{seat}.{ply}.{status}.{waits}"'
+def _seat_etag(match: Match, seat: int, waits_for: int | None) -> str:
+    """The seat view's ETag from (ply count, status, waits_for): ``W/"<id>.<seat>.<ply>.<status>.<waits_for or
+    None>"``. The view changes only when one of them does."""
+    return f'W/"{match.pk}.{seat}.{match.ply_count}.{match.status}.{waits_for}"'
+
+
+def _waits_for(match: Match) -> int | None:
+    """The match ``match`` waits for (its running ``after``: a duplicate set's earlier rotation), else None; a query
+    only when it has an ``after``."""
+    return match.after_id if match.status == Match.Status.RUNNING and services.match_waits(match=match) else None
 
 
 class SeatViewApi(APIView):
@@ -157,21 +159,23 @@ class SeatViewApi(APIView):
             "for a deal stored before commitments"))}),
         **SEAT_ERRORS})
     def get(self, request, match_id: int, seat: int):
-        access = _access_seat(request, match_id, seat)
-        tag = _seat_etag(match_id, seat)  # 304 from one small query, before any view is built
-        if tag is not None and tag in [t.strip() for t in request.headers.get("If-None-Match", "").split(",")]:
+        access, seat_rows = _access_seat(request, match_id, seat)  # the match row and its seats, one query
+        tag = _seat_etag(access, seat, _waits_for(access))  # 304 from the access read, before any view is built
+        if tag in [t.strip() for t in request.headers.get("If-None-Match", "").split(",")]:
             return HttpResponseNotModified(headers={"ETag": tag, "Cache-Control": "private, no-cache"})
         # the view and its ply: one instant, from this process's cached state brought up to date (no whole replay)
         snapshot = match_state_snapshot(match=access)
         match, state = snapshot.match, snapshot.state
         running = match.status == Match.Status.RUNNING and not state.is_over
+        if not running and access.status == Match.Status.RUNNING:  # it ended between the two reads: places and
+            seat_rows = list(match.seats.select_related("player__user").order_by("index"))  # forfeits came with it
         your_turn = running and state.to_play == seat
         deadline = match.last_progress_at + timedelta(seconds=match.move_clock_seconds) if your_turn else None
         seats = [{"index": s.index, "name": s.player.name, "kind": s.player.kind,
                   "place": None if running else s.place,  # places and forfeits are written with the match's end
                   "owner": s.player.user.username if s.player.kind == "bot" and s.player.user else None,
                   "forfeited": s.forfeited and not running, "guest": s.player.is_guest}
-                 for s in match.seats.select_related("player__user").order_by("index")]
+                 for s in seat_rows]
         # on the person's turn the table shows the referee's Turn, exactly what a bot in this seat would be given
         commitment = snapshot.commitment(state.deal_number)
         turn = referee.turn_for(state, match_id=match.pk, deadline_ms=match.move_clock_seconds * 1000,
@@ -186,7 +190,7 @@ class SeatViewApi(APIView):
         # nothing above changed the state: the next read of this match starts from it (and may move it on at once,
         # so nothing below reads the state any more)
         snapshot.keep()
-        tag = f'W/"{match.pk}.{seat}.{match.ply_count}.{match.status}.{waits_for}"'  # as _seat_etag
+        tag = _seat_etag(match, seat, waits_for)
         return Response(headers={"ETag": tag, "Cache-Control": "private, no-cache"}, data={
                          "match_id": match.pk, "seat": seat, "status": match.status, "ply": match.ply_count,
                          "waits_for": waits_for,

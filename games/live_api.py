@@ -151,10 +151,14 @@ class _Stream:
 
     def read_if_changed(self) -> list[str]:
         """New messages, if any: from the process's shared events without any query when a wake-up message named a
-        ply they hold already (another watcher read it), else after ``changed``'s small query."""
+        ply they hold already (another watcher read it); read at once when a wake-up named a ply after ``last``;
+        else after ``changed``'s small query."""
         shared = _SHARED.peek(self)
         if shared is not None:
             return self._messages(*shared)
+        if max(self.published, default=0) > self.last:  # a wake-up named a newer ply: it moved, no need to ask
+            self.progress = None  # (an older answer must not cut the read short)
+            return self.read()
         return self.read() if self.changed() else []
 
     def read_released(self) -> list[str]:

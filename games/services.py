@@ -95,16 +95,17 @@ def match_create(*, players: list[Player], ruleset: Ruleset, preset: str = "", s
     return match
 
 
-def match_wake(*, match_id: int) -> None:
+def match_wake(*, match_id: int, kinds: set[str] | None = None) -> None:
     """Have the match played on: queue the match task for ``match_id`` once the current transaction commits (at once
     outside one). With ``MATCH_WORKER = "ladder_loop"`` (no broker) it queues nothing: a match that is not waiting
     for a person's move is runnable (``matches_runnable``) and the ladder loop process plays it within a poll, so
-    the web request that created the match or stored a person's move never plays bots' turns itself."""
+    the web request that created the match or stored a person's move never plays bots' turns itself. ``kinds``: the
+    kinds of the players seated, when the caller has them (saves ``match_queue`` its query)."""
     if settings.MATCH_WORKER == "ladder_loop":
         return
     from games.tasks import match_queue  # the task module imports this one
 
-    transaction.on_commit(lambda: match_queue(match_id=match_id))
+    transaction.on_commit(lambda: match_queue(match_id=match_id, kinds=kinds))
 
 
 def match_waits(*, match: Match) -> bool:
@@ -501,18 +502,22 @@ def matches_clock_expired(*, now=None) -> list[int]:
     return [m.pk for m in waiting if (now - m.last_progress_at).total_seconds() >= m.move_clock_seconds]
 
 
-def access_seat(*, match_id: int, seat: int, user, guest: Player | None = None) -> tuple[Match, Seat]:
-    """The match and the seat, when ``seat`` exists in it and ``user`` sits in it as a person, or ``guest`` (the
-    request's session's guest player, ``games.guests.session_guest``) is its guest player
-    (``Player.is_played_by``: never a bot's owner in the bot's seat). Raises ``MatchNotFound`` (404) or
+def access_seat(*, match_id: int, seat: int, user, guest: Player | None = None) -> tuple[Match, Seat, list[Seat]]:
+    """The match, the seat and all the match's seats (by index, players and their users loaded), when ``seat`` exists
+    in it and ``user`` sits in it as a person, or ``guest`` (the request's session's guest player,
+    ``games.guests.session_guest``) is its guest player (``Player.is_played_by``: never a bot's owner in the bot's
+    seat). One query (seats joined with their match, players and users). Raises ``MatchNotFound`` (404) or
     ``SeatForbidden`` (403)."""
-    match = Match.objects.filter(pk=match_id).first()
-    seat_row = None if match is None else match.seats.select_related("player").filter(index=seat).first()
+    seats = list(Seat.objects.filter(match_id=match_id).select_related("match", "player__user").order_by("index"))
+    seat_row = next((row for row in seats if row.index == seat), None)
     if seat_row is None:
         raise MatchNotFound(f"no match {match_id} with a seat {seat}")
     if not seat_row.player.is_played_by(user, guest):  # a bot's seat is not its owner's: only the bot plays it
         raise SeatForbidden(f"seat {seat} of match {match_id} is not yours")
-    return match, seat_row
+    match = seat_row.match
+    for row in seats:
+        row.match = match  # one match object for all the seats (the join gave each its own copy)
+    return match, seat_row, seats
 
 
 def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, user,
@@ -528,7 +533,7 @@ def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, u
     with the rule's reason). A double submit stores the ply once. ``guest``: the session's guest player, for a guest's
     seat (``access_seat``).
     """
-    match, seat_row = access_seat(match_id=match_id, seat=seat, user=user, guest=guest)
+    match, seat_row, seats = access_seat(match_id=match_id, seat=seat, user=user, guest=guest)
     snapshot = match_state_snapshot(match=match)  # this process's cached state, brought up to date
     match, state = snapshot.match, snapshot.state
     try:
@@ -560,9 +565,8 @@ def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, u
         raise StalePly("that ply was just stored by another request (or the match ended); fetch the view "
                        "again") from None
     snapshot.keep()  # at the ply count just stored, before the row is read again
-    match_wake(match_id=match_id)
-    match.refresh_from_db()
-    return match
+    match_wake(match_id=match_id, kinds={row.player.kind for row in seats})
+    return match  # the snapshot's copy, with the progress just stored (``_Plies.store``) and the finish if it ended
 
 
 def player_house_create(*, name: str, strategy: str, description: str = "") -> Player:

@@ -43,13 +43,14 @@ def advance_match(self, match_id: int) -> str:
     return outcome
 
 
-def match_queue(*, match_id: int) -> None:
+def match_queue(*, match_id: int, kinds: set[str] | None = None) -> None:
     """Queue ``advance_match`` for ``match_id`` now, with ``PEOPLE_PRIORITY`` when a person sits in the match and
     ``BOTS_PRIORITY`` otherwise, on ``MATCH_QUEUE_BOTS`` when a bot or a person sits in it (its slices wait on HTTP
     calls and people: a pool that waits on many at once) and on ``MATCH_QUEUE_HOUSE`` when only house strategies
     do (CPU bound), so a slow bot never holds up a house-only match. A duplicate message is harmless: the match's
-    lease lets one task play at a time and the others return "busy"."""
-    kinds = match_seat_kinds(match_id=match_id)
+    lease lets one task play at a time and the others return "busy". ``kinds``: the seated players' kinds when the
+    caller has them (else one query)."""
+    kinds = match_seat_kinds(match_id=match_id) if kinds is None else kinds
     priority = PEOPLE_PRIORITY if Player.Kind.HUMAN in kinds else BOTS_PRIORITY
     queue = settings.MATCH_QUEUE_HOUSE if kinds <= {Player.Kind.HOUSE} else settings.MATCH_QUEUE_BOTS
     advance_match.apply_async((match_id,), priority=priority, queue=queue)
