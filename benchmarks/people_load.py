@@ -156,13 +156,18 @@ class Stats:
         self.watcher_latency: list[float] = []  # at the watchers' (--watchers)
         self.reconnects = 0
         self.safety_fetches = 0  # seat views fetched because no event came for --event-wait-s
+        self.move_views = 0  # seat views taken from a move's answer instead of a fetch
         self.events_absent = False
         self.matches_started = 0
         self.events_accept = "text/event-stream"  # as a browser's EventSource asks
         self.streams_refused = 0
+        self.steady_from = float("inf")  # time.monotonic() after which everyone is seated (--warmup-s)
+        self.steady: dict[str, list[float]] = defaultdict(list)  # latencies from steady_from on
 
     def note(self, endpoint: str, status: int, ms: float, body: str = "") -> None:
         self.latency[endpoint].append(ms)
+        if time.monotonic() >= self.steady_from:
+            self.steady[endpoint].append(ms)
         self.status[(endpoint, status)] += 1
         if (status >= 500 or status == 0) and len(self.errors) < 10:
             self.errors.append(f"{endpoint} {status}: {body[:200]}")
@@ -207,12 +212,17 @@ class Person:
             else:
                 await self.play_polling(match_id, seat)
 
-    async def move(self, view_url: str, view: dict, match_id: int, seat: int) -> None:
+    async def move(self, view_url: str, view: dict, match_id: int, seat: int) -> dict | None:
+        """Think, then send a random legal move; returns the seat view the answer carries (the view after the move,
+        issue 13's follow-up), or None (a refused move, or a server that does not send it)."""
         await asyncio.sleep(self.think_s())
         action = self.rng.choice(view["legal_actions"])
         r = await self.call("move", "POST", view_url + "actions/", json={"ply": view["ply"], "action": action})
         if r is not None and r.status_code == 200 and r.json().get("stored"):
             self.stats.stored[(match_id, seat)] += 1
+            seen = r.json().get("seat_view")
+            return seen if isinstance(seen, dict) and self.args.move_view else None
+        return None
 
     async def play_polling(self, match_id: int, seat: int) -> None:
         """Poll the seat view every --poll-ms with If-None-Match; move on the person's turn."""
@@ -250,11 +260,19 @@ class Person:
                 if view["status"] != "running":
                     return
                 if view["your_turn"]:
-                    await self.move(view_url, view, match_id, seat)
+                    seen = await self.move(view_url, view, match_id, seat)
+                    if seen is not None and seen["ply"] > view["ply"]:  # the view after our move: no fetch for it
+                        view = seen
+                        self.stats.move_views += 1
+                        if (state["last_id"] or 0) <= view["ply"]:  # nothing newer announced: wait for an event
+                            changed.clear()
+                        if view["your_turn"]:  # still ours (a draw before playing): move again, no event will come
+                            continue
                 if stream.done():
                     stream.result()  # a bug in the client must not pass silently
                     if self.stats.events_absent or state.get("refused"):
                         return await self.play_polling(match_id, seat)
+                timed_out = False
                 try:
                     await asyncio.wait_for(changed.wait(), min(self.args.event_wait_s,
                                                                max(0.1, self.stop_at - time.monotonic())))
@@ -262,7 +280,10 @@ class Person:
                     if time.monotonic() >= self.stop_at:
                         return
                     self.stats.safety_fetches += 1
+                    timed_out = True
                 changed.clear()
+                if (state["last_id"] or 0) <= view["ply"] and not timed_out and not state["ended"]:
+                    continue  # only our own ply's event (its view came with the move's answer): nothing to fetch
                 r = await self.call("seat_view", "GET", view_url)
                 if r is not None and r.status_code == 200:
                     view = r.json()
@@ -382,6 +403,7 @@ async def _trial(base_url: str, tokens: list[str], args, stats: Stats) -> None:
     import httpx
 
     stop_at = time.monotonic() + args.seconds
+    stats.steady_from = time.monotonic() + args.warmup_s
     streams = 2 if args.mode == "events" else 1
     connections = streams * len(tokens) + 2 * args.watchers + 10
     # idle connections are dropped after 1 s: uvicorn closes them after 5 s, and a request sent on a connection the
@@ -486,6 +508,12 @@ def main() -> None:
                         help="events mode: fetch the seat view anyway after this long without an event (20 s)")
     parser.add_argument("--watchers", type=int, default=0,
                         help="strangers watching running matches by their events, in either mode (default 0)")
+    parser.add_argument("--warmup-s", type=float, default=10,
+                        help="also report the seat view and move latencies from this many seconds on (default 10 s: "
+                        "after the start's burst of Play now)")
+    parser.add_argument("--no-move-view", dest="move_view", action="store_false",
+                        help="ignore the seat view a move's answer carries and fetch it after the move's event, as "
+                        "clients before it did (default: use it)")
     parser.add_argument("--web-workers", type=int, default=2, help="web server worker processes (default 2)")
     parser.add_argument("--celery", type=int, default=2, help="processes per Celery worker (WORKER_CONCURRENCY, 2)")
     parser.add_argument("--web-cmd", default="", help="the web server command instead of the Procfile's web line "
@@ -550,11 +578,17 @@ def main() -> None:
         codes = ", ".join(f"{s}: {n}" for (e, s), n in sorted(stats.status.items()) if e == endpoint)
         print(f"  {endpoint:11s} {len(values):6d} requests  p50 {_pct(values, .5):7.1f}  p95 {_pct(values, .95):7.1f}"
               f"  p99 {_pct(values, .99):7.1f}  max {max(values):7.1f} ms  ({codes})")
+        steady = stats.steady.get(endpoint, [])
+        if steady and endpoint in ("seat_view", "move"):
+            print(f"  {'':11s} {len(steady):6d} after {args.warmup_s:.0f} s: p50 {_pct(steady, .5):7.1f}  p95 "
+                  f"{_pct(steady, .95):7.1f}  p99 {_pct(steady, .99):7.1f}  max {max(steady):7.1f} ms  (everyone "
+                  "seated: the start's burst of Play now left out)")
     if args.mode == "events" and not stats.events_absent:
         ev = stats.event_latency
         print(f"  event latency (receipt - published_at_ms) {len(ev)} live events of {stats.events}: p50 "
               f"{_pct(ev, .5):.1f}  p95 {_pct(ev, .95):.1f}  p99 {_pct(ev, .99):.1f}  max {max(ev, default=0):.1f} ms;"
-              f" {stats.reconnects} reconnects, {stats.safety_fetches} views fetched after {args.event_wait_s:.0f} s "
+              f" {stats.reconnects} reconnects, {stats.move_views} views taken from moves' answers, "
+              f"{stats.safety_fetches} views fetched after {args.event_wait_s:.0f} s "
               f"without an event, {stats.streams_refused} streams refused (those matches polled)")
     if args.watchers and not stats.events_absent:
         ev = stats.watcher_latency

@@ -11,7 +11,6 @@ instant (``games.selectors.match_snapshot``, or ``match_state_snapshot``: the sa
 
 from __future__ import annotations
 
-from datetime import timedelta
 
 from django.http import HttpResponseNotModified
 from django.urls import reverse
@@ -30,13 +29,13 @@ from games import services
 from games.browse import (MATCH_GROUPS, ORDERS, STATUSES, MatchCursorPagination, check_match_filters, list_seats,
                           match_browse, session_player)
 from games.casual import CasualRefused, casual_start
-from games.engine import PRESETS, IllegalAction, referee
+from games.engine import PRESETS, IllegalAction
 from games.engine.cards import HOLLYWOOD_VALUES, STANDARD_VALUES, parse_card
 from games.guests import session_guest
 from games.limits import ScopedRateThrottle
 from games.models import Match, Seat
 from games.selectors import (MatchNotFinished, match_export, match_is_public, match_state_snapshot,
-                             person_seat)
+                             person_seat, seat_etag, seat_view, seat_waits_for)
 
 
 class ErrorOutput(serializers.Serializer):
@@ -118,26 +117,6 @@ def _access_seat(request, match_id: int, seat: int) -> tuple[Match, list[Seat]]:
         raise PermissionDenied(str(exc)) from None
 
 
-def _abort_reason(match: Match) -> str:
-    """Why ``match`` (a snapshot's copy) was ended early; empty unless aborted. An abort's reason never changes once
-    written, so one read after the snapshot agrees with it."""
-    if match.status != Match.Status.ABORTED:
-        return ""
-    return Match.objects.filter(pk=match.pk).values_list("abort_reason", flat=True).first() or ""
-
-
-def _seat_etag(match: Match, seat: int, waits_for: int | None) -> str:
-    """The seat view's ETag from (ply count, status, waits_for): ``W/"<id>.<seat>.<ply>.<status>.<waits_for or
-    None>"``. The view changes only when one of them does."""
-    return f'W/"{match.pk}.{seat}.{match.ply_count}.{match.status}.{waits_for}"'
-
-
-def _waits_for(match: Match) -> int | None:
-    """The match ``match`` waits for (its running ``after``: a duplicate set's earlier rotation), else None; a query
-    only when it has an ``after``."""
-    return match.after_id if match.status == Match.Status.RUNNING and services.match_waits(match=match) else None
-
-
 class SeatViewApi(APIView):
     permission_classes = [PersonOrGuest]
     throttle_classes = [ScopedRateThrottle]  # a table polls: its own, larger budget (REST_FRAMEWORK rates)
@@ -160,46 +139,15 @@ class SeatViewApi(APIView):
         **SEAT_ERRORS})
     def get(self, request, match_id: int, seat: int):
         access, seat_rows = _access_seat(request, match_id, seat)  # the match row and its seats, one query
-        tag = _seat_etag(access, seat, _waits_for(access))  # 304 from the access read, before any view is built
+        tag = seat_etag(access, seat, seat_waits_for(access))  # 304 from the access read, before any view is built
         if tag in [t.strip() for t in request.headers.get("If-None-Match", "").split(",")]:
             return HttpResponseNotModified(headers={"ETag": tag, "Cache-Control": "private, no-cache"})
         # the view and its ply: one instant, from this process's cached state brought up to date (no whole replay)
         snapshot = match_state_snapshot(match=access)
-        match, state = snapshot.match, snapshot.state
-        running = match.status == Match.Status.RUNNING and not state.is_over
-        if not running and access.status == Match.Status.RUNNING:  # it ended between the two reads: places and
-            seat_rows = list(match.seats.select_related("player__user").order_by("index"))  # forfeits came with it
-        your_turn = running and state.to_play == seat
-        deadline = match.last_progress_at + timedelta(seconds=match.move_clock_seconds) if your_turn else None
-        seats = [{"index": s.index, "name": s.player.name, "kind": s.player.kind,
-                  "place": None if running else s.place,  # places and forfeits are written with the match's end
-                  "owner": s.player.user.username if s.player.kind == "bot" and s.player.user else None,
-                  "forfeited": s.forfeited and not running, "guest": s.player.is_guest}
-                 for s in seat_rows]
-        # on the person's turn the table shows the referee's Turn, exactly what a bot in this seat would be given
-        commitment = snapshot.commitment(state.deal_number)
-        turn = referee.turn_for(state, match_id=match.pk, deadline_ms=match.move_clock_seconds * 1000,
-                                commitment=commitment) if your_turn else None
-        view = turn.view if turn else state.view(seat)
-        waits_for = None
-        if running and services.match_waits(match=match):  # its predecessor (same cards, same entrants) still runs:
-            # no move is taken yet, and the hand stays hidden (it is the opponent's hand in the running match)
-            waits_for, your_turn, turn, deadline = match.after_id, False, None, None
-            view = {**state.view(seat), "hand": []}
-        deals_finished, deal_number = len(state.results), state.deal_number
-        # nothing above changed the state: the next read of this match starts from it (and may move it on at once,
-        # so nothing below reads the state any more)
-        snapshot.keep()
-        tag = _seat_etag(match, seat, waits_for)
-        return Response(headers={"ETag": tag, "Cache-Control": "private, no-cache"}, data={
-                         "match_id": match.pk, "seat": seat, "status": match.status, "ply": match.ply_count,
-                         "waits_for": waits_for,
-                         "abort_reason": _abort_reason(match),
-                         "your_turn": your_turn, "move_deadline": deadline, "seats": seats,
-                         "deals_finished": deals_finished, "deal_number": deal_number,
-                         "commitment": commitment,
-                         "legal_actions": list(turn.legal_actions) if turn else [],
-                         "view": view})
+        data = seat_view(snapshot=snapshot, seat=seat, seats=seat_rows)
+        snapshot.keep()  # nothing changed the state: the next read of this match starts from it
+        return Response(data, headers={"ETag": seat_etag(snapshot.match, seat, data["waits_for"]),
+                                       "Cache-Control": "private, no-cache"})
 
 
 class SeatActionApi(APIView):
@@ -215,16 +163,19 @@ class SeatActionApi(APIView):
 
     @extend_schema(summary="Make a move", request=InputSerializer, responses={
         200: inline_serializer("MoveStored", {"stored": serializers.BooleanField(), "ply": serializers.IntegerField(),
-                                              "status": serializers.CharField()}),
+                                              "status": serializers.CharField(),
+                                              "seat_view": serializers.DictField(help_text=(
+                                                  "the seat view right after this move, as GET .../seats/<seat>/ "
+                                                  "answers it (SeatView): no fetch needed to draw it"))}),
         400: _err("illegal_action: the rules forbid this action here (the detail says why)"),
         409: _err("stale_ply: the position moved on (another ply was stored first, or the match ended): fetch the view again"), **SEAT_ERRORS})
     def post(self, request, match_id: int, seat: int):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            match = services.match_submit_action(match_id=match_id, seat=seat, ply=data.validated_data["ply"],
-                                                 action=data.validated_data["action"], user=request.user,
-                                                 guest=request.guest)
+            stored = services.match_submit_action(match_id=match_id, seat=seat, ply=data.validated_data["ply"],
+                                                  action=data.validated_data["action"], user=request.user,
+                                                  guest=request.guest)
         except services.MatchNotFound as exc:
             raise NotFound(str(exc)) from None
         except services.SeatForbidden as exc:
@@ -233,7 +184,8 @@ class SeatActionApi(APIView):
             raise StalePlyError(str(exc)) from None
         except IllegalAction as exc:
             raise IllegalActionError(str(exc)) from None
-        return Response({"stored": True, "ply": match.ply_count, "status": match.status})
+        return Response({"stored": True, "ply": stored.match.ply_count, "status": stored.match.status,
+                         "seat_view": stored.seat_view})
 
 
 class DealResultApi(APIView):

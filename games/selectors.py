@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy as copy_module
 import json
 from dataclasses import dataclass
+from datetime import timedelta
 from datetime import timezone as dt_timezone
 from functools import cached_property
 from itertools import islice
@@ -17,7 +18,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from games.engine import Deal as EngineDeal
-from games.engine import MatchState, Ruleset, replay, replay_more
+from games.engine import MatchState, Ruleset, referee, replay, replay_more
 from games.engine.cards import SUIT_SYMBOLS, SUITS, describe_card, parse_card
 from games.engine.frames import replay_frames
 from games.models import Deal, Match, Move, Player, Seat
@@ -122,6 +123,57 @@ class StateSnapshot:
 
         if state_cache.plies_of(self.state) == self.match.ply_count:  # else a ply applied was never stored: drop it
             state_cache.put(self._key, self.state)
+
+
+def seat_etag(match: Match, seat: int, waits_for: int | None) -> str:
+    """The seat view's ETag from (ply count, status, waits_for): ``W/"<id>.<seat>.<ply>.<status>.<waits_for or
+    None>"``. The view changes only when one of them does."""
+    return f'W/"{match.pk}.{seat}.{match.ply_count}.{match.status}.{waits_for}"'
+
+
+def seat_waits_for(match: Match) -> int | None:
+    """The match ``match`` waits for (its running ``after``: a duplicate set's earlier rotation), else None; a query
+    only when it has an ``after``."""
+    if match.after_id is None or match.status != Match.Status.RUNNING:
+        return None
+    return match.after_id if Match.objects.filter(pk=match.after_id, status=Match.Status.RUNNING).exists() else None
+
+
+def seat_view(*, snapshot: StateSnapshot, seat: int, seats: list[Seat]) -> dict:
+    """The seat view (``GET /api/matches/<id>/seats/<seat>/``, docs/API.md) of ``seat`` in ``snapshot``: status, ply,
+    whose turn, the move deadline, the seats, the deal's commitment, the legal actions and the seat's engine view
+    (on its turn exactly the referee's ``Turn`` a bot in the seat would be given). ``seats``: the match's seats by
+    index, players and users loaded, read with or before the snapshot (read again when the match ended since:
+    places and forfeits are written with the end). While the match waits for its ``after`` match, no move is
+    taken and the hand is hidden (it is the opponent's hand in the running match). Reads the snapshot's state and
+    changes nothing: the caller keeps it (``StateSnapshot.keep``) afterwards."""
+    match, state = snapshot.match, snapshot.state
+    running = match.status == Match.Status.RUNNING and not state.is_over
+    if not running and seats and seats[0].match.status == Match.Status.RUNNING:
+        seats = list(match.seats.select_related("player__user").order_by("index"))  # it ended since they were read
+    your_turn = running and state.to_play == seat
+    deadline = match.last_progress_at + timedelta(seconds=match.move_clock_seconds) if your_turn else None
+    seat_rows = [{"index": s.index, "name": s.player.name, "kind": s.player.kind,
+                  "place": None if running else s.place,  # places and forfeits are written with the match's end
+                  "owner": s.player.user.username if s.player.kind == "bot" and s.player.user else None,
+                  "forfeited": s.forfeited and not running, "guest": s.player.is_guest} for s in seats]
+    commitment = snapshot.commitment(state.deal_number)
+    if commitment is None and state.deal_number not in snapshot._commitments:  # a deal stored after the read
+        commitment = Deal.objects.filter(match_id=match.pk, number=state.deal_number).values_list(
+            "commitment", flat=True).first() or None
+    turn = referee.turn_for(state, match_id=match.pk, deadline_ms=match.move_clock_seconds * 1000,
+                            commitment=commitment) if your_turn else None
+    view = turn.view if turn else state.view(seat)
+    waits_for = seat_waits_for(match) if running else None
+    if waits_for is not None:
+        your_turn, turn, deadline = False, None, None
+        view = {**state.view(seat), "hand": []}
+    abort_reason = "" if match.status != Match.Status.ABORTED else (  # never changes once written
+        Match.objects.filter(pk=match.pk).values_list("abort_reason", flat=True).first() or "")
+    return {"match_id": match.pk, "seat": seat, "status": match.status, "ply": match.ply_count,
+            "waits_for": waits_for, "abort_reason": abort_reason, "your_turn": your_turn, "move_deadline": deadline,
+            "seats": seat_rows, "deals_finished": len(state.results), "deal_number": state.deal_number,
+            "commitment": commitment, "legal_actions": list(turn.legal_actions) if turn else [], "view": view}
 
 
 def match_state_snapshot(*, match: Match) -> StateSnapshot:

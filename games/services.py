@@ -17,6 +17,7 @@ import logging
 import secrets
 import time
 import uuid
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
@@ -31,7 +32,7 @@ from games.engine.fairness import SALT_BYTES, deal_commitment
 from games.engine.strategies import strategy_rng
 from games.models import Deal, Match, Move, Player, Seat
 from games.names import name_normalize, name_skeleton
-from games.selectors import match_state_snapshot
+from games.selectors import match_state_snapshot, seat_view
 from games.signals import match_created, match_finished
 
 log = logging.getLogger(__name__)
@@ -520,10 +521,21 @@ def access_seat(*, match_id: int, seat: int, user, guest: Player | None = None) 
     return match, seat_row, seats
 
 
+@dataclass(frozen=True)
+class MoveStored:
+    """A person's move, stored (``match_submit_action``): ``match`` (a copy of the row with the progress just stored,
+    and the finish if the move ended it) and ``seat_view``, the mover's seat view right after the move
+    (``selectors.seat_view``: what ``GET .../seats/<seat>/`` would answer)."""
+
+    match: Match
+    seat_view: dict
+
+
 def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, user,
-                        guest: Player | None = None) -> Match:
+                        guest: Player | None = None) -> MoveStored:
     """A person's move: ``action`` for ``seat`` of the match, answering the position at match ply ``ply``
-    (``Match.ply_count``, given with every view). Stores it as one ply and wakes the match task for the next seats.
+    (``Match.ply_count``, given with every view). Stores it as one ply and wakes the match task for the next seats;
+    returns the match and the seat's view after the move (``MoveStored``).
 
     Never waits for the worker's lease: the ply is stored by a compare-and-set on the ply count (``_Plies.store``),
     so whichever of this move and the worker (the move clock's fallback) stores the ply first wins, and the other
@@ -564,9 +576,10 @@ def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, u
     except StalePly:  # the state is ahead of the log: dropped, never cached
         raise StalePly("that ply was just stored by another request (or the match ended); fetch the view "
                        "again") from None
+    view = seat_view(snapshot=snapshot, seat=seat, seats=seats)  # the mover's next view, from the state in hand
     snapshot.keep()  # at the ply count just stored, before the row is read again
     match_wake(match_id=match_id, kinds={row.player.kind for row in seats})
-    return match  # the snapshot's copy, with the progress just stored (``_Plies.store``) and the finish if it ended
+    return MoveStored(match, view)  # the snapshot's copy: the progress just stored (``_Plies.store``), any finish
 
 
 def player_house_create(*, name: str, strategy: str, description: str = "") -> Player:

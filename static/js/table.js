@@ -64,8 +64,14 @@
       const [r, body] = await post(action);  // a move never waits for the worker: stored, or 409 stale_ply
       if (r.ok) {
         say("");
-        covered = (body.ply || 0) <= fetchedAfter;
-        fetchedAfter = Math.max(fetchedAfter, body.ply || 0);  // the fetch below shows it: its event needs none
+        const before = fetchedAfter, seen = body.seat_view;
+        fetchedAfter = Math.max(fetchedAfter, body.ply || 0);  // shown below (or by the fetch): its event needs none
+        if (seen && !refreshing && (!state || seen.ply >= state.ply)) {  // the answer carries the view after the move
+          counts.moveViews += 1;
+          const key = JSON.stringify(seen);
+          if (key !== lastKey) { lastKey = key; state = seen; etag = null; render(); }
+          covered = wantedPly <= seen.ply;  // a ply stored since (its event came first) still wants a fetch
+        } else covered = (body.ply || 0) <= before;
       } else if (r.status === 409 && body.error === "stale_ply") say("The table moved on; here is the current position.");
       else if (r.status >= 500 || !body.detail) say(`Something went wrong on our side (HTTP ${r.status}); please try again.`, true);
       else say(typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail), true);
@@ -245,12 +251,12 @@
   }
   setInterval(drawTurn, 1000);
   // Pushed updates (issue 13): the match's events stream (GET /api/matches/{id}/events/, docs/LIVE.md) says when a ply
-  // is stored; only then (and after our own move) is the seat's view fetched, with If-None-Match so an unchanged
-  // view costs a 304. A slow poll stays as a fallback, faster while the stream is down.
+  // is stored; only then is the seat's view fetched, with If-None-Match so an unchanged view costs a 304 (our own
+  // move's answer carries the view after it: no fetch). A slow poll stays as a fallback, faster while the stream is down.
   const SLOW_POLL_MS = 10000, FAST_POLL_MS = 2000;
   // fetchedAfter: the highest ply count known stored when a fetch began (an event up to it needs no fetch of its own)
   let lastKey = "", etag = null, refreshing = null, again = false, wantedPly = 0, fetchedAfter = 0, streamOpen = false;
-  const counts = window.EightsTable = {viewFetches: 0, notModified: 0, events: 0, applied: 0};
+  const counts = window.EightsTable = {viewFetches: 0, notModified: 0, events: 0, applied: 0, moveViews: 0};
   async function fetchView() {
     counts.viewFetches += 1;
     const r = await fetch(api, {credentials: "same-origin", cache: "no-store",

@@ -1,0 +1,64 @@
+"""What a person's table costs per request, in queries (issue 13's load trial: the web tier was bound by ORM work, so
+each query saved is a request's worth of CPU at load). A token-authenticated person, as the API's clients and the
+load trial are: the seat view is the token, the match with its seats (one query, which also answers the 304), and
+the plies stored since this process's cached state; a move adds the deal's row and the store (compare-and-set,
+moves, the seat's clocks) and never reads the match again after storing."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from games.engine import Ruleset
+from games.models import Move
+from games.selectors import match_state
+from games.services import match_create, player_for_user
+
+
+@pytest.fixture
+def table(db, house_bots):
+    """(API client with ruth's token, match id) for a pagat match of ruth against a house bot, ruth to play."""
+    ruth = get_user_model().objects.create_user("ruth", password="pw-ruth-12345")
+    person = player_for_user(user=ruth)
+    match = next(m for seed in range(40) if match_state(match=(m := match_create(
+        players=[person, house_bots[3]], ruleset=Ruleset.preset("pagat"), seed=seed))).to_play == 0)
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=ruth).key}")
+    return api, match.pk
+
+
+def _statements(captured) -> list[str]:
+    """The statements that reach the database as work (savepoints are the test's transaction's, not the view's)."""
+    return [q["sql"] for q in captured.captured_queries if "SAVEPOINT" not in q["sql"]]
+
+
+def test_the_seat_view_takes_three_queries_and_its_304_two(table, django_assert_max_num_queries):
+    api, match_id = table
+    url = f"/api/matches/{match_id}/seats/0/"
+    first = api.get(url)  # the first read in this process replays the log; later ones start from the cached state
+    assert first.status_code == 200
+    with django_assert_max_num_queries(3) as captured:
+        again = api.get(url)
+    assert again.status_code == 200 and again.json() == first.json()
+    assert len(_statements(captured)) == 3, _statements(captured)  # token, match with its seats, plies since
+    with django_assert_max_num_queries(2) as captured:
+        unchanged = api.get(url, HTTP_IF_NONE_MATCH=again["ETag"])
+    assert unchanged.status_code == 304 and len(_statements(captured)) == 2  # token, match with its seats
+
+
+def test_a_move_is_stored_without_reading_the_match_again(table, django_assert_max_num_queries):
+    api, match_id = table
+    url = f"/api/matches/{match_id}/seats/0/"
+    view = api.get(url).json()
+    with django_assert_max_num_queries(12) as captured:
+        moved = api.post(url + "actions/", {"ply": view["ply"], "action": view["legal_actions"][0]}, format="json")
+    assert moved.status_code == 200, moved.content
+    assert moved.json()["ply"] == view["ply"] + 1 and moved.json()["status"] == "running"
+    statements = _statements(captured)
+    # token, match with its seats, plies since, the deal's row, compare-and-set, the move, the seat's clocks
+    assert len(statements) == 7, statements
+    assert Move.objects.filter(deal__match_id=match_id).count() == view["ply"] + 1
+    assert moved.json()["seat_view"] == api.get(url).json()  # the view after the move, as a fetch would give it
+    assert sum(connection.ops.quote_name("games_match") in sql and sql.lstrip().startswith("SELECT")
+               for sql in statements[2:]) <= 1  # the match is read once (with the plies), never again after storing
