@@ -89,7 +89,9 @@ def test_a_misbehaving_bot_gets_the_fallback_with_the_fault_recorded_and_forfeit
     settings.BOT_TIME_BANK_MS = 0
     server = servers(behaviour)
     bot = _bot(owner, server)
-    match = _match(bot, house_bots[3], timeout_ms=200)
+    # a short deadline only where the fault is lateness; elsewhere a loaded machine's slow reply must not turn the
+    # fault into a timeout (seen once at load average 10: notheld recorded as timeout)
+    match = _match(bot, house_bots[3], timeout_ms=200 if kind == "timeout" else 3000)
     assert match_advance(match_id=match.pk) == "finished"
     match.refresh_from_db()
     faults = list(Move.objects.filter(deal__match=match, seat=0).order_by("deal__number", "ply"))
