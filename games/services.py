@@ -147,13 +147,25 @@ def _deal_row_new(match: Match, state: MatchState) -> Deal:
 
 
 def _claim(match_id: int, token: str) -> bool:
+    """Take (or renew) the match's lease for ``token``: one conditional UPDATE, which fails when the match is not
+    running, another worker's lease is current, or its ``after`` match still runs (nothing is played then)."""
     now = timezone.now()
     claimed = (
         Match.objects.filter(pk=match_id, status=Match.Status.RUNNING)
         .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now) | Q(lease_owner=token))
+        .exclude(Exists(Match.objects.filter(pk=OuterRef("after_id"), status=Match.Status.RUNNING)))
         .update(lease_owner=token, lease_until=now + timedelta(seconds=settings.MATCH_LEASE_SECONDS))
     )
     return claimed == 1
+
+
+def _unclaimed(match_id: int) -> str:
+    """Why ``_claim`` failed, in ``match_advance``'s words: ``"not_running"``, ``"waiting"`` (its ``after`` match
+    still runs) or ``"busy"`` (another worker holds the lease). One query."""
+    row = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING).values_list("after__status").first()
+    if row is None:
+        return "not_running"
+    return "waiting" if row[0] == Match.Status.RUNNING else "busy"
 
 
 def _release(match_id: int, token: str) -> None:
@@ -175,16 +187,16 @@ def match_advance(*, match_id: int, ply_budget: int | None = None, time_budget_m
     on from there. Idempotent: calling it again continues exactly where the log stops.
     """
     token = uuid.uuid4().hex
-    if Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, after__status=Match.Status.RUNNING).exists():
-        return "waiting"  # its predecessor runs: nothing is played, no bot is asked; its end wakes this match
-    if not _claim(match_id, token):
-        exists = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING).exists()
-        return "busy" if exists else "not_running"
+    if not _claim(match_id, token):  # a predecessor still running ("waiting"): nothing is played, no bot is asked;
+        return _unclaimed(match_id)  # its end wakes this match
     deadline = None if time_budget_ms is None else time.monotonic() + time_budget_ms / 1000
+    outcome = None
     try:
-        return _advance_claimed(match_id, token, ply_budget, deadline)
+        outcome = _advance_claimed(match_id, token, ply_budget, deadline)
+        return outcome
     finally:
-        _release(match_id, token)
+        if outcome != "waiting":  # waiting gave the lease up already, in the UPDATE that marked it so
+            _release(match_id, token)
 
 
 def _advance_claimed(match_id: int, token: str, ply_budget: int | None, deadline: float | None) -> str:
@@ -267,8 +279,7 @@ def _advance_claimed(match_id: int, token: str, ply_budget: int | None, deadline
             snapshot.keep()  # every ply applied to the state is stored: this process's next read starts here
             return outcome
         if not _claim(match_id, token):  # the lease ran out and another worker took the match on
-            exists = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING).exists()
-            return "busy" if exists else "not_running"
+            return _unclaimed(match_id)
 
 
 def _fault_policy(kind: str) -> referee.FaultPolicy:
