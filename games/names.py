@@ -131,7 +131,8 @@ def player_name_check(*, name: object, exclude_player_id: int | None = None, min
                       max_length: int = 40) -> str:
     """A name a new or renamed player may take: returns it normalised (``name_normalize``). Raises ``NameRefused``:
     ``invalid_name`` for a length outside ``min_length``..``max_length`` characters or an invisible or control
-    character or a name that looks like a guest's (``looks_like_a_guest``), ``name_taken`` when another player (not
+    character, a name of ASCII digits only (it would read as a player id), or a name that looks like a guest's
+    (``looks_like_a_guest``), ``name_taken`` when another player (not
     ``exclude_player_id``) has a name that looks the same."""
     from games.models import Player
 
@@ -147,6 +148,9 @@ def player_name_check(*, name: object, exclude_player_id: int | None = None, min
     problem = name_problem(name)  # NFKC could make one (it maps U+3164 to U+1160)
     if problem:
         raise NameRefused("invalid_name", problem)
+    if name.isascii() and name.isdigit():  # /api/players/<ref>/ reads digits as an id: this name could never be
+        raise NameRefused("invalid_name", f"the name {name!r} is all digits, which reads as a player id "  # looked up
+                                          "(/api/players/<id>/): add a letter")
     if looks_like_a_guest(name):
         raise NameRefused("invalid_name", f"the name {name!r} looks like a guest's (guests who play without an "
                                           "account are named \"Guest\" and six hex digits): choose another name")

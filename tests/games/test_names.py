@@ -209,3 +209,17 @@ def test_a_bot_or_account_named_like_a_guest_is_refused_with_400(owner_api):
                                                 "password2": "a-long-pass-9876"})
     assert signup.status_code == 200 and "guest" in signup.content.decode()
     assert not get_user_model().objects.filter(username="Guest_0a0a0a").exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", ["2024", "\uff17\uff17\uff17", " 42 "])  # fullwidth digits become ASCII (NFKC)
+def test_a_name_of_digits_only_is_refused_it_would_read_as_a_player_id(owner_api, name):
+    with pytest.raises(NameRefused) as err:
+        player_name_check(name=name)
+    assert err.value.code == "invalid_name" and "player id" in err.value.detail and "add a letter" in err.value.detail
+    response = owner_api.post("/api/bots/", {"name": name, "endpoint_url": "http://127.0.0.1:9/"}, format="json")
+    assert response.status_code == 400 and response.json()["error"] == "invalid_name", response.content
+    signup = APIClient().post("/api/accounts/", {"username": name, "password": "a-long-pass-phrase-9"}, format="json")
+    assert signup.status_code == 400 and "player id" in signup.content.decode(), signup.content
+    assert not get_user_model().objects.filter(username=name.strip()).exists()
+    assert player_name_check(name="R2D2") == "R2D2" and player_name_check(name="2024 Bot") == "2024 Bot"
