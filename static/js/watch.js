@@ -6,8 +6,8 @@
 // When the match ends (`event: end`) the page goes to its replay at the last ply (the featured page: to the next
 // featured match).
 //
-// Player names are user text: they reach the page through text nodes only (`h()`, cards.js, never parses HTML), and the
-// Content-Security-Policy refuses inline script as a second guard.
+// Player names are user text: they reach the page through text nodes only (`h()`, cards.js, never parses HTML),
+// and the Content-Security-Policy refuses inline script as a second guard.
 (function () {
   "use strict";
   const data = JSON.parse(document.getElementById("watch-data").textContent);
