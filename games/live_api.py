@@ -345,6 +345,29 @@ def _sync_events(stream: _Stream, slot: _StreamSlot | None = None):
             slot.release()
 
 
+class _StreamClock:
+    """A stream's lifetime and keep-alive, for both servers' loops: ``open()`` while the stream is not done and younger
+    than ``LIVE_STREAM_MAX_SECONDS``; ``send(messages)`` gives what to write now: the messages, or a ``: ping``
+    comment when nothing was written for ``LIVE_KEEPALIVE_SECONDS``, or nothing."""
+
+    def __init__(self, stream: _Stream):
+        self.stream = stream
+        self.started = self.quiet_since = time.monotonic()
+
+    def open(self) -> bool:
+        return not self.stream.done and time.monotonic() - self.started < settings.LIVE_STREAM_MAX_SECONDS
+
+    def send(self, messages: list[str]) -> list[str]:
+        now = time.monotonic()
+        if messages:
+            self.quiet_since = now
+            return messages
+        if now - self.quiet_since >= _keepalive():
+            self.quiet_since = now
+            return [": ping\n\n"]
+        return []
+
+
 def _sync_events_body(stream: _Stream):
     yield f"retry: {RETRY_MS}\n: connected\n\n"
     for message in stream.read():
@@ -358,8 +381,8 @@ def _sync_events_body(stream: _Stream):
             log.warning("live: no Redis wake-ups (polling instead): %s", exc)
             pubsub = None
     try:
-        quiet_since = started = time.monotonic()
-        while not stream.done and time.monotonic() - started < settings.LIVE_STREAM_MAX_SECONDS:
+        clock = _StreamClock(stream)
+        while clock.open():
             if pubsub is not None:
                 try:
                     message = pubsub.get_message(timeout=min(_keepalive(), settings.LIVE_RECHECK_SECONDS))
@@ -370,14 +393,7 @@ def _sync_events_body(stream: _Stream):
                     time.sleep(_poll())
             else:
                 time.sleep(_poll())
-            messages = stream.read_if_changed()
-            for message in messages:
-                yield message
-            if messages:
-                quiet_since = time.monotonic()
-            elif time.monotonic() - quiet_since >= _keepalive():
-                yield ": ping\n\n"
-                quiet_since = time.monotonic()
+            yield from clock.send(stream.read_if_changed())
     finally:
         if pubsub is not None:
             pubsub.close()
@@ -469,8 +485,8 @@ async def _async_events_body(stream: _Stream):
         # the first read always runs (changed() is true when behind, and cheap when not)
         for message in await sync_to_async(_first_read, thread_sensitive=False)(stream):
             yield message
-        quiet_since = started = time.monotonic()
-        while not stream.done and time.monotonic() - started < settings.LIVE_STREAM_MAX_SECONDS:
+        clock = _StreamClock(stream)
+        while clock.open():
             if event is not None:
                 try:
                     await asyncio.wait_for(event.wait(), timeout=min(_keepalive(), settings.LIVE_RECHECK_SECONDS))
@@ -481,13 +497,8 @@ async def _async_events_body(stream: _Stream):
                 await asyncio.sleep(_poll())
             shared = _SHARED.peek(stream)  # plies another watcher read already: no thread, no query
             messages = stream._messages(*shared) if shared is not None else await read()
-            for message in messages:
+            for message in clock.send(messages):
                 yield message
-            if messages:
-                quiet_since = time.monotonic()
-            elif time.monotonic() - quiet_since >= _keepalive():
-                yield ": ping\n\n"
-                quiet_since = time.monotonic()
     finally:
         if hub is not None:
             hub.unregister(stream.match.pk, event)
