@@ -85,7 +85,13 @@ class MatchPublicApi(APIView):
 
 
 # ---- the events stream ---------------------------------------------------------------------------------------------
-def _sse(event: str, data: dict, event_id: int | None = None) -> str:
+#: the ``id`` of the ``end`` event: a client that reconnects with it as ``Last-Event-ID`` saw the end, and is answered
+#: 204 No Content, which tells an ``EventSource`` to stop reconnecting (a client that missed the end still has the last
+#: ply's number as its id, and gets the end again)
+END_ID = "end"
+
+
+def _sse(event: str, data: dict, event_id: int | str | None = None) -> str:
     head = f"id: {event_id}\n" if event_id is not None else ""
     return f"{head}event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
@@ -131,7 +137,8 @@ class _Stream:
             events, end = _SHARED.events(self)
         except Match.DoesNotExist:
             self.done = True
-            return [_sse("end", {"status": "gone", "totals": None, "places": None, "replay_url": None})]
+            return [_sse("end", {"status": "gone", "totals": None, "places": None, "replay_url": None},
+                         event_id=END_ID)]
         return self._messages(events, end)
 
     def _messages(self, events: list, end: dict | None) -> list[str]:
@@ -145,7 +152,7 @@ class _Stream:
             self.last = ply
         self.published = {p: at for p, at in self.published.items() if p > self.last}
         if end is not None:
-            out.append(_sse("end", end))
+            out.append(_sse("end", end, event_id=END_ID))  # a reconnect with this id is told to stop (204)
             self.done = True
         return out
 
@@ -530,7 +537,8 @@ class MatchEventsApi(APIView):
     """Server-sent events of a match (anyone; docs/LIVE.md): ``event: ply`` per stored ply (``id``: the ply count
     after it), ``event: end`` when it is over, ``: ping`` every ``LIVE_KEEPALIVE_SECONDS``. ``Last-Event-ID`` (or
     ``?last_event_id=``) resumes after that ply from the database, with no gap; without one the stream starts at the
-    current ply (fetch the public view first and pass its ``ply``)."""
+    current ply (fetch the public view first and pass its ``ply``). The end event's id is ``end``: a reconnect with
+    it is answered 204 No Content (an ``EventSource`` stops)."""
 
     permission_classes = [AllowAny]
     authentication_classes = []
@@ -540,9 +548,12 @@ class MatchEventsApi(APIView):
     content_negotiation_class = _AnyAccept
 
     @extend_schema(summary="A match's stored plies as server-sent events (anyone may watch)", parameters=[
-        OpenApiParameter("last_event_id", {"type": "integer", "minimum": 0}, description="resume after this ply count (as the Last-Event-ID "
-                         "header); default: the current ply count")],
+        OpenApiParameter("last_event_id", {"type": "string", "pattern": "^([0-9]+|end)$"}, description=(
+            "resume after this ply count (as the Last-Event-ID header); default: the current ply count. `end` (the "
+            "end event's id): the client saw the end, answered 204"))],
         responses={200: OpenApiResponse(description="text/event-stream (docs/LIVE.md)"),
+                   204: OpenApiResponse(description="the match is over and last_event_id is `end`: nothing more "
+                                                    "will come (an EventSource stops reconnecting)"),
                    400: _err("unknown_event_id: a last_event_id (or Last-Event-ID) that is not a ply count of this "
                              "match (0 to its ply count)"),
                    403: _err("a duplicate set's match: watchable as a replay once its whole set is finished"),
@@ -553,6 +564,8 @@ class MatchEventsApi(APIView):
         match = _watchable(match_id)
         given = request.headers.get("Last-Event-ID") or request.query_params.get("last_event_id")
         current = match.ply_count
+        if given == END_ID and match.status != Match.Status.RUNNING:
+            return HttpResponse(status=204)  # it saw the end: nothing more will come, and EventSource stops on 204
         if given is None or given == "":
             last = current
         else:
@@ -563,7 +576,7 @@ class MatchEventsApi(APIView):
             if not 0 <= last <= current:
                 raise UnknownEventId(f"last_event_id {given!r:.30} is not a ply count of match {match_id}: give a "
                                      f"number from 0 to {current} (the id of the last event you received, or the "
-                                     "public view's ply)")
+                                     "public view's ply), or end once the match is over")
         stream = _Stream(match, last)
         slot = _StreamSlot(client_address(request))
         slot.take()  # 429 past LIVE_STREAMS_PER_ADDRESS open streams of this address
