@@ -33,6 +33,7 @@ from rest_framework.views import APIView
 
 from games import live, state_cache
 from games.api import _err
+from games.ids import parse_id
 from games.limits import ScopedRateThrottle, client_address
 from games.models import Match
 
@@ -569,11 +570,8 @@ class MatchEventsApi(APIView):
         if given is None or given == "":
             last = current
         else:
-            try:
-                last = int(given)
-            except ValueError:
-                last = -1
-            if not 0 <= last <= current:
+            last = parse_id(given)  # ASCII digits only (int() would take "٣" or " 3 ")
+            if last is None or not 0 <= last <= current:
                 raise UnknownEventId(f"last_event_id {given!r:.30} is not a ply count of match {match_id}: give a "
                                      f"number from 0 to {current} (the id of the last event you received, or the "
                                      "public view's ply), or end once the match is over")

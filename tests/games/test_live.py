@@ -176,6 +176,9 @@ def test_end_is_no_event_id_while_the_match_runs(live_server, transactional_db, 
 
 
 def test_a_bad_last_event_id_is_a_400_that_says_what_is_right(live_server, played):
+    for bad in ("\u0663", "+3", " 3", "3.0"):  # an Arabic-Indic three, a sign, a space, a fraction: ids are ASCII
+        refused = httpx.get(f"{live_server.url}/api/matches/{played.pk}/events/", params={"last_event_id": bad})
+        assert refused.status_code == 400 and refused.json()["error"] == "unknown_event_id", bad
     answer = httpx.get(f"{live_server.url}/api/matches/{played.pk}/events/?last_event_id=99999")
     assert answer.status_code == 400
     assert answer.json()["error"] == "unknown_event_id" and "from 0 to" in answer.json()["detail"]
