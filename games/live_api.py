@@ -33,6 +33,7 @@ from rest_framework.views import APIView
 
 from games import live, state_cache
 from games.api import _err
+from games.ids import parse_id
 from games.limits import ScopedRateThrottle, client_address
 from games.models import Match
 
@@ -85,7 +86,13 @@ class MatchPublicApi(APIView):
 
 
 # ---- the events stream ---------------------------------------------------------------------------------------------
-def _sse(event: str, data: dict, event_id: int | None = None) -> str:
+#: the ``id`` of the ``end`` event: a client that reconnects with it as ``Last-Event-ID`` saw the end, and is answered
+#: 204 No Content, which tells an ``EventSource`` to stop reconnecting (a client that missed the end still has the last
+#: ply's number as its id, and gets the end again)
+END_ID = "end"
+
+
+def _sse(event: str, data: dict, event_id: int | str | None = None) -> str:
     head = f"id: {event_id}\n" if event_id is not None else ""
     return f"{head}event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
@@ -131,7 +138,8 @@ class _Stream:
             events, end = _SHARED.events(self)
         except Match.DoesNotExist:
             self.done = True
-            return [_sse("end", {"status": "gone", "totals": None, "places": None, "replay_url": None})]
+            return [_sse("end", {"status": "gone", "totals": None, "places": None, "replay_url": None},
+                         event_id=END_ID)]
         return self._messages(events, end)
 
     def _messages(self, events: list, end: dict | None) -> list[str]:
@@ -145,7 +153,7 @@ class _Stream:
             self.last = ply
         self.published = {p: at for p, at in self.published.items() if p > self.last}
         if end is not None:
-            out.append(_sse("end", end))
+            out.append(_sse("end", end, event_id=END_ID))  # a reconnect with this id is told to stop (204)
             self.done = True
         return out
 
@@ -345,6 +353,29 @@ def _sync_events(stream: _Stream, slot: _StreamSlot | None = None):
             slot.release()
 
 
+class _StreamClock:
+    """A stream's lifetime and keep-alive, for both servers' loops: ``open()`` while the stream is not done and younger
+    than ``LIVE_STREAM_MAX_SECONDS``; ``send(messages)`` gives what to write now: the messages, or a ``: ping``
+    comment when nothing was written for ``LIVE_KEEPALIVE_SECONDS``, or nothing."""
+
+    def __init__(self, stream: _Stream):
+        self.stream = stream
+        self.started = self.quiet_since = time.monotonic()
+
+    def open(self) -> bool:
+        return not self.stream.done and time.monotonic() - self.started < settings.LIVE_STREAM_MAX_SECONDS
+
+    def send(self, messages: list[str]) -> list[str]:
+        now = time.monotonic()
+        if messages:
+            self.quiet_since = now
+            return messages
+        if now - self.quiet_since >= _keepalive():
+            self.quiet_since = now
+            return [": ping\n\n"]
+        return []
+
+
 def _sync_events_body(stream: _Stream):
     yield f"retry: {RETRY_MS}\n: connected\n\n"
     for message in stream.read():
@@ -358,8 +389,8 @@ def _sync_events_body(stream: _Stream):
             log.warning("live: no Redis wake-ups (polling instead): %s", exc)
             pubsub = None
     try:
-        quiet_since = started = time.monotonic()
-        while not stream.done and time.monotonic() - started < settings.LIVE_STREAM_MAX_SECONDS:
+        clock = _StreamClock(stream)
+        while clock.open():
             if pubsub is not None:
                 try:
                     message = pubsub.get_message(timeout=min(_keepalive(), settings.LIVE_RECHECK_SECONDS))
@@ -370,14 +401,7 @@ def _sync_events_body(stream: _Stream):
                     time.sleep(_poll())
             else:
                 time.sleep(_poll())
-            messages = stream.read_if_changed()
-            for message in messages:
-                yield message
-            if messages:
-                quiet_since = time.monotonic()
-            elif time.monotonic() - quiet_since >= _keepalive():
-                yield ": ping\n\n"
-                quiet_since = time.monotonic()
+            yield from clock.send(stream.read_if_changed())
     finally:
         if pubsub is not None:
             pubsub.close()
@@ -469,8 +493,8 @@ async def _async_events_body(stream: _Stream):
         # the first read always runs (changed() is true when behind, and cheap when not)
         for message in await sync_to_async(_first_read, thread_sensitive=False)(stream):
             yield message
-        quiet_since = started = time.monotonic()
-        while not stream.done and time.monotonic() - started < settings.LIVE_STREAM_MAX_SECONDS:
+        clock = _StreamClock(stream)
+        while clock.open():
             if event is not None:
                 try:
                     await asyncio.wait_for(event.wait(), timeout=min(_keepalive(), settings.LIVE_RECHECK_SECONDS))
@@ -481,13 +505,8 @@ async def _async_events_body(stream: _Stream):
                 await asyncio.sleep(_poll())
             shared = _SHARED.peek(stream)  # plies another watcher read already: no thread, no query
             messages = stream._messages(*shared) if shared is not None else await read()
-            for message in messages:
+            for message in clock.send(messages):
                 yield message
-            if messages:
-                quiet_since = time.monotonic()
-            elif time.monotonic() - quiet_since >= _keepalive():
-                yield ": ping\n\n"
-                quiet_since = time.monotonic()
     finally:
         if hub is not None:
             hub.unregister(stream.match.pk, event)
@@ -519,7 +538,8 @@ class MatchEventsApi(APIView):
     """Server-sent events of a match (anyone; docs/LIVE.md): ``event: ply`` per stored ply (``id``: the ply count
     after it), ``event: end`` when it is over, ``: ping`` every ``LIVE_KEEPALIVE_SECONDS``. ``Last-Event-ID`` (or
     ``?last_event_id=``) resumes after that ply from the database, with no gap; without one the stream starts at the
-    current ply (fetch the public view first and pass its ``ply``)."""
+    current ply (fetch the public view first and pass its ``ply``). The end event's id is ``end``: a reconnect with
+    it is answered 204 No Content (an ``EventSource`` stops)."""
 
     permission_classes = [AllowAny]
     authentication_classes = []
@@ -529,9 +549,12 @@ class MatchEventsApi(APIView):
     content_negotiation_class = _AnyAccept
 
     @extend_schema(summary="A match's stored plies as server-sent events (anyone may watch)", parameters=[
-        OpenApiParameter("last_event_id", {"type": "integer", "minimum": 0}, description="resume after this ply count (as the Last-Event-ID "
-                         "header); default: the current ply count")],
+        OpenApiParameter("last_event_id", {"type": "string", "pattern": "^([0-9]+|end)$"}, description=(
+            "resume after this ply count (as the Last-Event-ID header); default: the current ply count. `end` (the "
+            "end event's id): the client saw the end, answered 204"))],
         responses={200: OpenApiResponse(description="text/event-stream (docs/LIVE.md)"),
+                   204: OpenApiResponse(description="the match is over and last_event_id is `end`: nothing more "
+                                                    "will come (an EventSource stops reconnecting)"),
                    400: _err("unknown_event_id: a last_event_id (or Last-Event-ID) that is not a ply count of this "
                              "match (0 to its ply count)"),
                    403: _err("a duplicate set's match: watchable as a replay once its whole set is finished"),
@@ -542,17 +565,16 @@ class MatchEventsApi(APIView):
         match = _watchable(match_id)
         given = request.headers.get("Last-Event-ID") or request.query_params.get("last_event_id")
         current = match.ply_count
+        if given == END_ID and match.status != Match.Status.RUNNING:
+            return HttpResponse(status=204)  # it saw the end: nothing more will come, and EventSource stops on 204
         if given is None or given == "":
             last = current
         else:
-            try:
-                last = int(given)
-            except ValueError:
-                last = -1
-            if not 0 <= last <= current:
+            last = parse_id(given)  # ASCII digits only (int() would take "٣" or " 3 ")
+            if last is None or not 0 <= last <= current:
                 raise UnknownEventId(f"last_event_id {given!r:.30} is not a ply count of match {match_id}: give a "
                                      f"number from 0 to {current} (the id of the last event you received, or the "
-                                     "public view's ply)")
+                                     "public view's ply), or end once the match is over")
         stream = _Stream(match, last)
         slot = _StreamSlot(client_address(request))
         slot.take()  # 429 past LIVE_STREAMS_PER_ADDRESS open streams of this address

@@ -3,13 +3,12 @@
 // games.engine.frames.replay_frames: per deal a start position and per ply a delta); `decode` turns a deal's deltas
 // into its positions exactly as frames.positions does in Python (tests compare both with the engine).
 //
-// Player names and fault texts are user text: they reach the page through text nodes only (`h()` never parses
-// HTML), and the Content-Security-Policy refuses inline script as a second guard.
+// Player names and fault texts are user text: they reach the page through text nodes only (`h()`, cards.js, never
+// parses HTML), and the Content-Security-Policy refuses inline script as a second guard.
 (function () {
   "use strict";
-  const SUITS = {C: ["♣", "clubs", "black"], D: ["♦", "diamonds", "red"], H: ["♥", "hearts", "red"], S: ["♠", "spades", "black"]};
+  const {SUITS, h, rankText, cardWords} = window.EightsCards;  // static/js/cards.js
   const RANKS = "A23456789TJQK", SUIT_ORDER = "CDHS";
-  const RANK_WORDS = {A: "ace", T: "10", J: "jack", Q: "queen", K: "king", "8": "eight"};
   const FIELDS = ["top", "suit", "declared", "stock", "discard", "to_play", "pending", "direction", "awaiting", "out"];
   const cardOrder = c => SUIT_ORDER.indexOf(c[1]) * 13 + RANKS.indexOf(c[0]);  // Deal.hand's order
 
@@ -43,18 +42,6 @@
   const $ = id => document.getElementById(id);
   let dealNo = start.deal, ply = start.ply, eye = null, timer = null;
 
-  // h("strong", {className: "x"}, "text", child, ...): an element; strings become text nodes, never HTML.
-  function h(tag, props, ...children) {
-    const el = document.createElement(tag);
-    for (const [k, v] of Object.entries(props || {})) {
-      if (k.startsWith("aria-") || k.startsWith("data-") || k === "role") el.setAttribute(k, v); else el[k] = v;
-    }
-    el.append(...children.filter(c => c !== null && c !== undefined && c !== false)
-      .map(c => typeof c === "string" || typeof c === "number" ? String(c) : c));
-    return el;
-  }
-  const rankText = c => c[0] === "T" ? "10" : c[0];
-  const cardWords = c => `${RANK_WORDS[c[0]] || c[0]} of ${SUITS[c[1]][1]}`;
   const name = seat => players[seat] ? players[seat].name : `seat ${seat}`;
   const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
 

@@ -2,8 +2,8 @@
 // events stream says a ply was stored (and after the person's own move), draws the view, and sends the person's
 // moves (POST .../actions/ with the view's ply). The state lives on the server; a reload comes back as it was.
 //
-// Every piece of text from a user (seat names, owners) reaches the page through text nodes only: `h()` builds
-// elements and never parses strings as HTML. The Content-Security-Policy refuses inline script as a second guard.
+// Every piece of text from a user (seat names, owners) reaches the page through text nodes only: `h()` (cards.js)
+// builds elements and never parses strings as HTML. The Content-Security-Policy refuses inline script as a second guard.
 (function () {
   "use strict";
   const root = document.getElementById("table");
@@ -11,24 +11,10 @@
   const matchId = root.dataset.match, seat = Number(root.dataset.seat);
   const api = `/api/matches/${matchId}/seats/${seat}/`;
   const csrf = document.cookie.split("; ").find(c => c.startsWith("csrftoken="))?.split("=")[1] || "";
-  const SUITS = {C: ["♣", "clubs", "black"], D: ["♦", "diamonds", "red"], H: ["♥", "hearts", "red"], S: ["♠", "spades", "black"]};
-  const RANKS = {A: "ace", T: "10", J: "jack", Q: "queen", K: "king", "8": "eight"};
+  const {SUITS, h, rankText, cardWords} = window.EightsCards;  // static/js/cards.js
   let state = null, busy = false, shownDeals = null, pendingEight = null, shuffleSeen = null;
   const $ = id => document.getElementById(id);
-  const rankText = c => c[0] === "T" ? "10" : c[0];
-  const cardWords = c => `${RANKS[c[0]] || c[0]} of ${SUITS[c[1]][1]}`;
   const sleep = ms => new Promise(res => setTimeout(res, ms));
-
-  // h("strong", {className: "x"}, "text", child, ...): an element; strings become text nodes, never HTML.
-  function h(tag, props, ...children) {
-    const el = document.createElement(tag);
-    for (const [k, v] of Object.entries(props || {})) {
-      if (k.startsWith("aria-") || k.startsWith("data-")) el.setAttribute(k, v); else el[k] = v;
-    }
-    el.append(...children.filter(c => c !== null && c !== undefined && c !== false)
-      .map(c => typeof c === "string" || typeof c === "number" ? String(c) : c));
-    return el;
-  }
 
   // A card: its rank as real text (it scales with the page's text size), its suit as a shape (the four shapes
   // differ, so the table reads in greyscale), and its name in words for a screen reader: a button's accessible

@@ -6,8 +6,8 @@
 // When the match ends (`event: end`) the page goes to its replay at the last ply (the featured page: to the next
 // featured match).
 //
-// Player names are user text: they reach the page through text nodes only (`h()` never parses HTML), and the
-// Content-Security-Policy refuses inline script as a second guard.
+// Player names are user text: they reach the page through text nodes only (`h()`, cards.js, never parses HTML),
+// and the Content-Security-Policy refuses inline script as a second guard.
 (function () {
   "use strict";
   const data = JSON.parse(document.getElementById("watch-data").textContent);
@@ -18,26 +18,12 @@
     setTimeout(() => location.reload(), IDLE_RETRY_MS);
     return;
   }
-  const SUITS = {C: ["♣", "clubs", "black"], D: ["♦", "diamonds", "red"], H: ["♥", "hearts", "red"], S: ["♠", "spades", "black"]};
-  const RANKS = {A: "ace", T: "10", J: "jack", Q: "queen", K: "king", "8": "eight"};
+  const {SUITS, h, rankText, cardWords} = window.EightsCards;  // static/js/cards.js
   const $ = id => document.getElementById(id);
-  const rankText = c => c[0] === "T" ? "10" : c[0];
-  const cardWords = c => `${RANKS[c[0]] || c[0]} of ${SUITS[c[1]][1]}`;
   const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
   let view = null, etag = null, source = null, pollTimer = null, ended = false;
   // for the browser tests: the ply numbers in the order the events brought them, and how the page is following
   const seen = window.EightsWatch = {plies: [], polls: 0, notModified: 0};
-
-  // h("strong", {className: "x"}, "text", child, ...): an element; strings become text nodes, never HTML.
-  function h(tag, props, ...children) {
-    const el = document.createElement(tag);
-    for (const [k, v] of Object.entries(props || {})) {
-      if (k.startsWith("aria-") || k.startsWith("data-") || k === "role") el.setAttribute(k, v); else el[k] = v;
-    }
-    el.append(...children.filter(c => c !== null && c !== undefined && c !== false)
-      .map(c => typeof c === "string" || typeof c === "number" ? String(c) : c));
-    return el;
-  }
 
   // A card as the table draws it (table.js): its rank as text, its suit as a shape, its name in words for a screen
   // reader.

@@ -33,7 +33,8 @@ def _events(text: str) -> list[dict]:
                 name, _, value = line.partition(":")
                 fields[name] = value[1:] if value.startswith(" ") else value
         if "event" in fields:
-            out.append({"id": int(fields["id"]) if "id" in fields else None, "event": fields["event"],
+            event_id = fields.get("id")
+            out.append({"id": int(event_id) if event_id and event_id.isdigit() else event_id, "event": fields["event"],
                         "data": json.loads(fields["data"]), "raw": fields["data"]})
     return out
 
@@ -156,7 +157,28 @@ def test_a_reconnect_with_last_event_id_resumes_without_a_gap(live_server, playe
     assert [e["raw"] for e in again] == [e["raw"] for e in rest]
 
 
+def test_the_end_event_has_the_id_end_and_a_reconnect_with_it_is_told_to_stop(live_server, played):
+    url = f"{live_server.url}/api/matches/{played.pk}/events/"
+    events = _read_stream(url, {"Last-Event-ID": str(played.ply_count)})  # after the last ply: only the end
+    assert [(e["event"], e["id"]) for e in events] == [("end", "end")]
+    for answer in (httpx.get(url, headers={"Last-Event-ID": "end"}), httpx.get(f"{url}?last_event_id=end")):
+        assert answer.status_code == 204 and answer.content == b""  # EventSource stops reconnecting on 204
+    again = _read_stream(url, {"Last-Event-ID": str(played.ply_count)})  # one that missed the end gets it again
+    assert [e["event"] for e in again] == ["end"]
+
+
+def test_end_is_no_event_id_while_the_match_runs(live_server, transactional_db, house_bots):
+    person = player_for_user(user=get_user_model().objects.create_user("rae", password="pw-rae-12345"))
+    running = match_create(players=[person, house_bots[0]], ruleset=Ruleset.preset("pagat"), seed=3)
+    answer = httpx.get(f"{live_server.url}/api/matches/{running.pk}/events/?last_event_id=end")
+    assert answer.status_code == 400 and answer.json()["error"] == "unknown_event_id"
+    assert "or end once the match is over" in answer.json()["detail"]
+
+
 def test_a_bad_last_event_id_is_a_400_that_says_what_is_right(live_server, played):
+    for bad in ("\u0663", "+3", " 3", "3.0"):  # an Arabic-Indic three, a sign, a space, a fraction: ids are ASCII
+        refused = httpx.get(f"{live_server.url}/api/matches/{played.pk}/events/", params={"last_event_id": bad})
+        assert refused.status_code == 400 and refused.json()["error"] == "unknown_event_id", bad
     answer = httpx.get(f"{live_server.url}/api/matches/{played.pk}/events/?last_event_id=99999")
     assert answer.status_code == 400
     assert answer.json()["error"] == "unknown_event_id" and "from 0 to" in answer.json()["detail"]
