@@ -149,14 +149,16 @@ def matches_playing_now(*, ladder: Ladder | None = None, limit: int = 8, fresh: 
     The answer is kept in the cache for ``PLAYING_NOW_CACHE_SECONDS`` (0: never; ``fresh``: read now): the strength
     is summed over every running match (BENCHMARKS.md, "Playing now": about 50 µs a running match on PostgreSQL),
     and a list a few seconds old is good enough for a page's "Playing now" (a match that ended meanwhile opens its
-    replay from its watch link)."""
+    replay from its watch link). An empty list is not kept: with nothing playing every read looks again (2 queries),
+    so a newly started match is listed at once."""
     seconds = settings.PLAYING_NOW_CACHE_SECONDS
     if seconds and not fresh:
         key = f"playing-now:{ladder.pk if ladder is not None else 'all'}:{limit}"
         found = cache.get(key)
         if found is None:
             found = _matches_playing_now(ladder=ladder, limit=limit)
-            cache.set(key, found, seconds)
+            if found:  # nothing playing is never kept: the first match started shows at once (a fresh demo)
+                cache.set(key, found, seconds)
         return found
     return _matches_playing_now(ladder=ladder, limit=limit)
 

@@ -170,3 +170,11 @@ def test_the_ladder_cards_count_players_finished_and_running_matches(rated, hous
     empty = ladder_create(name="Empty", slug="empty")
     counts = {lad.slug: (lad.entry_count, lad.finished_count, lad.running_count) for lad in ladder_list()}
     assert counts == {rated.slug: (3, 1, 3), empty.slug: (0, 0, 0)}
+
+
+@pytest.mark.django_db
+def test_nothing_playing_is_not_kept_so_the_first_match_shows_at_once(settings, rated, house_bots):
+    settings.PLAYING_NOW_CACHE_SECONDS = 30
+    assert matches_playing_now() == []  # a fresh demo: nothing started yet
+    first = _ladder_match(rated, house_bots[:2])
+    assert [m.pk for m in matches_playing_now()] == [first.pk]  # not the empty list of a moment ago
