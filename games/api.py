@@ -139,14 +139,14 @@ class SeatViewApi(APIView):
         **SEAT_ERRORS})
     def get(self, request, match_id: int, seat: int):
         access, seat_rows = _access_seat(request, match_id, seat)  # the match row and its seats, one query
-        tag = seat_etag(access, seat, seat_waits_for(access))  # 304 from the access read, before any view is built
+        tag = seat_etag(access, seat, seat_waits_for(access), seat_rows)  # 304 from the access read, before any view
         if tag in [t.strip() for t in request.headers.get("If-None-Match", "").split(",")]:
             return HttpResponseNotModified(headers={"ETag": tag, "Cache-Control": "private, no-cache"})
         # the view and its ply: one instant, from this process's cached state brought up to date (no whole replay)
         snapshot = match_state_snapshot(match=access)
         data = seat_view(snapshot=snapshot, seat=seat, seats=seat_rows)
         snapshot.keep()  # nothing changed the state: the next read of this match starts from it
-        return Response(data, headers={"ETag": seat_etag(snapshot.match, seat, data["waits_for"]),
+        return Response(data, headers={"ETag": seat_etag(snapshot.match, seat, data["waits_for"], seat_rows),
                                        "Cache-Control": "private, no-cache"})
 
 

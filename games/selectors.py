@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy as copy_module
+import hashlib
 import json
 from dataclasses import dataclass
 from datetime import timedelta
@@ -125,10 +126,15 @@ class StateSnapshot:
             state_cache.put(self._key, self.state)
 
 
-def seat_etag(match: Match, seat: int, waits_for: int | None) -> str:
-    """The seat view's ETag from (ply count, status, waits_for): ``W/"<id>.<seat>.<ply>.<status>.<waits_for or
-    None>"``. The view changes only when one of them does."""
-    return f'W/"{match.pk}.{seat}.{match.ply_count}.{match.status}.{waits_for}"'
+def seat_etag(match: Match, seat: int, waits_for: int | None, seats: list[Seat]) -> str:
+    """The seat view's ETag: ``W/"<id>.<seat>.<ply>.<status>.<waits_for or None>.<digest>"``, the digest over what
+    else the view shows: the seats' players (ids, names, users, guest flags: a guest who signs up takes the seat
+    over, ``games.guests.guest_adopt``) and the move clock (``move_seconds`` and ``last_progress_at``, the
+    deadline's parts). The view changes only when one of these does (places and forfeits come with the status)."""
+    players = tuple((s.player_id, s.player.name, s.player.user_id, s.player.is_guest) for s in seats)
+    moved = match.last_progress_at.timestamp() if match.last_progress_at else None
+    digest = hashlib.blake2b(repr((players, match.move_seconds, moved)).encode(), digest_size=6).hexdigest()
+    return f'W/"{match.pk}.{seat}.{match.ply_count}.{match.status}.{waits_for}.{digest}"'
 
 
 def seat_waits_for(match: Match) -> int | None:

@@ -626,13 +626,16 @@ def player_house_create(*, name: str, strategy: str, description: str = "") -> P
 
 def player_for_user(*, user) -> Player:
     """The person's player (kind ``human``), created on first use with their user name (normalised, and suffixed
-    " (2)", " (3)", ... while it is taken or looks like a taken name: ``games.names``)."""
+    " (2)", " (3)", ... while it is taken or looks like a taken name: ``games.names``, or is ASCII digits only, which
+    ``/api/players/<ref>/`` would read as an id: a user made by ``createsuperuser`` or the admin is not checked at
+    sign-up)."""
     player = Player.objects.filter(user=user, kind=Player.Kind.HUMAN).first()
     if player is not None:
         return player
     base = name_normalize(user.get_username())[:50]
     name, n = base, 1
-    while Player.objects.filter(Q(name=name) | Q(name_skeleton=name_skeleton(name))).exists():
+    while (name.isascii() and name.isdigit()) or Player.objects.filter(
+            Q(name=name) | Q(name_skeleton=name_skeleton(name))).exists():
         n += 1
         name = f"{base} ({n})"
     return Player.objects.create(name=name, kind=Player.Kind.HUMAN, user=user)

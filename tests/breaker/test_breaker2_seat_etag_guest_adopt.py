@@ -31,8 +31,6 @@ def _csrf(client: Client) -> str:
     return client.cookies["csrftoken"].value
 
 
-@pytest.mark.xfail(strict=True, reason="seat ETag ignores the seat's player and the move clock: stale 304 after "
-                                       "guest_adopt")
 def test_breaker2_the_seat_view_is_not_answered_304_after_the_guest_signs_up(house_bots):
     browser = Client()
     dealt = browser.post("/play/guest/", {"preset": "web-table", "seats": "2", "csrfmiddlewaretoken": _csrf(browser)})
