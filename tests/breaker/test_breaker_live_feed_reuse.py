@@ -43,7 +43,9 @@ def _read_stream(url: str, stop_after: int | None = None, timeout: float = 60) -
                         fields[name] = value[1:] if value.startswith(" ") else value
                 if "event" not in fields:
                     continue
-                events.append({"id": int(fields["id"]) if "id" in fields else None, "event": fields["event"],
+                event_id = fields.get("id")  # the end event's id is "end"
+                events.append({"id": int(event_id) if event_id and event_id.isdigit() else event_id,
+                               "event": fields["event"],
                                "data": json.loads(fields["data"])})
                 if fields["event"] == "end" or (
                         stop_after is not None and sum(e["event"] == "ply" for e in events) >= stop_after):

@@ -158,6 +158,9 @@ def test_metrics_move_when_a_worker_process_plays_a_bot_match(client, house_bots
             if match.status != Match.Status.RUNNING:
                 break
             time.sleep(0.3)
+        # the match's end queues the bot's end notice on the same queue: let the worker take it before it stops
+        while time.monotonic() < deadline and _total(_scrape(client), "eights_celery_queue_length", queue=queue):
+            time.sleep(0.3)
     finally:
         worker.terminate()
         worker.wait(timeout=30)
