@@ -8,6 +8,12 @@ stored plies through ``games.services`` (the person's moves through ``match_subm
 ``--requests`` GETs of each kind in this process through Django's test client (token authentication, throttles
 and the view: the whole request, without HTTP). Wall and CPU time medians. Uses the database ``eights_bench`` on
 PostgreSQL (DATABASE_URL to change). Usage: ``python benchmarks/seat_view_bench.py [--plies 2000] [--requests 50]``.
+
+``--profile N`` then profiles N more GETs of the cached, unchanged view with cProfile, authenticated with an API token
+as clients are (DRF's ``TokenAuthentication``), and prints where a request's time goes: DRF's authentication and
+throttles, the view's access query, its snapshot and its view, and the rest (Django, DRF, the test client). The
+cache is whatever the settings give (``CACHE_URL``; the database's table without a broker). cProfile slows Python
+code down, so read the shares, not the milliseconds.
 """
 
 from __future__ import annotations
@@ -31,6 +37,8 @@ def main() -> None:
     parser.add_argument("--plies", type=int, default=2000, help="stored plies of the match (default 2000)")
     parser.add_argument("--target", type=int, default=2000, help="the match's target (default 2000)")
     parser.add_argument("--requests", type=int, default=50, help="GETs of each kind (default 50)")
+    parser.add_argument("--profile", type=int, default=0, help="then profile this many token-authenticated GETs of "
+                        "the cached view and print the shares of the request's time (default 0: no profile)")
     args = parser.parse_args()
     from benchmarks.service_bench import _ensure_database
 
@@ -119,6 +127,51 @@ def main() -> None:
           f"(eights-classic, 3 seats), {args.requests} GETs each, Django test client, PostgreSQL")
     for name, wall, cpu in rows:
         print(f"  {name:40s} wall p50 {wall:7.2f} ms   cpu p50 {cpu:7.2f} ms   ({rows[0][1] / wall:5.1f}x)")
+    if args.profile:
+        _profile(url, user, args.profile)
+
+
+def _profile(url: str, user, requests: int) -> None:
+    """cProfile ``requests`` token-authenticated GETs of ``url`` (cached, unchanged) and print the shares."""
+    import cProfile
+    import pstats
+
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    from games import api, selectors, services
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+    assert client.get(url).status_code == 200  # warm: the state cached, the token's row read once
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(requests):
+        client.get(url)
+    profiler.disable()
+    stats = pstats.Stats(profiler).stats  # (file, line, name) -> (calls, primitive, own s, cumulative s, callers)
+
+    def cumulative(func) -> float:
+        code = func.__code__
+        return sum(v[3] for (file, line, name), v in stats.items()
+                   if file == code.co_filename and line == code.co_firstlineno and name == code.co_name)
+
+    from rest_framework.views import APIView
+
+    total = sum(v[2] for v in stats.values())
+    parts = [("DRF authentication (token lookup)", cumulative(APIView.perform_authentication)),
+             ("DRF throttles (cache reads and writes)", cumulative(APIView.check_throttles)),
+             ("the view: access (match with its seats)", cumulative(services.access_seat)),
+             ("the view: snapshot (plies since)", cumulative(selectors.match_state_snapshot)),
+             ("the view: building the seat view", cumulative(selectors.seat_view))]
+    view = cumulative(api.SeatViewApi.get)
+    print(f"profile: {requests} token-authenticated GETs of the cached view, cProfile, {1000 * total / requests:.2f} "
+          "ms a request under the profiler")
+    for name, seconds in parts:
+        print(f"  {name:42s} {100 * seconds / total:5.1f}%")
+    rest_of_view = view - sum(seconds for name, seconds in parts if name.startswith("the view"))
+    print(f"  {'the view: the rest (ETag, the response)':42s} {100 * rest_of_view / total:5.1f}%")
+    print(f"  {'Django, DRF dispatch, the test client':42s} {100 * (total - view - parts[0][1] - parts[1][1]) / total:5.1f}%")
 
 
 if __name__ == "__main__":
