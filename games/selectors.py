@@ -109,7 +109,8 @@ class StateSnapshot:
     """A match as of one instant with its engine state (``match_state_snapshot``): ``match`` (a copy of the row, its
     progress fields as of that instant) and ``state`` (the engine state after exactly ``match.ply_count`` plies),
     which the caller owns: it may apply plies to it. ``commitment(number)`` as ``MatchSnapshot.commitment``, for the
-    current deal and any deal after the cached state's. ``keep()`` hands the state back to the per-process cache
+    current deal and any deal after the cached state's, and for a deal stored after the read (a move that ended a
+    deal: read from its row). ``keep()`` hands the state back to the per-process cache
     (``games.state_cache``) at ``match.ply_count`` plies: call it only while the state stands there (unchanged, or
     with every ply applied since stored and ``match.ply_count`` counting them), and touch the state no more."""
 
@@ -117,7 +118,10 @@ class StateSnapshot:
         self.match, self.state, self._commitments, self._key = match, state, commitments, key
 
     def commitment(self, number: int) -> str | None:
-        return self._commitments.get(number) or None
+        if number not in self._commitments:  # a deal stored after the read: its row has it
+            self._commitments[number] = Deal.objects.filter(match_id=self.match.pk, number=number).values_list(
+                "commitment", flat=True).first() or ""
+        return self._commitments[number] or None
 
     def keep(self) -> None:
         from games import state_cache
@@ -137,12 +141,17 @@ def seat_etag(match: Match, seat: int, waits_for: int | None, seats: list[Seat])
     return f'W/"{match.pk}.{seat}.{match.ply_count}.{match.status}.{waits_for}.{digest}"'
 
 
+def match_waits(*, match: Match) -> bool:
+    """Whether ``match`` may not be played yet: its ``Match.after`` match is still running (one query; False at
+    once when it has none). A match never goes back to running, so once False it stays False."""
+    return match.after_id is not None and Match.objects.filter(pk=match.after_id,
+                                                               status=Match.Status.RUNNING).exists()
+
+
 def seat_waits_for(match: Match) -> int | None:
-    """The match ``match`` waits for (its running ``after``: a duplicate set's earlier rotation), else None; a query
-    only when it has an ``after``."""
-    if match.after_id is None or match.status != Match.Status.RUNNING:
-        return None
-    return match.after_id if Match.objects.filter(pk=match.after_id, status=Match.Status.RUNNING).exists() else None
+    """The match a running ``match`` waits for (``match_waits``: a duplicate set's earlier rotation), else None: the
+    ``waits_for`` of the seat view and the watch page."""
+    return match.after_id if match.status == Match.Status.RUNNING and match_waits(match=match) else None
 
 
 def seat_view(*, snapshot: StateSnapshot, seat: int, seats: list[Seat]) -> dict:
@@ -164,9 +173,6 @@ def seat_view(*, snapshot: StateSnapshot, seat: int, seats: list[Seat]) -> dict:
                   "owner": s.player.user.username if s.player.kind == "bot" and s.player.user else None,
                   "forfeited": s.forfeited and not running, "guest": s.player.is_guest} for s in seats]
     commitment = snapshot.commitment(state.deal_number)
-    if commitment is None and state.deal_number not in snapshot._commitments:  # a deal stored after the read
-        commitment = Deal.objects.filter(match_id=match.pk, number=state.deal_number).values_list(
-            "commitment", flat=True).first() or None
     turn = referee.turn_for(state, match_id=match.pk, deadline_ms=match.move_clock_seconds * 1000,
                             commitment=commitment) if your_turn else None
     view = turn.view if turn else state.view(seat)

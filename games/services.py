@@ -32,7 +32,7 @@ from games.engine.fairness import SALT_BYTES, deal_commitment
 from games.engine.strategies import strategy_rng
 from games.models import Deal, Match, Move, Player, Seat
 from games.names import name_normalize, name_skeleton
-from games.selectors import match_state_snapshot, seat_view
+from games.selectors import match_state_snapshot, match_waits, seat_view  # match_waits: for callers here too
 from games.signals import match_created, match_finished
 
 log = logging.getLogger(__name__)
@@ -107,13 +107,6 @@ def match_wake(*, match_id: int, kinds: set[str] | None = None) -> None:
     from games.tasks import match_queue  # the task module imports this one
 
     transaction.on_commit(lambda: match_queue(match_id=match_id, kinds=kinds))
-
-
-def match_waits(*, match: Match) -> bool:
-    """Whether ``match`` may not be played yet: its ``Match.after`` match is still running (one query; False at
-    once when it has none). A match never goes back to running, so once False it stays False."""
-    return match.after_id is not None and Match.objects.filter(pk=match.after_id,
-                                                               status=Match.Status.RUNNING).exists()
 
 
 def _wake_followers(match_id: int) -> None:

@@ -148,7 +148,7 @@ def watch_context(*, match: Match | None, featured: bool = False) -> dict:
         return {"match": None, "featured": featured, "watch": {"match_id": None, "featured": featured,
                                                                "next_url": reverse("watch-featured")}}
     seats = list(Seat.objects.filter(match_id=match.pk).select_related("player").order_by("index"))
-    waits_for = match.after_id if services.match_waits(match=match) else None
+    waits_for = selectors.seat_waits_for(match)
     watch_url = reverse("match-watch", args=[match.pk])
     return {"match": match, "featured": featured, "seats": seats, "waits_for": waits_for, "watch": {
         "match_id": match.pk, "featured": featured, "public_url": f"/api/matches/{match.pk}/public/",

@@ -62,3 +62,26 @@ def test_a_move_is_stored_without_reading_the_match_again(table, django_assert_m
     assert moved.json()["seat_view"] == api.get(url).json()  # the view after the move, as a fetch would give it
     assert sum(connection.ops.quote_name("games_match") in sql and sql.lstrip().startswith("SELECT")
                for sql in statements[2:]) <= 1  # the match is read once (with the plies), never again after storing
+
+
+@pytest.mark.django_db
+def test_a_move_that_ends_a_deal_answers_the_new_deals_view_and_commitment(table):
+    """The new deal's row is stored with the move, after the snapshot was read: its commitment comes from the row."""
+    from games.models import Deal
+    from games.services import match_advance
+
+    api, match_id = table
+    url = f"/api/matches/{match_id}/seats/0/"
+    for _ in range(400):
+        match_advance(match_id=match_id)  # the house bot plays until it is the person's turn
+        view = api.get(url).json()
+        assert view["status"] == "running" and view["your_turn"]
+        moved = api.post(url + "actions/", {"ply": view["ply"], "action": view["legal_actions"][0]}, format="json")
+        assert moved.status_code == 200, moved.content
+        after = moved.json()["seat_view"]
+        assert after == api.get(url).json()
+        if after["deal_number"] > view["deal_number"]:  # this move ended the deal
+            row = Deal.objects.get(match_id=match_id, number=after["deal_number"])
+            assert after["commitment"] == row.commitment and len(after["commitment"]) == 64
+            return
+    pytest.fail("no move of the person's ended a deal in 400 turns")
