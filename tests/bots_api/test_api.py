@@ -9,7 +9,6 @@ import threading
 from http.server import ThreadingHTTPServer
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -30,16 +29,6 @@ def _fresh_throttle_counts():
     clear_this_runs_cache()  # throttles count in the cache, which outlives a test
     yield
     clear_this_runs_cache()
-
-
-@pytest.fixture
-def owner(db):
-    return get_user_model().objects.create_user("ada", password="pw-ada-123")
-
-
-@pytest.fixture
-def stranger(db):
-    return get_user_model().objects.create_user("bob", password="pw-bob-123")
 
 
 def _client_for(user) -> APIClient:

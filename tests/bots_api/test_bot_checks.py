@@ -29,11 +29,6 @@ from config.celery import app
 
 
 @pytest.fixture
-def owner(db):
-    return get_user_model().objects.create_user("ada", password="pw-ada-123")
-
-
-@pytest.fixture
 def token(owner):
     return Token.objects.create(user=owner).key
 

@@ -1,7 +1,6 @@
 """Bots over real HTTP on loopback: every misbehaviour is a recorded fault, the match goes on, nothing is lost."""
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from bots_api.client import BotFault, check_endpoint_url, post_json
@@ -14,11 +13,6 @@ from games.selectors import match_record
 from games.services import match_advance, match_create
 
 from bot_servers import BotServer
-
-
-@pytest.fixture
-def owner(db):
-    return get_user_model().objects.create_user("ada", password="pw-ada-123")
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ import threading
 from http.server import ThreadingHTTPServer
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -22,16 +21,6 @@ from games.engine import Ruleset
 from games.models import Deal, Move
 from games.services import match_create
 from tournaments.models import LadderEntry
-
-
-@pytest.fixture
-def owner(db):
-    return get_user_model().objects.create_user("ada", password="pw-ada-123")
-
-
-@pytest.fixture
-def stranger(db):
-    return get_user_model().objects.create_user("bob", password="pw-bob-123")
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from bot_servers import BotServer
@@ -23,11 +22,6 @@ from bots_api.services import bot_check_request, bot_check_run, bot_register
 from games.engine import Ruleset
 from games.models import Player
 from games.services import match_advance, match_create
-
-
-@pytest.fixture
-def owner(db):
-    return get_user_model().objects.create_user("ada", password="pw-ada-123")
 
 
 @pytest.fixture

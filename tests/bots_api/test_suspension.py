@@ -21,7 +21,6 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from bot_servers import BotServer
 from bots_api.models import Bot, BotCheck
 from bots_api.services import BotError, bot_check_request, bot_check_run, bot_enter_ladder, bot_register, bot_verify
 from games.engine import MatchState, Ruleset
@@ -30,25 +29,6 @@ from games.models import Match, Move, Player
 from games.services import match_advance, match_create
 from tournaments.models import LadderEntry
 from tournaments.services import ladder_create, ladder_entry_create, ladder_schedule_matches
-
-
-@pytest.fixture
-def owner(db):
-    return get_user_model().objects.create_user("ada", password="pw-ada-123")
-
-
-@pytest.fixture
-def servers():
-    started = []
-
-    def start(behaviour="good"):
-        server = BotServer(behaviour, "s3cret")
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        server.stop()
 
 
 def _bot(owner, server, name) -> Bot:

@@ -8,7 +8,6 @@ worker does); tests/bots_api/test_trial_worker.py plays one through a real Celer
 import re
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import override_settings
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
@@ -22,16 +21,6 @@ from games.models import Match, Player
 from games.services import match_advance
 from tournaments.models import LadderEntry, LadderMatch, RatingChange
 from tournaments.services import ladder_create, ladder_entry_create
-
-
-@pytest.fixture
-def owner(db):
-    return get_user_model().objects.create_user("ada", password="pw-ada-123")
-
-
-@pytest.fixture
-def stranger(db):
-    return get_user_model().objects.create_user("bob", password="pw-bob-123")
 
 
 def _client_for(user) -> APIClient:

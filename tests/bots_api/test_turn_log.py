@@ -8,7 +8,6 @@ import json
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
@@ -21,33 +20,8 @@ from games.engine import Ruleset
 from games.models import Move
 from games.services import match_advance, match_create
 
-from bot_servers import BotServer
 
 NOTE = "secret-plan-7f3a: keep the eights"
-
-
-@pytest.fixture
-def owner(db):
-    return get_user_model().objects.create_user("ada", password="pw-ada-123")
-
-
-@pytest.fixture
-def stranger(db):
-    return get_user_model().objects.create_user("bob", password="pw-bob-123")
-
-
-@pytest.fixture
-def servers():
-    started = []
-
-    def start(behaviour="good"):
-        server = BotServer(behaviour, "s3cret")
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        server.stop()
 
 
 def _bot(owner, server, name="Probe") -> Bot:

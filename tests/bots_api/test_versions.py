@@ -26,11 +26,6 @@ def server():
     srv.stop()
 
 
-@pytest.fixture
-def owner(db):
-    return get_user_model().objects.create_user("ada", password="pw-ada-123")
-
-
 def _bot(owner, server, version: str) -> Bot:
     bot, _secret = bot_register(owner=owner, name="Versioned", endpoint_url=server.url)
     Bot.objects.filter(pk=bot.pk).update(secret="s3cret", verified_at=timezone.now(), reported_version=version)
