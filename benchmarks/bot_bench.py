@@ -37,17 +37,11 @@ def main() -> None:
     args = parser.parse_args()
     if not 1 <= args.matches <= 1000:
         parser.error("--matches must be from 1 to 1000")
-    from benchmarks.service_bench import _ensure_database
+    from benchmarks.service_bench import database_ready
 
-    _ensure_database()
-    import django
-
-    django.setup()
+    database_ready()
     from django.contrib.auth import get_user_model
-    from django.core.management import call_command
     from django.utils import timezone
-
-    call_command("migrate", verbosity=0)
     import bots_api.agent as agent_module
     from bots_api.models import Bot
     from bots_api.services import bot_register

@@ -26,16 +26,10 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=10, help="matches of each kind (default 10)")
     parser.add_argument("--batch", type=int, default=32, help="plies per transaction to compare with 1 (default 32)")
     args = parser.parse_args()
-    from benchmarks.service_bench import _ensure_database
+    from benchmarks.service_bench import database_ready
 
-    _ensure_database()
-    import django
-
-    django.setup()
+    database_ready()
     from django.conf import settings
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
     from games.engine import Ruleset
     from games.models import Match
     from games.services import match_advance, match_create, player_house_create

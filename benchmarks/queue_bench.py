@@ -37,18 +37,12 @@ def main() -> None:
     parser.add_argument("--bot-ms", type=int, default=20, help="the bot's think time per turn (ms)")
     parser.add_argument("--threads", type=int, default=16, help="threads of the bots' worker (default 16)")
     args = parser.parse_args()
-    from benchmarks.service_bench import _ensure_database
+    from benchmarks.service_bench import database_ready
 
-    _ensure_database()
-    import django
-
-    django.setup()
+    database_ready()
     from django.conf import settings
     from django.contrib.auth import get_user_model
-    from django.core.management import call_command
     from django.utils import timezone
-
-    call_command("migrate", verbosity=0)
     from bot_servers import BotServer
 
     from bots_api.models import Bot

@@ -30,16 +30,6 @@ os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
 os.environ.setdefault("LOG_LEVEL", "WARNING")
 
 
-def _ensure_database() -> None:
-    import psycopg
-
-    url = os.environ["DATABASE_URL"]
-    name = url.rsplit("/", 1)[1]
-    with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
-
-
 def _long_match(plies: int):
     """A finished stored match of at least ``plies`` plies (played once; found again on later runs)."""
     from games.engine import Ruleset
@@ -89,16 +79,12 @@ def main() -> None:
     args = parser.parse_args()
     if args.plies < 1 or args.runs < 1:
         parser.error("--plies and --runs must be at least 1")
-    _ensure_database()
-    import django
+    from benchmarks.db import database_ready  # not service_bench: its import would set a broker
 
-    django.setup()
-    from django.core.management import call_command
+    database_ready()
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
-
-    call_command("migrate", verbosity=0)
     from games.api import MatchRecordApi
     from games.engine.frames import positions
     from games.selectors import match_replay

@@ -12,7 +12,7 @@ PostgreSQL (DATABASE_URL to change). Usage: ``python benchmarks/seat_view_bench.
 ``--profile N`` then profiles N more GETs of the cached, unchanged view with cProfile, authenticated with an API token
 as clients are (DRF's ``TokenAuthentication``), and prints where a request's time goes: DRF's authentication and
 throttles, the view's access query, its snapshot and its view, and the rest (Django, DRF, the test client). The
-cache is whatever the settings give (``CACHE_URL``; the database's table without a broker). cProfile slows Python
+cache is Redis (the broker ``benchmarks.service_bench`` sets). cProfile slows Python
 code down, so read the shares, not the milliseconds.
 """
 
@@ -29,7 +29,9 @@ sys.path.insert(0, ROOT)
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/eights_bench")
 os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
 os.environ.setdefault("LOG_LEVEL", "WARNING")
-os.environ.pop("CELERY_BROKER_URL", None)  # no broker: match_wake queues nothing (the ladder loop's mode)
+# no broker from the caller's shell; but importing benchmarks.service_bench (in main) sets its own, Redis db 14 (so
+# match_wake queues tasks nobody takes, and the cache is that Redis)
+os.environ.pop("CELERY_BROKER_URL", None)
 
 
 def main() -> None:
@@ -40,18 +42,12 @@ def main() -> None:
     parser.add_argument("--profile", type=int, default=0, help="then profile this many token-authenticated GETs of "
                         "the cached view and print the shares of the request's time (default 0: no profile)")
     args = parser.parse_args()
-    from benchmarks.service_bench import _ensure_database
+    from benchmarks.service_bench import database_ready
 
-    _ensure_database()
-    import django
-
-    django.setup()
+    database_ready()
     from django.conf import settings
     from django.contrib.auth import get_user_model
-    from django.core.management import call_command
     from rest_framework.test import APIClient
-
-    call_command("migrate", verbosity=0)
     settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["seat_view"] = "1000000/min"
     from django.core.cache import cache
 

@@ -21,15 +21,7 @@ os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/14")
 os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
 os.environ.setdefault("LOG_LEVEL", "WARNING")
 
-
-def _ensure_database() -> None:
-    import psycopg
-
-    url = os.environ["DATABASE_URL"]
-    name = url.rsplit("/", 1)[1]
-    with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
+from benchmarks.db import database_ready  # noqa: E402  (needs ROOT on sys.path; other benchmarks import it here)
 
 
 def main() -> None:
@@ -43,13 +35,7 @@ def main() -> None:
         parser.error("--workers is a comma-separated list of whole numbers, e.g. 1,2")
     if args.matches < 1 or any(c < 1 for c in counts):
         parser.error("--matches and every worker count must be at least 1")
-    _ensure_database()
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
+    database_ready()
     from config.celery import app
     from games.engine import Ruleset
     from games.models import Match

@@ -379,7 +379,7 @@ TRIAL_MATCHES_PER_DAY = env_int("TRIAL_MATCHES_PER_DAY", 500, 1, 1000000)
 TRIAL_PARALLEL_MATCHES = env_int("TRIAL_PARALLEL_MATCHES", 2, 1, 100)
 
 # ---- Turn log (issue 14: every turn of a bot, for its owner; bots_api.turnlog) ------------------------------
-#: Days a bot's logged turns are kept; older ones are deleted by the daily housekeeping (bots_api.tasks.prune_turn_logs,
+#: Days a bot's logged turns are kept; older ones are deleted by the hourly housekeeping (bots_api.tasks.prune_turn_logs,
 #: or `manage.py prune_turn_logs`). Owners download theirs (NDJSON) before then.
 TURN_LOG_DAYS = env_int("TURN_LOG_DAYS", 30, 1, 3650)
 #: Bytes of a bot's reply kept in its turn log (the rest is cut; the full size is stored): replies may be 64 KiB.
