@@ -38,6 +38,7 @@ from urllib.parse import urlsplit
 
 from games.engine import Deal, IllegalAction, MatchState, Ruleset
 from games.engine.fairness import SALT_BYTES, deal_commitment
+from games.engine.keys import deal_key_commitment
 from games.engine.referee import turn_for
 
 from bots_api.protocol import BotFault, reply_debug
@@ -143,10 +144,12 @@ def position_body(rules: Ruleset, deal: Deal, deadline_ms: int, match_id: int, t
                      commitment=fresh_commitment(deal.seed))
 
 
-def fresh_commitment(seed: int) -> str:
-    """A commitment to ``seed`` with a fresh secret salt, as the service makes one for every deal (docs/FAIRNESS.md):
-    a check's turns carry one like real turns do."""
-    return deal_commitment(seed, secrets.token_hex(SALT_BYTES))
+def fresh_commitment(source: int | bytes) -> str:
+    """The commitment to a deal as the service makes one (docs/FAIRNESS.md): to a version 2 deal's key, or to a
+    version 1 seed with a fresh secret salt. A check's turns carry one like real turns do."""
+    if isinstance(source, bytes):
+        return deal_key_commitment(source)
+    return deal_commitment(source, secrets.token_hex(SALT_BYTES))
 
 
 def _snippet(data: bytes, limit: int = 120) -> str:

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from games.engine import MatchState, Ruleset, choose
-from games.engine.fairness import deal_commitment
+from games.engine.keys import deal_key_commitment
 from games.engine.referee import turn_for
 from games.engine.strategies import choose_turn, strategy_rng
 
@@ -32,7 +32,6 @@ SIGNING_BODY = b'{"protocol":1,"type":"ping"}'
 
 EXAMPLE_PRESET, EXAMPLE_SEED, EXAMPLE_PLIES = "pagat", 2032, 4
 EXAMPLE_MATCH_ID, EXAMPLE_DEADLINE_MS, EXAMPLE_LAST_LATENCY_MS, EXAMPLE_BANK_MS = 1234, 1000, 12, 5000
-EXAMPLE_SALT = "5f0c8e2a9b7d41c3a6e8f0b2d4c6a8e1"  # the service draws a fresh secret one per deal (docs/FAIRNESS.md)
 
 
 def example_turn() -> tuple[dict, dict]:
@@ -44,7 +43,7 @@ def example_turn() -> tuple[dict, dict]:
         state.apply(choose("heuristic", state.view(seat), state.legal_actions(), state.deal.seed))
     turn = turn_for(state, match_id=EXAMPLE_MATCH_ID, deadline_ms=EXAMPLE_DEADLINE_MS,
                     last_latency_ms=EXAMPLE_LAST_LATENCY_MS, time_bank_ms=EXAMPLE_BANK_MS,
-                    commitment=deal_commitment(state.deal.seed, EXAMPLE_SALT))
+                    commitment=deal_key_commitment(state.deal.seed))
     body = turn_request(turn)
     reply = {"action": choose_turn("heuristic", turn, strategy_rng(state.deal.seed, turn.ply, turn.seat))}
     return body, reply

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import secrets
 import statistics
 import sys
 from collections import Counter
@@ -29,7 +28,7 @@ from typing import TextIO
 from urllib.parse import urlsplit
 
 from games.engine import STRATEGIES, MatchState, Ruleset, referee
-from games.engine.fairness import SALT_BYTES, deal_commitment
+from games.engine.keys import deal_key_commitment
 from games.engine.strategies import choose_turn, strategy_rng
 
 from bots_api.localhttp import ask_turn, make_client, post_signed
@@ -222,15 +221,13 @@ def play_match(client, args: argparse.Namespace, number: int, out: TextIO) -> Ma
     plies = 0
     fault_lines: list[str] = []
     deal_number = state.deal_number
-    salts: dict[int, str] = {}  # per deal number: a secret salt for the deal's commitment, as the service draws one
     while not state.is_over:
         deal = state.deal
         seat = deal.to_play
         ss = seats[seat]
-        salt = salts.setdefault(state.deal_number, secrets.token_hex(SALT_BYTES))
         trace: dict = {}
         ruling = referee.play_turn(state, _agent(client, ss.player, deal.seed, trace),
-                                   commitment=deal_commitment(deal.seed, salt),
+                                   commitment=deal_key_commitment(deal.seed),
                                    faults_before=ss.consecutive_faults, policy=_fault_policy(args, ss.player),
                                    match_id=number, last_latency_ms=ss.last_latency_ms,
                                    deadline_ms=args.timeout_ms if ss.player.is_bot else None,

@@ -20,7 +20,6 @@ the same seed set, opponents, rules and seating, that trial side by side ("this 
 from __future__ import annotations
 
 import math
-import secrets
 from datetime import timedelta
 
 from django.conf import settings
@@ -36,7 +35,7 @@ from games.engine.deal import check_ruleset_seats
 from games.limits import LimitRefused
 from games.models import Match, Player
 from games.selectors import match_is_public
-from games.services import match_create, match_wake, player_house_create
+from games.services import match_create, match_wake, new_match_secret, player_house_create
 from tournaments.duplicate import rotations
 from tournaments.models import Ladder
 
@@ -268,12 +267,15 @@ def _create_matches(trial: Trial, players: list[Player], ruleset: Ruleset) -> No
     last_in_lane: list[Match | None] = [None] * lanes
     number = 0
     for unit in range(units):
-        seed = trial.seeds[unit] if trial.seeds is not None else secrets.randbits(40)
+        # fixed seeds deal reproducible cards (the author chose them); else one fresh secret a unit (its rotations)
+        seed = trial.seeds[unit] if trial.seeds is not None else None
+        secret = None if seed is not None else new_match_secret()
         lane = unit % lanes
         group = f"trial-{trial.pk}-{unit}" if trial.duplicate else ""
         for r in range(per_unit):
             rotation = r if trial.duplicate else unit % seats
             match = match_create(players=seatings[rotation], ruleset=ruleset, preset=trial.preset, seed=seed,
+                                 secret=secret,
                                  turn_timeout_ms=trial.turn_timeout_ms, reveal_group=group,
                                  after=last_in_lane[lane], same_owner_ok=True)
             TrialMatch.objects.create(trial=trial, match=match, number=number, bot_seat=rotation,

@@ -21,6 +21,9 @@ class MatchAdmin(admin.ModelAdmin):
     list_filter = ("status", "preset")
     inlines = [SeatInline]
     raw_id_fields = ("after",)  # a select of every match would be the whole table
+    # the secret deals every card of a version 2 match: the admin never shows or edits it (docs/FAIRNESS.md)
+    exclude = ("secret",)
+    readonly_fields = ("commitment", "seed", "single_deal_seed", "single_deal_key")
 
 
 @admin.register(Seat)
@@ -33,7 +36,7 @@ class DealAdmin(admin.ModelAdmin):
     list_display = ("match", "number", "code", "dealer", "outcome", "winner", "plies", "engine_version")
     # the salt opens the public commitment once the match is finished (match record, match page); the admin never
     # shows or edits it: a salt seen while the deal runs would let its holder check guesses of the seed
-    exclude = ("salt",)
+    exclude = ("salt", "key", "seed")  # and a deal's key (version 2) or seed deals its cards: never shown here either
     readonly_fields = ("commitment",)
 
 

@@ -23,10 +23,9 @@ from django.conf import settings
 from django.db import transaction
 
 from games.engine.actions import entry_dict
-from games.engine import Ruleset
 from games.engine.match import MatchState, start_from_record
 from games.models import Match, Move, Player, Seat
-from games.selectors import MatchSnapshot, match_is_public, match_snapshot
+from games.selectors import MatchSnapshot, match_is_public, match_snapshot, record_head
 
 log = logging.getLogger(__name__)
 
@@ -236,16 +235,14 @@ class MatchFeed:
 
     def __init__(self, match: Match, seats: list[dict]):
         self.match, self.seats = match, seats
-        self.state = MatchState.start(Ruleset.from_dict(match.ruleset), match.seat_count, match.seed,
-                                      {"seed": match.single_deal_seed, "dealer": match.single_deal_dealer}
-                                      if match.single_deal_seed is not None else None)
+        self.state = start_from_record({**record_head(match), "deals": []})
         self.count, self.history = 0, []
 
     def advance(self) -> tuple[list, dict | None]:
         """The events of the plies stored since the last call, ``[(ply count, data)]``, and the end event's data once
         the match is over (else None). ``Match.DoesNotExist`` when it is gone."""
         row = Match.objects.get(pk=self.match.pk)
-        if (row.seed, row.created_at) != (self.match.seed, self.match.created_at):
+        if (row.commitment, row.seed, row.created_at) != (self.match.commitment, self.match.seed, self.match.created_at):
             raise Match.DoesNotExist(f"match {row.pk} is another match now (its id was handed out again)")
         rows = list(Move.objects.filter(deal__match_id=row.pk).order_by("deal__number", "ply")
                     .values_list("deal__number", "action", "source", "fault_kind", "created_at")[self.count:row.ply_count])

@@ -83,7 +83,12 @@ class Match(models.Model):
     ruleset = models.JSONField()
     preset = models.CharField(max_length=30, blank=True)
     seat_count = models.PositiveSmallIntegerField()
-    seed = models.BigIntegerField()
+    seed = models.BigIntegerField(null=True, blank=True, help_text="the chosen match seed (version 1: every match's; "
+                               "version 2: only a match dealt from a chosen seed, e.g. a fixed-seed trial)")
+    secret = models.CharField(max_length=64, blank=True, help_text="version 2: the match secret, 64 lowercase hex "
+                              "digits (games.engine.keys), secret until the match is public")
+    commitment = models.CharField(max_length=64, blank=True, help_text="version 2: keys.secret_commitment(secret), "
+                                  "public from the match's creation")
     engine_version = models.CharField(max_length=10)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING, db_index=True)
     deal_number = models.PositiveIntegerField(default=1)
@@ -100,7 +105,8 @@ class Match(models.Model):
     awaiting_human = models.BooleanField(default=False, help_text="the match waits for a person's move")
     move_seconds = models.PositiveIntegerField(null=True, blank=True,
                                                help_text="a person's move clock here (s); empty: HUMAN_MOVE_SECONDS")
-    single_deal_seed = models.BigIntegerField(null=True, blank=True, help_text="replay of one deal (its seed)")
+    single_deal_seed = models.BigIntegerField(null=True, blank=True, help_text="replay of one version 1 deal (its seed)")
+    single_deal_key = models.CharField(max_length=64, blank=True, help_text="replay of one version 2 deal (its key)")
     single_deal_dealer = models.PositiveSmallIntegerField(null=True, blank=True)
     reveal_group = models.CharField(
         max_length=40, blank=True, db_index=True,
@@ -155,17 +161,20 @@ class Seat(models.Model):
 
 
 class Deal(models.Model):
-    """One deal of a match: its seed (secret until the match is finished), dealer and result, and its commitment
-    (docs/FAIRNESS.md): ``commitment`` is public from the deal's start, ``salt`` (like the seed) only once the match is
-    finished. Deals stored before commitments have neither (empty strings)."""
+    """One deal of a match: what it was dealt from (secret until the match is public), dealer and result, and its
+    commitment (docs/FAIRNESS.md), public from the deal's start. Engine version 2: ``key`` (64 hex digits) and
+    ``commitment = keys.deal_key_commitment(key)``, no seed or salt. Version 1: ``seed`` and ``salt``, ``commitment``
+    SHA-256 of both; deals stored before commitments have neither salt nor commitment (empty strings)."""
 
     match = models.ForeignKey(Match, related_name="deals", on_delete=models.CASCADE)
     number = models.PositiveIntegerField()
-    seed = models.BigIntegerField()
-    salt = models.CharField(max_length=64, blank=True, help_text="the secret per-deal salt, lowercase hex; published "
-                            "only once the match is finished")
-    commitment = models.CharField(max_length=64, blank=True, help_text="SHA-256 of f'{seed}:{salt}', lowercase hex "
-                                  "(games.engine.fairness); public from the deal's start")
+    seed = models.BigIntegerField(null=True, blank=True, help_text="version 1: the deal seed")
+    key = models.CharField(max_length=64, blank=True, help_text="version 2: the deal key, 64 lowercase hex digits")
+    salt = models.CharField(max_length=64, blank=True, help_text="version 1: the secret per-deal salt, lowercase hex; "
+                            "published only once the match is finished")
+    commitment = models.CharField(max_length=64, blank=True, help_text="public from the deal's start: version 2 "
+                                  "keys.deal_key_commitment(key), version 1 SHA-256 of f'{seed}:{salt}' "
+                                  "(games.engine.fairness); lowercase hex")
     code = models.CharField(max_length=16, db_index=True)
     dealer = models.PositiveSmallIntegerField()
     engine_version = models.CharField(max_length=10)

@@ -46,12 +46,16 @@ class ReadDealOutput(serializers.Serializer):
                                     help_text="each seat's total after this deal; null until it ended")
     plies = serializers.IntegerField(allow_null=True, help_text="plies the deal took; null until it ended")
     commitment = serializers.CharField(allow_null=True, help_text=(
-        "SHA-256 of f'{seed}:{salt}' (docs/FAIRNESS.md), public from the deal's start; null for a deal stored "
-        "before commitments"))
+        "the deal's commitment (docs/FAIRNESS.md), public from the deal's start: engine version 2 the hash of its "
+        "key, version 1 SHA-256 of f'{seed}:{salt}'; null for a deal stored before commitments"))
     code = serializers.CharField(allow_null=True, help_text="the deal code (deals the same cards again); only once "
                                                             "the match is public, else null")
-    seed = serializers.IntegerField(allow_null=True, help_text="only once the match is public, else null")
-    salt = serializers.CharField(allow_null=True, help_text="only once the match is public, else null")
+    key = serializers.CharField(allow_null=True, help_text="engine version 2: the deal's 256-bit key (64 hex digits); "
+                                                          "only once the match is public, else null")
+    seed = serializers.IntegerField(allow_null=True, help_text="engine version 1: only once the match is public, "
+                                                               "else null")
+    salt = serializers.CharField(allow_null=True, help_text="engine version 1: only once the match is public, else "
+                                                            "null")
     hands = serializers.ListField(child=serializers.ListField(child=serializers.CharField()), allow_null=True,
                                  help_text="each seat's starting hand (card codes, seat order); only once the match "
                                            "is public, else null")
@@ -68,6 +72,12 @@ class MatchReadOutput(serializers.Serializer):
     ladder = serializers.CharField(allow_null=True, help_text="the ladder's slug (null: not a ladder match)")
     seat_count = serializers.IntegerField()
     deal_number = serializers.IntegerField(help_text="deals dealt so far (the current one included)")
+    engine_version = serializers.CharField(help_text="2: deals from 256-bit keys; 1: a match from before version 2")
+    commitment = serializers.CharField(allow_null=True, help_text=(
+        "engine version 2: the commitment to the match secret (docs/FAIRNESS.md), public from the match's creation; "
+        "null for a version 1 match or a deal played again"))
+    secret = serializers.CharField(allow_null=True, help_text="engine version 2: the match secret (64 hex digits), "
+                                                             "only once the match is public, else null")
     ply_count = serializers.IntegerField()
     totals = serializers.ListField(child=serializers.IntegerField(), help_text="match totals, seat order")
     abort_reason = serializers.CharField(help_text="why the match was ended early (aborted), else empty")
@@ -102,6 +112,7 @@ def match_read(*, match_id: int) -> dict | None:
             "points": row["points"], "running": row["running"], "plies": row["plies"],
             "commitment": fair.get("commitment"),
             "code": row["code"] if public else None,
+            "key": fair.get("key") if public else None,
             "seed": fair.get("seed") if public else None, "salt": fair.get("salt") if public else None,
             "hands": [[card["code"] for card in hand] for hand in row["hands"]] if public and "hands" in row else None})
     ladder_match = getattr(match, "ladder_match", None)  # the ladder app's relation (games does not import it)
@@ -109,6 +120,8 @@ def match_read(*, match_id: int) -> dict | None:
     return {"id": match.pk, "status": match.status, "public": public, "preset": match.preset,
             "ruleset": match.ruleset, "ladder": ladder, "seat_count": match.seat_count,
             "deal_number": match.deal_number, "ply_count": match.ply_count, "totals": list(match.totals),
+            "engine_version": match.engine_version, "commitment": match.commitment or None,
+            "secret": (match.secret or None) if public else None,
             "abort_reason": match.abort_reason, "created_at": match.created_at, "finished_at": match.finished_at,
             "page": reverse("match-detail", args=[match.pk]),
             "record": reverse("api-match-record", args=[match.pk]) if public else None,

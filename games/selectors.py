@@ -71,8 +71,8 @@ def match_snapshot(*, match: Match) -> MatchSnapshot:
     as_text = {f"{name}_text": Cast(name, TextField()) for name in _PROGRESS_TEXT}
     rows = (Match.objects.filter(pk=match.pk).order_by("deals__number", "deals__moves__ply")
             .annotate(points_text=Cast("deals__points", TextField()), **as_text)
-            .values_list(*_PROGRESS, *as_text, "deals__id", "deals__number", "deals__seed", "deals__commitment",
-                         "points_text", "deals__moves__action"))
+            .values_list(*_PROGRESS, *as_text, "deals__id", "deals__number", "deals__seed", "deals__key",
+                         "deals__commitment", "points_text", "deals__moves__action"))
     copy = copy_module.copy(match)
     deals: list[dict] = []
     last_deal = None
@@ -83,13 +83,13 @@ def match_snapshot(*, match: Match) -> MatchSnapshot:
                 setattr(copy, name, value)
             copy.totals = json.loads(row[len(_PROGRESS)])
             copy.last_progress_at, copy.finished_at = (_datetime(text) for text in row[len(_PROGRESS) + 1:head])
-        deal_id, number, seed, commitment, points, action = row[head:]
+        deal_id, number, seed, key, commitment, points, action = row[head:]
         if deal_id is None:  # a match row without deals (never stored so, but read it as an empty log)
             last_deal = 0
             continue
         if deal_id != last_deal:
             last_deal = deal_id
-            deals.append({"number": number, "seed": seed, "actions": []})
+            deals.append(_deal_entry(number, seed, key))
             if commitment:
                 deals[-1]["commitment"] = commitment
             if points is not None:
@@ -98,11 +98,30 @@ def match_snapshot(*, match: Match) -> MatchSnapshot:
             deals[-1]["actions"].append(action)
     if last_deal is None:
         raise Match.DoesNotExist(f"no match {match.pk}")
-    record = {"ruleset": match.ruleset, "engine_version": match.engine_version, "seats": match.seat_count,
-              "seed": match.seed, "deals": deals}
-    if match.single_deal_seed is not None:
-        record["single_deal"] = {"seed": match.single_deal_seed, "dealer": match.single_deal_dealer}
-    return MatchSnapshot(match=copy, record=record)
+    return MatchSnapshot(match=copy, record={**record_head(match), "deals": deals})
+
+
+def record_head(match: Match) -> dict:
+    """The engine record's head of a stored match (``MatchState.record``'s keys but ``deals``): ``ruleset``,
+    ``engine_version``, ``seats`` and what the match is dealt from: version 2 its ``secret`` and ``commitment`` (and
+    the chosen ``seed`` it came from), version 1 its ``seed``, or a ``single_deal`` (``key`` or ``seed``, and
+    ``dealer``). Secret facts: only for the engine, or for a record of a public match."""
+    head = {"ruleset": match.ruleset, "engine_version": match.engine_version, "seats": match.seat_count}
+    if match.single_deal_key:
+        head["single_deal"] = {"key": match.single_deal_key, "dealer": match.single_deal_dealer}
+    elif match.single_deal_seed is not None:
+        head["single_deal"] = {"seed": match.single_deal_seed, "dealer": match.single_deal_dealer}
+    else:
+        if match.secret:
+            head.update(secret=match.secret, commitment=match.commitment)
+        if match.seed is not None:
+            head["seed"] = match.seed
+    return head
+
+
+def _deal_entry(number: int, seed: int | None, key: str) -> dict:
+    """A record's deal entry before its actions: its ``number`` and its ``key`` (version 2) or ``seed``."""
+    return {"number": number, "key": key, "actions": []} if key else {"number": number, "seed": seed, "actions": []}
 
 
 class StateSnapshot:
@@ -228,7 +247,8 @@ def _match_tail(match: Match, *, deal_number: int, done: int) -> tuple[Match, li
     m, d, mv = (connection.ops.quote_name(model._meta.db_table) for model in (Match, Deal, Move))
     progress = ", ".join(f"m.{name}" for name in _PROGRESS)
     texts = ", ".join(f"CAST(m.{name} AS TEXT)" for name in _PROGRESS_TEXT)
-    sql = (f"SELECT {progress}, {texts}, d.number, d.seed, d.commitment, CAST(d.points AS TEXT), "
+    sql = (f"SELECT {progress}, {texts}, d.number, d.seed, d.{connection.ops.quote_name('key')}, d.commitment, "
+           f"CAST(d.points AS TEXT), "
            f"CAST(mv.action AS TEXT) FROM {m} m "
            f"LEFT JOIN {d} d ON d.match_id = m.id AND d.number >= %s "
            f"LEFT JOIN {mv} mv ON mv.deal_id = d.id AND (d.number > %s OR mv.ply >= %s) "
@@ -249,11 +269,11 @@ def _match_tail(match: Match, *, deal_number: int, done: int) -> tuple[Match, li
     deals: list[dict] = []
     commitments: dict[int, str] = {}
     for row in rows:
-        number, seed, commitment, points, action = row[head:]
+        number, seed, key, commitment, points, action = row[head:]
         if number is None:
             return None
         if not deals or deals[-1]["number"] != number:
-            deals.append({"number": number, "seed": seed, "actions": []})
+            deals.append(_deal_entry(number, seed, key))
             commitments[number] = commitment
             if points is not None:
                 deals[-1]["points"] = json.loads(points)
@@ -365,18 +385,18 @@ def _export(match: Match, deals: list[tuple[Deal, list]], seats: list[Seat]) -> 
     ply order, and its seats (index order) with their players: see ``match_export``."""
     out_deals = []
     for row, actions in deals:
-        deal = {"number": row.number, "seed": row.seed, "code": row.code, "dealer": row.dealer, "actions": actions}
-        # published with the match's end: the salt that opens the commitment shown all along (each on its own, so a
-        # row that lost one of them is refused by the replay, not taken for a deal dealt before commitments)
+        deal = _deal_entry(row.number, row.seed, row.key)
+        deal.update(code=row.code, dealer=row.dealer, actions=actions)
+        # published with the match's end: the key (or salt) that opens the commitment shown all along (each on its
+        # own, so a row that lost one of them is refused by the replay, not taken for a deal dealt before commitments)
         deal.update({k: v for k, v in (("salt", row.salt), ("commitment", row.commitment)) if v})
         if row.points is not None:
             deal.update(outcome=row.outcome, winner=row.winner, hand_values=row.hand_values, points=row.points)
         out_deals.append(deal)
     forfeited = next((s.index for s in seats if s.forfeited), None)
-    out = {"format": RECORD_FORMAT, "match": match.pk, "preset": match.preset, "ruleset": match.ruleset,
-           "engine_version": match.engine_version, "seats": match.seat_count, "seed": match.seed}
-    if match.single_deal_seed is not None:
-        out["single_deal"] = {"seed": match.single_deal_seed, "dealer": match.single_deal_dealer}
+    head = record_head(match)
+    out = {"format": RECORD_FORMAT, "match": match.pk, "preset": match.preset, "ruleset": head.pop("ruleset"),
+           "engine_version": head.pop("engine_version"), "seats": head.pop("seats"), **head}
     out.update(
         players=[{"seat": s.index, "name": s.player.name, "kind": s.player.kind, "total": s.total, "place": s.place,
                   "forfeited": s.forfeited} for s in seats],
@@ -404,16 +424,17 @@ def matches_for_export(*, since=None, ladder_slug: str | None = None) -> QuerySe
 
 def match_fairness(*, match: Match) -> list[dict]:
     """The match page's fair-deal rows (docs/FAIRNESS.md), by deal: ``number`` and ``commitment`` (None for a deal
-    dealt before commitments), plus ``seed`` and ``salt`` only when ``match`` (the row as the page read it) is
-    public: a running or aborted match's salts and seeds are never given. A deal started after the page's read
+    dealt before commitments), plus the deal's ``key`` (engine version 2) or ``seed`` and ``salt`` (version 1) only
+    when ``match`` (the row as the page read it) is public: a running or aborted match's keys, salts and seeds are
+    never given. A deal started after the page's read
     adds only its commitment, which is public from its start. A finished match whose duplicate set still runs
     (``match_is_public``) keeps its seeds and salts too: they deal the running match's cards."""
     published = match_is_public(match=match)
     rows = Deal.objects.filter(match_id=match.pk).order_by("number").values_list("number", "commitment", "seed",
-                                                                                  "salt")
+                                                                                  "salt", "key")
     return [{"number": number, "commitment": commitment or None,
-             **({"seed": seed, "salt": salt or None} if published else {})}
-            for number, commitment, seed, salt in rows]
+             **(({"key": key} if key else {"seed": seed, "salt": salt or None}) if published else {})}
+            for number, commitment, seed, salt, key in rows]
 
 
 def deal_plays(*, code: str) -> list[Deal]:
@@ -491,7 +512,8 @@ def match_starting_hands(*, match: Match, deals: list[Deal]) -> list[list[list[d
     if not match.is_finished:
         raise MatchNotFinished(f"match {match.pk} is {match.status}: its starting hands are shown once it is finished")
     ruleset = ruleset_of(match)
-    return [[card_faces(EngineDeal.start(ruleset, match.seat_count, deal.seed, dealer=deal.dealer).hand(seat))
+    return [[card_faces(EngineDeal.start(ruleset, match.seat_count, bytes.fromhex(deal.key) if deal.key else deal.seed,
+                                         dealer=deal.dealer).hand(seat))
              for seat in range(match.seat_count)] for deal in deals]
 
 

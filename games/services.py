@@ -26,7 +26,7 @@ from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from games import agents, live
-from games.engine import ENGINE_VERSION, MatchState, Ruleset, deal_code, referee
+from games.engine import ENGINE_VERSION, MatchState, Ruleset, keys, referee
 from games.engine.deal import ACTIONS
 from games.engine.fairness import SALT_BYTES, deal_commitment
 from games.engine.strategies import strategy_rng
@@ -51,7 +51,7 @@ class StalePly(Exception):
 
 
 def match_create(*, players: list[Player], ruleset: Ruleset, preset: str = "", seed: int | None = None,
-                 turn_timeout_ms: int | None = None, single_deal: dict | None = None,
+                 secret: str | None = None, turn_timeout_ms: int | None = None, single_deal: dict | None = None,
                  move_seconds: int | None = None, reveal_group: str = "", after: Match | None = None,
                  same_owner_ok: bool = False) -> Match:
     """Create a running match with ``players`` in seat order and its first deal row.
@@ -64,7 +64,12 @@ def match_create(*, players: list[Player], ruleset: Ruleset, preset: str = "", s
     show no hand. Its end wakes this match (``_wake_followers``). A duplicate set's rotations are chained so: the
     same entrants never hold the same cards in two matches at once.
 
-    ``seed`` (a non-negative int) defaults to 40 random bits; ``turn_timeout_ms`` (bot turns) defaults to
+    Dealing (docs/FAIRNESS.md): engine version 2, from a match ``secret`` (64 hex digits; matches dealt the same cards,
+    such as a duplicate set's, share one) that defaults to 32 fresh bytes from the operating system
+    (``new_match_secret``), or from a chosen ``seed`` (a non-negative int below 2**63: the secret is
+    ``keys.secret_from_seed(seed)``; fixed-seed trials). ``single_deal`` plays one deal again: ``{"key": hex,
+    "dealer": seat}`` (a version 2 deal), or ``{"seed": int, "dealer": seat}`` (a version 1 deal: the match is then a
+    version 1 match). ``turn_timeout_ms`` (bot turns) defaults to
     ``BOT_TURN_TIMEOUT_MS``, and every seat starts with ``BOT_TIME_BANK_MS`` of time bank. Raises ``ValueError``
     when the ruleset cannot seat that many players, a player appears twice, or two players have the same owner
     (a person and their bot, two bots of one owner: they could share cards) unless ``same_owner_ok`` (an unrated
@@ -77,23 +82,38 @@ def match_create(*, players: list[Player], ruleset: Ruleset, preset: str = "", s
     if len(owners) != len(set(owners)) and not same_owner_ok:
         raise ValueError("a match seats no two players of the same owner (a person and their own bot, or two bots "
                          "of one owner): they could share cards")
-    seed = secrets.randbits(40) if seed is None else seed
-    if not (isinstance(seed, int) and 0 <= seed < 2**63):
+    if seed is not None and not (isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed < 2**63):
         raise ValueError(f"a match seed is an integer from 0 to 2**63-1, not {seed!r}")
-    state = MatchState.start(ruleset, len(players), seed, single_deal)  # validates seats and ruleset
+    version = "1" if single_deal is not None and "seed" in single_deal else ENGINE_VERSION
+    if single_deal is not None:
+        seed = secret = None
+    elif secret is None:
+        secret = new_match_secret() if seed is None else keys.secret_from_seed(seed).hex()
+    state = MatchState.start(ruleset, len(players), seed, single_deal, secret=secret,
+                             version=version)  # validates seats, ruleset, secret and single deal
     timeout = settings.BOT_TURN_TIMEOUT_MS if turn_timeout_ms is None else turn_timeout_ms
+    single = state.single_deal or {}
     with transaction.atomic():
         match = Match.objects.create(ruleset=ruleset.to_dict(), preset=preset, seat_count=len(players), seed=seed,
-                                     engine_version=ENGINE_VERSION, totals=[0] * len(players),
+                                     secret=state.secret.hex() if state.secret else "",
+                                     commitment=keys.secret_commitment(state.secret) if state.secret else "",
+                                     engine_version=version, totals=[0] * len(players),
                                      turn_timeout_ms=timeout, move_seconds=move_seconds, reveal_group=reveal_group,
-                                     after=after,
-                                     single_deal_seed=single_deal["seed"] if single_deal else None,
-                                     single_deal_dealer=single_deal["dealer"] if single_deal else None)
+                                     after=after, single_deal_seed=single.get("seed"),
+                                     single_deal_key=single["key"].hex() if "key" in single else "",
+                                     single_deal_dealer=single.get("dealer"))
         Seat.objects.bulk_create(Seat(match=match, index=i, player=p, time_bank_ms=settings.BOT_TIME_BANK_MS)
                                  for i, p in enumerate(players))
         _deal_row_create(match, state)
         match_created.send(sender=Match, match=match, players=list(players))
     return match
+
+
+def new_match_secret() -> str:
+    """A fresh match secret (docs/FAIRNESS.md, engine version 2): 32 bytes from the operating system's generator
+    (``secrets.token_bytes``), as 64 lowercase hex digits. Matches that must be dealt the same cards (a duplicate
+    set's) share one."""
+    return secrets.token_bytes(keys.SECRET_BYTES).hex()
 
 
 def match_wake(*, match_id: int, kinds: set[str] | None = None) -> None:
@@ -121,9 +141,9 @@ def _wake_followers(match_id: int) -> None:
 
 
 def _deal_row_create(match: Match, state: MatchState) -> Deal:
-    """The row of the state's current deal, before its first ply, with a fresh secret salt and the commitment to
-    the deal's seed (docs/FAIRNESS.md): every view and turn request of the deal carries the commitment from now on;
-    the salt stays in this row until the match is finished."""
+    """The row of the state's current deal, before its first ply, with its commitment (docs/FAIRNESS.md): every view
+    and turn request of the deal carries the commitment from now on; the key (version 2; version 1: the seed and a
+    fresh secret salt) stays in this row until the match is public."""
     row = _deal_row_new(match, state)
     row.save(force_insert=True)
     return row
@@ -134,9 +154,12 @@ def _deal_row_new(match: Match, state: MatchState) -> Deal:
     with them. Until then nobody sees its commitment (only a house strategy's turn carries it), and a batch that is
     never stored takes its salt with it."""
     deal = state.deal
+    if isinstance(deal.seed, bytes):
+        return Deal(match=match, number=state.deal_number, key=deal.seed.hex(), code=deal.code, dealer=deal.dealer,
+                    engine_version=state.version, commitment=keys.deal_key_commitment(deal.seed))
     salt = secrets.token_hex(SALT_BYTES)
-    return Deal(match=match, number=state.deal_number, seed=deal.seed, code=deal_code(deal.seed), dealer=deal.dealer,
-                engine_version=ENGINE_VERSION, salt=salt, commitment=deal_commitment(deal.seed, salt))
+    return Deal(match=match, number=state.deal_number, seed=deal.seed, code=deal.code, dealer=deal.dealer,
+                engine_version=state.version, salt=salt, commitment=deal_commitment(deal.seed, salt))
 
 
 def _claim(match_id: int, token: str) -> bool:
@@ -659,7 +682,8 @@ def deal_replay_create(*, code: str, user, seat: int = 0) -> Match:
             pk__in=[p.pk for p in players]).order_by("pk").first()
         players.append(house or player_house_create(name=f"House {strategy} {s.index}", strategy=strategy))
     replay_match = match_create(players=players, ruleset=Ruleset.from_dict(match.ruleset), preset=match.preset,
-                                single_deal={"seed": original.seed, "dealer": original.dealer})
+                                single_deal=({"key": original.key} if original.key else {"seed": original.seed})
+                                | {"dealer": original.dealer})
     match_wake(match_id=replay_match.pk)
     return replay_match
 

@@ -29,8 +29,8 @@ _states: OrderedDict[tuple, tuple[int, MatchState]] = OrderedDict()
 
 
 def key_of(match) -> tuple:
-    """The cache key of a match row: its id with two facts that never change (its seed, its creation time)."""
-    return (match.pk, match.seed, match.created_at)
+    """The cache key of a match row: its id with facts that never change (its commitment, seed, creation time)."""
+    return (match.pk, match.commitment, match.seed, match.created_at)
 
 
 def plies_of(state: MatchState) -> int:

@@ -28,7 +28,10 @@ from games.replay_tools import replay_tools
 #: Other apps add context to the match page here (tournaments: rating changes) without games importing them.
 MATCH_PAGE_EXTRAS: list[Callable[[Match], dict]] = []
 # the fair-deal block (templates/games/_fairness.html): commitments always, seeds and salts once finished
-MATCH_PAGE_EXTRAS.append(lambda match: {"fairness": selectors.match_fairness(match=match)})
+MATCH_PAGE_EXTRAS.append(lambda match: {"fairness": selectors.match_fairness(match=match),
+                                         "fairness_v2": match.engine_version == "2",
+                                         "fairness_secret": match.secret if selectors.match_is_public(match=match)
+                                         else None})
 
 
 def match_list(request):
@@ -188,7 +191,8 @@ def deal_code_page(request, code: str):
     rows = []
     for deal in plays:
         seats = sorted(deal.match.seats.all(), key=lambda s: s.index)
-        show = (f"python -m games.engine show --code {deal.code} --preset {deal.match.preset} --seats "
+        which = f"--key {deal.key}" if deal.key else f"--code {deal.code}"  # a public deal (deal_plays): its key too
+        show = (f"python -m games.engine show {which} --preset {deal.match.preset} --seats "
                 f"{len(seats)} --dealer {deal.dealer}") if deal.match.preset else ""
         rows.append({"deal": deal, "match": deal.match, "show": show, "seats": [
             {"name": s.player.name, "kind": s.player.badge, "points": deal.points[s.index],

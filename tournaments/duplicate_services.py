@@ -17,31 +17,31 @@ duplicate set: Play now on a duplicate ladder starts an ordinary rated match.
 
 from __future__ import annotations
 
-import secrets
 
 from django.db import transaction
 from django.utils import timezone
 
 from games.engine import Ruleset
 from games.models import Match, Player
-from games.services import match_create
+from games.services import match_create, new_match_secret
 from tournaments.duplicate import SetMatch, combined_places, deal_swings, rotations, swing_totals
 from tournaments.models import DuplicateSet, DuplicateSetMatch, Ladder, LadderMatch
 
 
 def duplicate_set_create(*, ladder: Ladder, players: list[Player], seed: int | None = None) -> list[Match]:
     """Create a duplicate set of ``players`` (seat order of its first match) on ``ladder``: one rated ladder match per
-    rotation, all from match seed ``seed`` (default: 40 random bits), under the ladder's rules, bot turn timeout and
+    rotation, all dealt the same cards: from one fresh match secret shared by the set (``new_match_secret``), or from
+    match seed ``seed`` when one is given (reproducible), under the ladder's rules, bot turn timeout and
     move clock. Returns the matches in rotation order; the caller queues them (``match_wake``), as for any ladder
     match. Rotation r + 1 is played only once rotation r has ended (``Match.after``): the same entrants never hold
     the same cards in two running matches (with two seats, X's hand in one is Y's hand in the other). ``ValueError`` as ``games.services.match_create`` raises it (e.g. two players of one owner)."""
-    seed = secrets.randbits(40) if seed is None else seed
+    secret = new_match_secret() if seed is None else None
     ruleset = Ruleset.from_dict(ladder.ruleset)
     with transaction.atomic():
         dup = DuplicateSet.objects.create(ladder=ladder, seed=seed, seat_count=len(players))
         matches = []
         for rotation, seating in enumerate(rotations(players)):
-            match = match_create(players=seating, ruleset=ruleset, preset=ladder.preset, seed=seed,
+            match = match_create(players=seating, ruleset=ruleset, preset=ladder.preset, seed=seed, secret=secret,
                                  turn_timeout_ms=ladder.turn_timeout_ms, move_seconds=ladder.move_seconds,
                                  reveal_group=dup.reveal_key, after=matches[-1] if matches else None)
             LadderMatch.objects.create(ladder=ladder, match=match)

@@ -279,7 +279,8 @@ class DuplicateSet(models.Model):
     matches share ``Match.reveal_group`` (``reveal_key``), so none publishes a seed while another one runs."""
 
     ladder = models.ForeignKey(Ladder, null=True, blank=True, related_name="duplicate_sets", on_delete=models.CASCADE)
-    seed = models.BigIntegerField(help_text="the match seed every match of the set is dealt from")
+    seed = models.BigIntegerField(null=True, blank=True, help_text="version 1 sets: the match seed every match of the "
+                                  "set is dealt from (version 2 sets share a match secret: Match.secret)")
     seat_count = models.PositiveSmallIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)
     rated_at = models.DateTimeField(null=True, blank=True, help_text="when the combined result was rated (once)")

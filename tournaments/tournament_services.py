@@ -6,14 +6,13 @@ the next round and creates its matches (``games.services.match_create``), which 
 Advancing is idempotent and safe to call any number of times from anywhere (the match-finished signal, the beat
 task, a retried task, ``tournament_run``): under the tournament's row lock it creates the next round only when
 every match of the last one has ended, and the unique (tournament, number) round and (round, pod, game) match
-constraints are the last guard. Every match seed is derived from the tournament's secret seed, the round and the
-pod, and the pairings from the stored results only, so a worker killed at any point loses nothing and the
-tournament ends with the same result.
+constraints are the last guard. A round is created in one transaction (each pod's matches with one fresh match
+secret, shared by a duplicate pod's rotations) and the pairings come from the stored results only, so a worker
+killed at any point loses nothing and the tournament ends with the same result.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import secrets
 from dataclasses import dataclass
@@ -26,7 +25,7 @@ from django.utils.text import slugify
 from games.engine import Ruleset
 from games.ids import parse_id
 from games.models import Match, Player
-from games.services import match_create, match_wake, player_for_user
+from games.services import match_create, match_wake, new_match_secret, player_for_user
 from tournaments import formats
 from tournaments.models import LadderEntry, Tournament, TournamentEntry, TournamentMatch, TournamentRound
 
@@ -300,14 +299,6 @@ def check_match_count(*, tournament: Tournament, entrants: int) -> int:
     return total
 
 
-def match_seed(tournament: Tournament, round_number: int, pod: int, game: int = 0) -> int:
-    """The seed of pod ``pod``'s match ``game`` in round ``round_number`` (63 bits from the tournament's secret
-    seed): the same on every retry. A duplicate pod's rotations share one seed, so seat ``s`` holds the same cards
-    in each (``games.engine.match``: deal k's seed and dealer depend only on the match seed and k)."""
-    digest = hashlib.sha256(f"{tournament.seed}:{round_number}:{pod}:{game}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
-
-
 def tournament_advance(*, tournament_id: int) -> str:
     """Create the next round when the last one has ended, or finish the tournament. Returns ``"waiting"`` (matches
     of the last round are running), ``"round <n>"`` (round n created), ``"finished"`` or ``"not_running"``.
@@ -345,9 +336,10 @@ def _advance_locked(tournament: Tournament) -> str:
             # a duplicate pod's matches are dealt the same seeds: none publishes them while another one runs
             group = f"tournament-{tournament.pk}-{number}-{i}" if tournament.duplicate else ""
             match = None  # a duplicate pod's rotations play one after another (Match.after): never at once
+            secret = new_match_secret()  # one per pod: a duplicate pod's rotations are dealt the same cards
             for game, seating in enumerate(seatings):
                 match = match_create(players=[players[p] for p in seating], ruleset=ruleset, preset=tournament.preset,
-                                     seed=match_seed(tournament, number, i),
+                                     secret=secret,
                                      turn_timeout_ms=tournament.turn_timeout_ms,
                                      move_seconds=tournament.move_seconds, reveal_group=group, after=match)
                 TournamentMatch.objects.create(round=rnd, match=match, pod=i, game=game)

@@ -20,6 +20,7 @@ from . import playthrough
 from .cards import card_code
 from .match import MatchState, ReplayMismatch
 from .record import summary, verify_record
+from .keys import KEY_BYTES, parse_hex
 from .rng import seed_from_code
 from .rules import PRESETS, Ruleset
 from .strategies import STRATEGIES, choose
@@ -37,8 +38,12 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--strategies", default="heuristic,random",
                      help=f"comma-separated, one per seat or cycled (from: {', '.join(STRATEGIES)})")
     sim.add_argument("--seed", type=int, default=1, help="first match seed (default 1)")
-    show = sub.add_parser("show", help="print a deal from its deal code")
-    show.add_argument("--code", required=True, help="the deal code shown with a finished deal")
+    show = sub.add_parser("show", help="print a deal from its key (engine version 2) or its deal code (version 1)")
+    which = show.add_mutually_exclusive_group(required=True)
+    which.add_argument("--key", help="a version 2 deal's key (64 hex digits), published in its match's record once "
+                                     "the match is over")
+    which.add_argument("--code", help="a version 1 deal's code (a version 2 code, U and 12 digits, only names a "
+                                      "deal: use its --key)")
     show.add_argument("--preset", default="pagat", help="ruleset preset (default pagat)")
     show.add_argument("--seats", type=int, default=2, help="players (default 2)")
     show.add_argument("--dealer", type=int, default=0,
@@ -221,11 +226,12 @@ def simulate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
 def show(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     try:
         ruleset = Ruleset.preset(args.preset)
-        seed = seed_from_code(args.code)
+        seed = parse_hex(args.key, "--key", KEY_BYTES) if args.key is not None else seed_from_code(args.code)
         deal = Deal.start(ruleset, args.seats, seed, dealer=args.dealer)
     except ValueError as exc:
         parser.error(str(exc))
-    print(f"deal {deal.code} ({args.preset}, {args.seats} seats, dealer {deal.dealer}, seed {seed}; another dealer "
+    source = f"key {seed.hex()}" if isinstance(seed, bytes) else f"seed {seed}"
+    print(f"deal {deal.code} ({args.preset}, {args.seats} seats, dealer {deal.dealer}, {source}; another dealer "
           f"deals these cards to other seats: --dealer N, as the deal code page says)")
     for seat in range(args.seats):
         print(f"  seat {seat}: {' '.join(deal.hand(seat))}")

@@ -40,14 +40,16 @@ from .cards import SUITS, TWO, card_code, deck_cards, parse_card, parse_suit, ra
 from .errors import IllegalAction
 from .hands import bits, hand_cards, hand_masks
 from .options import options_for
-from .rng import SplitMix64, deal_code, seed_from_code
+from .keys import KEY_BYTES, key_code
+from .rng import deal_code, seed_from_code, shuffler
 from .rules import Ruleset
 from .scoring import DealResult
 
 __all__ = ["ACTIONS", "ANNOUNCE", "DECLARE", "DRAW", "ENGINE_VERSION", "PASS", "Deal", "DealResult",
            "check_ruleset_seats"]
 
-ENGINE_VERSION = "1"
+ENGINE_VERSION = "2"  # of matches created now: deals keyed by 256-bit keys (keys.py); "1": 40-bit seeds (rng.py)
+ENGINE_VERSIONS = ("1", "2")  # every version this engine replays
 
 
 class Deal:
@@ -109,8 +111,10 @@ class Deal:
 
     # ---- construction -------------------------------------------------------------------------------
     @classmethod
-    def start(cls, ruleset: Ruleset, seats: int, seed: int | str, dealer: int = 0, leader: int | None = None) -> "Deal":
-        """Shuffle by ``seed`` (an int, or its ``deal_code``) and deal.
+    def start(cls, ruleset: Ruleset, seats: int, seed: int | str | bytes, dealer: int = 0,
+              leader: int | None = None) -> "Deal":
+        """Shuffle by ``seed`` and deal: a 32-byte deal key (engine version 2: ``rng.KeyStream``, the key from
+        ``keys.deal_key``), or an int seed or its ``deal_code`` (version 1: ``rng.SplitMix64``).
 
         Cards go one at a time from the top of the shuffled deck (the end of the shuffled list), starting left of
         ``dealer``; then the starter is turned and handled by ``ruleset.starter_eight`` (``effects.starter_*``).
@@ -121,12 +125,16 @@ class Deal:
         check_ruleset_seats(ruleset, seats)
         if isinstance(seed, str):
             seed = seed_from_code(seed)
-        deal_code(seed)  # validates the seed
+        if isinstance(seed, bytes):
+            if len(seed) != KEY_BYTES:
+                raise ValueError(f"a deal key is {KEY_BYTES} bytes, not {len(seed)}")
+        else:
+            deal_code(seed)  # validates the seed
         if not (isinstance(dealer, int) and not isinstance(dealer, bool) and 0 <= dealer < seats):
             raise ValueError(f"dealer must be a seat from 0 to {seats - 1}, not {dealer!r}")
         if leader is not None and not (isinstance(leader, int) and not isinstance(leader, bool) and 0 <= leader < seats):
             raise ValueError(f"leader must be a seat from 0 to {seats - 1}, not {leader!r}")
-        rng = SplitMix64(seed, 0)
+        rng = shuffler(seed, 0)
         deck = deck_cards(ruleset.ranks, ruleset.deck_count(seats))
         rng.shuffle(deck)
         per_hand = ruleset.cards_per_hand(seats)
@@ -218,8 +226,11 @@ class Deal:
 
     @property
     def code(self) -> str | None:
-        """The deal code (None for a position built by hand)."""
-        return None if self.seed is None else deal_code(self.seed)
+        """The deal code (None for a position built by hand): a version 1 seed's ``deal_code`` (it deals the cards
+        again), a version 2 key's ``keys.key_code`` (it names the deal; only the key deals it)."""
+        if self.seed is None:
+            return None
+        return key_code(self.seed) if isinstance(self.seed, bytes) else deal_code(self.seed)
 
     def hand(self, seat: int) -> list[str]:
         """The seat's cards as codes, in code order. ``ValueError`` for a seat that is not 0..seats-1 (as

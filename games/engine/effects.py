@@ -17,7 +17,7 @@ from __future__ import annotations
 from .actions import CODES, PASS
 from .cards import EIGHT, SUITS, rank_of
 from .hands import CARD_BITS
-from .rng import SplitMix64
+from .rng import SplitMix64, shuffler
 from .scoring import DealResult, deal_points
 
 _MAX_STARTER_TURNS = 10_000  # bound on turning a starter eight again (``starter_reshuffled``); never reached in play
@@ -236,7 +236,7 @@ def reverse_direction(deal, card: int) -> None:
 # ---- the stock ---------------------------------------------------------------------------------------------------
 def refill_stock(deal, seat: int) -> None:
     """Empty stock: the top card stays, every card under it is shuffled into a new stock (B C D); the declared
-    suit does not change. The k-th reshuffle of a deal is keyed by (seed, k). The public history records it as
+    suit does not change. The k-th reshuffle of a deal is keyed by (seed or key, k). The public history records it as
     an event of its own, not a ply: ``(seat, "reshuffle", count)``, ``seat`` the one whose draw found the stock
     empty, ``count`` the cards that went back (seeing them go back is a player's only proof; issue 10)."""
     deal.reshuffles += 1
@@ -244,7 +244,7 @@ def refill_stock(deal, seat: int) -> None:
     top = deal.discard.pop()
     deal.stock = deal.discard
     deal.discard = [top]
-    SplitMix64(deal.seed or 0, deal.reshuffles).shuffle(deal.stock)
+    shuffler(deal.seed, deal.reshuffles).shuffle(deal.stock)
 
 
 def draw_cards(deal, seat: int, count: int) -> int:

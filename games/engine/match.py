@@ -1,6 +1,9 @@
 """A match: deals until a seat's total reaches the target, and ``replay`` of a stored match record.
 
-Deal k (1-based) of a match with seed ``S`` is dealt from ``derive_seed(S, k)`` (see ``rng``). The first
+Deal k (1-based) of a version 2 match (``ENGINE_VERSION``, every match created now) is dealt from the key
+``keys.deal_key(secret, k, contributions to deal k)``, the secret 32 random bytes (or ``keys.secret_from_seed(S)`` for
+a match started from a chosen seed ``S``); deal k of a version 1 match (stored before version 2, replayed so
+forever) from the 40-bit seed ``derive_seed(S, k)`` (see ``rng``). The first
 dealer is the last seat, so seat 0 leads the first deal (system B); the deal passes to the left after each
 deal when ``dealer_rotates`` (E; our reading for the others). Under ``first_player="previous_winner"`` (B)
 the previous deal's winner leads (left of the dealer after a blocked deal).
@@ -14,8 +17,12 @@ two members) decide, and partners share their side's place. ``hollywood`` (A1): 
 
 from __future__ import annotations
 
-from .deal import ACTIONS, ENGINE_VERSION, Deal, DealResult, check_ruleset_seats
+from .deal import ACTIONS, ENGINE_VERSION, ENGINE_VERSIONS, Deal, DealResult, check_ruleset_seats
 from .errors import IllegalAction
+from .hollywood import HollywoodScore
+from .keys import (
+    CONTRIBUTION_MAX_BYTES, KEY_BYTES, deal_key, deal_key_commitment, parse_hex, secret_commitment, secret_from_seed,
+)
 from .rng import derive_seed
 from .rules import Ruleset
 
@@ -38,13 +45,21 @@ class ReplayMismatch(ValueError):
 class MatchState:
     """Deals until the target. Read ``deal`` (the current one), ``totals``, ``is_over``, ``standings``."""
 
-    def __init__(self, ruleset: Ruleset, seats: int, seed: int, single_deal: dict | None = None) -> None:
+    def __init__(self, ruleset: Ruleset, seats: int, seed: int | None = None, single_deal: dict | None = None, *,
+                 secret: bytes | str | None = None, version: str = ENGINE_VERSION,
+                 contributions: dict[int, list] | None = None) -> None:
         check_ruleset_seats(ruleset, seats)
-        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64:
+        version = str(version)
+        if version not in ENGINE_VERSIONS:
+            raise ValueError(f"engine version is one of {', '.join(ENGINE_VERSIONS)}, not {version!r:.20}")
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64):
             raise ValueError(f"a match seed is an integer from 0 to 2**64-1, not {seed!r:.40}")
         self.ruleset = ruleset
         self.seats = seats
+        self.version = version
         self.seed = seed
+        self.secret: bytes | None = None
+        self.contributions: dict[int, list[bytes | None]] = {}
         self.target = ruleset.target_for(seats)
         self.totals = [0] * seats
         self.results: list[DealResult] = []
@@ -53,30 +68,96 @@ class MatchState:
         self.is_over = False
         self.deal: Deal = None  # type: ignore[assignment]
         self.single_deal = None
-        if single_deal is not None:  # replaying one deal from its code: that deal only, then the match ends
-            if not (isinstance(single_deal, dict) and isinstance(single_deal.get("seed"), int)
-                    and isinstance(single_deal.get("dealer"), int) and 0 <= single_deal["dealer"] < seats):
-                raise ValueError("single_deal is {'seed': int, 'dealer': seat}")
-            self.single_deal = {"seed": single_deal["seed"], "dealer": single_deal["dealer"]}
+        if single_deal is not None:  # replaying one deal: that deal only, then the match ends
+            self.single_deal = self._single_deal(single_deal)
+        elif version == "1":
+            if seed is None or secret is not None:
+                raise ValueError("a version 1 match is dealt from a seed (an int) and has no secret")
+        else:
+            if secret is not None:
+                self.secret = parse_hex(secret, "a match secret", KEY_BYTES)
+                if seed is not None and self.secret != secret_from_seed(seed):
+                    raise ValueError(f"the secret is not the one seed {seed} gives (keys.secret_from_seed)")
+            elif seed is not None:
+                self.secret = secret_from_seed(seed)
+            else:
+                raise ValueError("a version 2 match is dealt from a secret (32 bytes) or a seed (an int)")
+        for number, given in (contributions or {}).items():
+            self.contribute(number, given)
         self.hollywood = HollywoodScore(ruleset, self.target) if ruleset.scoring == "hollywood" else None
         self.final_hands: list[list[list[str]]] = []  # per finished deal: each seat's cards when it ended
         self.points = [0] * seats  # deal points summed (equals totals except under hollywood)
-        self._start_deal(dealer=seats - 1 if single_deal is None else single_deal["dealer"], leader=None)
+        self._start_deal(dealer=seats - 1 if single_deal is None else self.single_deal["dealer"], leader=None)
+
+    def _single_deal(self, single_deal: object) -> dict:
+        """``single_deal`` checked: ``{"seed": int, "dealer": seat}`` (version 1) or ``{"key": 64 hex digits,
+        "dealer": seat}`` (version 2)."""
+        source = "seed" if self.version == "1" else "key"
+        shape = f"{{'{source}': {'int' if source == 'seed' else '64 hex digits'}, 'dealer': seat}}"
+        if not (isinstance(single_deal, dict) and isinstance(single_deal.get("dealer"), int)
+                and not isinstance(single_deal.get("dealer"), bool) and 0 <= single_deal["dealer"] < self.seats):
+            raise ValueError(f"single_deal is {shape}")
+        if source == "seed":
+            if not (isinstance(single_deal.get("seed"), int) and not isinstance(single_deal["seed"], bool)):
+                raise ValueError(f"single_deal is {shape}")
+            return {"seed": single_deal["seed"], "dealer": single_deal["dealer"]}
+        try:
+            key = parse_hex(single_deal.get("key"), "single_deal's key", KEY_BYTES)
+        except ValueError:
+            raise ValueError(f"single_deal is {shape}") from None
+        return {"key": key, "dealer": single_deal["dealer"]}
 
     @classmethod
-    def start(cls, ruleset: Ruleset, seats: int, seed: int, single_deal: dict | None = None) -> "MatchState":
-        """Start a match of ``seats`` players from a match seed; raises ``ValueError`` on bad arguments.
+    def start(cls, ruleset: Ruleset, seats: int, seed: int | None = None, single_deal: dict | None = None, *,
+              secret: bytes | str | None = None, version: str = ENGINE_VERSION,
+              contributions: dict[int, list] | None = None) -> "MatchState":
+        """Start a match of ``seats`` players; raises ``ValueError`` on bad arguments.
 
-        ``single_deal={"seed": s, "dealer": d}`` plays exactly that one deal (the same cards as any deal with that
-        code) and ends the match with it (duplicate play: same cards, compare results).
+        Engine version 2 (the default): dealt from ``secret`` (32 bytes or 64 hex digits: a new match's, from
+        ``keys.new_secret``), or from a chosen ``seed`` (an int: the secret is ``keys.secret_from_seed(seed)``,
+        reproducible); ``contributions`` maps a deal number to the seats' contributions to it (a list by seat of
+        0-32 bytes, hex or None; see ``contribute``). ``version="1"``: a stored version 1 match, dealt from ``seed``.
+
+        ``single_deal`` plays exactly one deal and ends the match with it (a deal played again: same cards, compare
+        results): ``{"key": 64 hex digits, "dealer": d}`` (version 2) or ``{"seed": s, "dealer": d}`` (version 1).
         """
-        return cls(ruleset, seats, seed, single_deal)
+        return cls(ruleset, seats, seed, single_deal, secret=secret, version=version, contributions=contributions)
 
-    def deal_seed(self, number: int) -> int:
-        """The seed of deal ``number`` (1-based) of this match."""
+    def contribute(self, number: int, contributions: list) -> None:
+        """Record the seats' contributions to deal ``number`` (version 2), before that deal is dealt: a list by
+        seat of 0 to 32 bytes (bytes, hex, or None for nothing). ``ValueError`` for a deal already dealt, a
+        version 1 match, or a malformed list."""
+        if self.version == "1" or self.single_deal is not None:
+            raise ValueError("only a version 2 match's deals take contributions")
+        if not (isinstance(number, int) and number > self.deal_number):
+            raise ValueError(f"deal {number!r} is dealt already (the match is at deal {self.deal_number})")
+        if not (isinstance(contributions, list) and len(contributions) == self.seats):
+            raise ValueError(f"contributions are a list of {self.seats} entries, one per seat")
+        parsed: list[bytes | None] = []
+        for given in contributions:
+            if given is None or given == "" or given == b"":
+                parsed.append(None)
+            elif isinstance(given, bytes) and len(given) <= CONTRIBUTION_MAX_BYTES:
+                parsed.append(given)
+            elif isinstance(given, str) and len(given) <= 2 * CONTRIBUTION_MAX_BYTES and len(given) % 2 == 0:
+                try:
+                    parsed.append(bytes.fromhex(given))
+                except ValueError:
+                    raise ValueError(f"a contribution is hex, not {given!r:.80}") from None
+                if given != given.lower():
+                    raise ValueError(f"a contribution is lowercase hex, not {given!r:.80}")
+            else:
+                raise ValueError(f"a contribution is 0 to {CONTRIBUTION_MAX_BYTES} bytes in hex, not {given!r:.80}")
+        self.contributions[number] = parsed
+
+    def deal_seed(self, number: int) -> int | bytes:
+        """What deal ``number`` (1-based) of this match is dealt from: its 32-byte key (version 2) or its seed
+        (version 1)."""
         if self.single_deal is not None:
-            return self.single_deal["seed"]
-        return derive_seed(self.seed, number)
+            return self.single_deal["key" if self.version == "2" else "seed"]
+        if self.version == "1":
+            return derive_seed(self.seed, number)
+        return deal_key(self.secret, number, self.contributions.get(number))
 
     def _start_deal(self, dealer: int, leader: int | None) -> None:
         self.deal_number += 1
@@ -186,91 +267,79 @@ class MatchState:
         return result
 
     def record(self) -> dict:
-        """The replayable record: ruleset, engine version, seats, seed and, per deal, seed, dealer, actions, result."""
+        """The replayable record: ruleset, engine version, seats and, per deal, what it was dealt from, its actions
+        and (once finished) its points. Version 2: the match ``secret`` and its ``commitment`` (and the ``seed``
+        when the secret came from one), per deal its ``key``, ``commitment`` and ``contributions`` (when any seat
+        gave one); version 1: the match ``seed``, per deal its ``seed``. A one-deal match gives ``single_deal``."""
+        v2 = self.version == "2"
         deals = []
         for i, actions in enumerate(self.deal_actions):
-            entry = {"number": i + 1, "seed": self.deal_seed(i + 1), "actions": [dict(a) for a in actions]}
+            source = self.deal_seed(i + 1)
+            entry: dict = {"number": i + 1}
+            if v2:
+                entry.update(key=source.hex(), commitment=deal_key_commitment(source))
+                given = self.contributions.get(i + 1)
+                if given and any(given):
+                    entry["contributions"] = [c.hex() if c else None for c in given]
+            else:
+                entry["seed"] = source
+            entry["actions"] = [dict(a) for a in actions]
             if i < len(self.results):
                 entry["points"] = list(self.results[i].points)
             deals.append(entry)
-        return {"ruleset": self.ruleset.to_dict(), "engine_version": ENGINE_VERSION, "seats": self.seats,
-                "seed": self.seed, "deals": deals, **({"single_deal": dict(self.single_deal)} if self.single_deal else {})}
+        out: dict = {"ruleset": self.ruleset.to_dict(), "engine_version": self.version, "seats": self.seats}
+        if self.single_deal is not None:
+            single = dict(self.single_deal)
+            if v2:
+                single["key"] = single["key"].hex()
+            out["single_deal"] = single
+        elif v2:
+            out.update(secret=self.secret.hex(), commitment=secret_commitment(self.secret))
+            if self.seed is not None:
+                out["seed"] = self.seed
+        else:
+            out["seed"] = self.seed
+        out["deals"] = deals
+        return out
 
 
-class HollywoodScore:
-    """Hollywood scoring (system A1, 2 seats): ``hollywood_games`` games are kept at once.
-
-    A seat's first deal won is written in the first open game only, its second in the first two, its third and
-    later in all of them (the points it collected in that deal). A game ends when a seat's score in it reaches
-    the target: that seat wins the game (``target_reached_wins``, the usual convention) or loses it (the source's
-    wording, ``target_reached_wins=false``). A new game opens in its place until ``hollywood_total_games`` games
-    have been opened; the match ends when all of them are finished.
-    """
-
-    def __init__(self, ruleset: Ruleset, target: int) -> None:
-        self.target = target
-        self.reached_wins = ruleset.target_reached_wins
-        self.total_games = ruleset.hollywood_total_games
-        self.open: list[dict] = []
-        self.finished: list[dict] = []
-        self.deals_won = [0, 0]
-        self.games_won = [0, 0]
-        self.opened = 0
-        for _ in range(ruleset.hollywood_games):
-            self._open()
-
-    def _open(self) -> None:
-        self.opened += 1
-        self.open.append({"game": self.opened, "scores": [0, 0]})
-
-    @property
-    def is_over(self) -> bool:
-        return len(self.finished) >= self.total_games
-
-    def add_deal(self, points: list[int]) -> None:
-        """Write a deal's points: the seat that scored (if any) writes into its first k open games."""
-        for seat in (0, 1):
-            if points[seat] <= 0:
-                continue
-            self.deals_won[seat] += 1
-            for game in self.open[: self.deals_won[seat]]:
-                game["scores"][seat] += points[seat]
-        for game in list(self.open):
-            scores = game["scores"]
-            if max(scores) >= self.target:
-                reacher = 0 if scores[0] >= scores[1] else 1
-                winner = reacher if self.reached_wins else 1 - reacher
-                self.games_won[winner] += 1
-                self.finished.append({**game, "winner": winner})
-                self.open.remove(game)
-                if self.opened < self.total_games:
-                    self._open()
-
-    def to_dict(self) -> dict:
-        return {"open": [dict(g, scores=list(g["scores"])) for g in self.open],
-                "finished": [dict(g, scores=list(g["scores"])) for g in self.finished],
-                "games_won": list(self.games_won), "deals_won": list(self.deals_won)}
+def record_version(record: dict) -> str:
+    """The engine version a record was dealt under: its ``engine_version``; without one, "2" when it has a
+    ``secret`` or a ``single_deal`` with a ``key``, else "1" (records from before version 2 always named theirs)."""
+    if "engine_version" in record:
+        return str(record["engine_version"])
+    single = record.get("single_deal")
+    return "2" if "secret" in record or (isinstance(single, dict) and "key" in single) else "1"
 
 
-def start_from_record(record: object, *, required: tuple = ("ruleset", "seats", "seed", "deals")) -> MatchState:
+def start_from_record(record: object, *, require_version: bool = False) -> MatchState:
     """The match a record (``MatchState.record`` or an exported match record) starts, before its first ply, after
-    checking the record's frame: a dict holding the ``required`` keys, this engine's version (when it names one) and
-    ``deals`` as a list of ``{"actions": [...], ...}`` objects. ``ReplayMismatch`` says what is wrong."""
+    checking the record's frame: a dict with ``ruleset``, ``seats``, ``deals`` (a list of ``{"actions": [...],
+    ...}`` objects), an engine version this engine plays (required with ``require_version``) and what the match is
+    dealt from: version 2 a ``secret`` (and/or the ``seed`` it came from), version 1 a ``seed``, or a
+    ``single_deal``; version 2's per-deal ``contributions`` are taken in. ``ReplayMismatch`` says what is wrong."""
     if not isinstance(record, dict):
         raise ReplayMismatch(f"a match record is a JSON object, not {type(record).__name__}")
+    version = record_version(record)
+    required = ["ruleset", "seats", "deals"] + (["engine_version"] if require_version else [])
+    if "single_deal" not in record:
+        required += ["seed"] if version == "1" else [] if "seed" in record else ["secret"]
     missing = [k for k in required if k not in record]
     if missing:
         raise ReplayMismatch(f"the record has no {missing[0]!r} (see docs/match-record.schema.json)")
-    version = record.get("engine_version", ENGINE_VERSION)
-    if str(version) != ENGINE_VERSION:
-        raise ReplayMismatch(f"match: engine version expected {ENGINE_VERSION}, found {version!r}: "
-                             "replay it with that version of the engine")
+    if version not in ENGINE_VERSIONS:
+        raise ReplayMismatch(f"match: engine version expected one of {', '.join(ENGINE_VERSIONS)}, found "
+                             f"{record['engine_version']!r:.20}: replay it with that version of the engine")
     deals = record["deals"]
     if not isinstance(deals, list) or not all(isinstance(d, dict) and isinstance(d.get("actions"), list) for d in deals):
-        raise ReplayMismatch("'deals' must be a list of {'number', 'seed', 'actions': [...], ...} objects")
+        raise ReplayMismatch("'deals' must be a list of {'number', 'key' or 'seed', 'actions': [...], ...} objects")
+    contributions = {}
+    if version == "2" and "single_deal" not in record:
+        contributions = {i + 1: d["contributions"] for i, d in enumerate(deals) if d.get("contributions") is not None}
     try:
-        return MatchState.start(Ruleset.from_dict(record["ruleset"]), record["seats"], record["seed"],
-                                record.get("single_deal"))
+        return MatchState.start(Ruleset.from_dict(record["ruleset"]), record["seats"], record.get("seed"),
+                                record.get("single_deal"), secret=record.get("secret"), version=version,
+                                contributions=contributions)
     except (ValueError, TypeError) as exc:
         raise ReplayMismatch(f"the record cannot start a match: {exc}") from None
 
@@ -300,8 +369,14 @@ def replay_more(state: MatchState, deals: list[dict]) -> MatchState:
             raise ReplayMismatch(f"the match ended before deal {number}")
         if deal.get("number", number) != number:
             raise ReplayMismatch(f"deal {number} is numbered {deal.get('number')!r}")
-        if state.deal_number != number or ("seed" in deal and deal["seed"] != state.deal.seed):
-            raise ReplayMismatch(f"deal {number}: seed {deal.get('seed')!r:.30} differs from {state.deal.seed}")
+        if state.deal_number != number:
+            raise ReplayMismatch(f"deal {number}: the match is at deal {state.deal_number}")
+        source = state.deal.seed
+        if isinstance(source, bytes):
+            if "key" in deal and deal["key"] != source.hex():
+                raise ReplayMismatch(f"deal {number}: key {deal['key']!r:.70} differs from {source.hex()}")
+        elif "seed" in deal and deal["seed"] != source:
+            raise ReplayMismatch(f"deal {number}: seed {deal.get('seed')!r:.30} differs from {source}")
         done = len(state.deal_ids[-1])  # plies of this deal applied before (only the first entry has any)
         for ply, action in enumerate(deal["actions"], start=done):
             if state.deal_number != number or state.is_over:

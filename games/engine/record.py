@@ -7,7 +7,10 @@ match result (totals, places, a forfeited seat). ``verify_record`` replays it pl
 fact against what the engine gives; the first difference raises ``ReplayMismatch`` naming the deal, the ply
 (1-based within the deal) where known, what was expected and what was found.
 
-Provably fair deals (docs/FAIRNESS.md): a deal with a ``commitment`` must publish its ``salt``, and SHA-256 of
+Provably fair deals (docs/FAIRNESS.md). Engine version 2: the match's ``secret`` must open the ``commitment``
+published when the match was created (``keys.secret_commitment``), every deal's ``key`` must be the one the secret
+and the seats' ``contributions`` derive for it (``keys.deal_key``) and open the deal's ``commitment``
+(``keys.deal_key_commitment``), and its ``code`` must be the key's. Version 1: a deal with a ``commitment`` must publish its ``salt``, and SHA-256 of
 ``f"{seed}:{salt}"`` must equal the commitment; as the seed must also be the one the match seed derives for that
 deal and every ply must be legal under the cards that seed deals, a deal whose cards were changed after its
 commitment was shown is refused. A deal with neither (stored before commitments) passes, and ``summary`` says
@@ -20,6 +23,7 @@ from datetime import datetime
 
 from .errors import IllegalAction
 from .fairness import UNCOMMITTED, verify_commitment
+from .keys import deal_key_commitment, key_code, secret_commitment
 from .match import MatchState, ReplayMismatch, start_from_record
 from .rng import deal_code
 
@@ -45,7 +49,9 @@ def verify_record(record: object, *, committed_since: datetime | None = None) ->
     migration added commitments). An exported record (it has ``format``) must carry its ``result`` and
     ``players``, each seat's total, place and forfeit as the engine gives them.
     """
-    state = start_from_record(record, required=("ruleset", "engine_version", "seats", "seed", "deals"))
+    state = start_from_record(record, require_version=True)
+    if state.version == "2" and state.single_deal is None:
+        _check_secret(state, record.get("commitment"))
     deals = record["deals"]
     must_commit, committed = _created_since(record, committed_since), False
     for i, deal in enumerate(deals):
@@ -54,17 +60,20 @@ def verify_record(record: object, *, committed_since: datetime | None = None) ->
             raise ReplayMismatch(f"deal {number}: expected no more deals (the match ended after deal {i}), "
                                  "found another one")
         _expect(number, "number", number, deal.get("number", number))
-        _expect(number, "seed", state.deal.seed, deal.get("seed", state.deal.seed))
-        if "code" in deal:
-            _expect(number, "code", deal_code(state.deal.seed), deal["code"])
         _expect(number, "dealer", state.deal.dealer, deal.get("dealer", state.deal.dealer))
-        if "commitment" not in deal and "salt" not in deal and (must_commit or committed):
-            why = (f"the match was created after commitments existed ({committed_since.isoformat()})" if must_commit
-                   else "an earlier deal of the match has one")
-            raise ReplayMismatch(f"deal {number}: expected a commitment and its salt ({why}), found neither",
-                                 deal=number, what="commitment", expected="a commitment", found=None)
-        committed = committed or "commitment" in deal
-        _check_commitment(number, state.deal.seed, deal)
+        if state.version == "2":
+            _check_key(number, state.deal.seed, deal)
+        else:
+            _expect(number, "seed", state.deal.seed, deal.get("seed", state.deal.seed))
+            if "code" in deal:
+                _expect(number, "code", deal_code(state.deal.seed), deal["code"])
+            if "commitment" not in deal and "salt" not in deal and (must_commit or committed):
+                why = (f"the match was created after commitments existed ({committed_since.isoformat()})"
+                       if must_commit else "an earlier deal of the match has one")
+                raise ReplayMismatch(f"deal {number}: expected a commitment and its salt ({why}), found neither",
+                                     deal=number, what="commitment", expected="a commitment", found=None)
+            committed = committed or "commitment" in deal
+            _check_commitment(number, state.deal.seed, deal)
         for ply, action in enumerate(deal["actions"], start=1):
             if state.deal_number != number:
                 raise ReplayMismatch(f"deal {number} ply {ply}: expected the deal to have ended (after ply {ply - 1}),"
@@ -96,6 +105,28 @@ def verify_record(record: object, *, committed_since: datetime | None = None) ->
     if exported or "players" in record:
         _check_players(state, record.get("players"), places, (record.get("result") or {}).get("forfeited"))
     return state
+
+
+def _check_secret(state: MatchState, commitment: object) -> None:
+    """Version 2: the published match secret opens the commitment shown when the match was created."""
+    expected = secret_commitment(state.secret)
+    if commitment != expected:
+        raise ReplayMismatch(f"match: commitment expected {expected} (of the published secret: "
+                             f"keys.secret_commitment), found {_short(commitment)} (the secret or the commitment was "
+                             "changed)", what="commitment", expected=expected, found=commitment)
+
+
+def _check_key(number: int, key: bytes, deal: dict) -> None:
+    """Version 2: the deal's ``key`` is the one the engine derives (from the secret and the contributions) and opens
+    the deal's ``commitment``; its ``code`` (when given) is the key's."""
+    _expect(number, "key", key.hex(), deal.get("key", key.hex()))
+    expected = deal_key_commitment(key)
+    if deal.get("commitment") != expected:
+        raise ReplayMismatch(f"deal {number}: commitment expected {expected} (of the key the secret and the "
+                             f"contributions derive), found {_short(deal.get('commitment'))}", deal=number,
+                             what="commitment", expected=expected, found=deal.get("commitment"))
+    if "code" in deal:
+        _expect(number, "code", key_code(key), deal["code"])
 
 
 def _created_since(record: dict, since: datetime | None) -> bool:
@@ -186,7 +217,10 @@ def summary(record: dict, state: MatchState) -> str:
     places = result.get("places", state.standings)
     end = f", seat {result['forfeited']} forfeited" if result.get("forfeited") is not None else ""
     uncommitted = [d.get("number", i + 1) for i, d in enumerate(record["deals"]) if d.get("commitment") is None]
-    if not uncommitted:
+    if state.version == "2":
+        fair = (", engine version 2: the deal's key opened its commitment" if state.single_deal else
+                ", engine version 2: the secret opened the match's commitment and every deal's key its own")
+    elif not uncommitted:
         fair = ", every deal's commitment opened"
     else:
         fair = f", deal{'s' if len(uncommitted) > 1 else ''} {_numbers(uncommitted)}: {UNCOMMITTED}"

@@ -13,6 +13,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Callable
 
 from .cards import EIGHT, STANDARD_VALUES, parse_card, rank_of, suit_of
+from .keys import strategy_seed
 from .rng import SplitMix64
 from .tactics import tactician_strategy
 
@@ -127,8 +128,12 @@ STRATEGIES: dict[str, Strategy] = {
 }
 
 
-def strategy_rng(deal_seed: int | None, ply: int, seat: int) -> SplitMix64:
-    """The generator a house strategy uses at ``ply`` of a deal: keyed so replays make the same choices."""
+def strategy_rng(deal_seed: int | bytes | None, ply: int, seat: int) -> SplitMix64:
+    """The generator a house strategy uses at ``ply`` of a deal: keyed by the deal's seed (version 1) or a hash of
+    its key (version 2: ``keys.strategy_seed``, so a house seat's choices tell nothing of the key), so replays make
+    the same choices."""
+    if isinstance(deal_seed, bytes):
+        deal_seed = strategy_seed(deal_seed)
     return SplitMix64(((deal_seed or 0) << 16) ^ (seat << 12) ^ 0xB07, 1000 + ply)
 
 

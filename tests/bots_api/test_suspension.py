@@ -171,7 +171,8 @@ def test_a_bot_faulting_on_every_second_turn_is_suspended_after_n_matches(owner,
         seat = match.seats.get(player=bot.player)
         assert not seat.forfeited  # never two faults in a row
         turns = Move.objects.filter(deal__match=match, seat=seat.index)
-        assert turns.filter(fault_kind="").count() >= turns.exclude(fault_kind="").count()  # at most half faulted
+        # at most half faulted (every second turn: one more fault than answers when the bot had an odd number)
+        assert turns.filter(fault_kind="").count() + 1 >= turns.exclude(fault_kind="").count()
         bot.refresh_from_db()
         assert bool(bot.suspended_reason) == (seed == 3)
     assert "failed 3 matches in a row" in bot.suspended_reason and "of its" in bot.suspended_reason

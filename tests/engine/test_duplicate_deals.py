@@ -17,10 +17,10 @@ def _seat_counts(ruleset: Ruleset) -> list[int]:
 
 
 def _play(ruleset: Ruleset, seats: int, seed: int, strategies: list[str], single_deal: dict | None = None,
-          max_deals: int = 12) -> list[dict]:
+          max_deals: int = 12, version: str = "2") -> list[dict]:
     """Play a match with ``strategies[s]`` at seat s; per deal started: seed, dealer, starting hands, the starter
     (the top card after the deal, before any ply) and the leader."""
-    state = MatchState.start(ruleset, seats, seed, single_deal)
+    state = MatchState.start(ruleset, seats, seed, single_deal, version=version)
     starts = []
     while not state.is_over and state.deal_number <= max_deals:
         if len(starts) < state.deal_number:
@@ -65,13 +65,14 @@ def test_mirrored_play_does_diverge_so_the_test_above_compares_different_matches
     assert one.deal_actions != two.deal_actions
 
 
+@pytest.mark.parametrize("version", ["1", "2"])
 @pytest.mark.parametrize("preset", sorted(PRESETS))
-def test_a_single_deal_replay_deals_the_same_cards_from_any_seating(preset):
+def test_a_single_deal_replay_deals_the_same_cards_from_any_seating(preset, version):
     ruleset = Ruleset.preset(preset)
     seats = ruleset.seats_min
-    deal = {"seed": 123456789, "dealer": seats - 1}
+    deal = ({"seed": 123456789} if version == "1" else {"key": "5eed" * 16}) | {"dealer": seats - 1}
     names = ["tactician", "random"] * 4
-    one = _play(ruleset, seats, 5, names[:seats], single_deal=deal)
-    two = _play(ruleset, seats, 99, names[1:seats + 1], single_deal=deal)  # the match seed plays no part
+    one = _play(ruleset, seats, 5, names[:seats], single_deal=deal, version=version)
+    two = _play(ruleset, seats, 99, names[1:seats + 1], single_deal=deal, version=version)  # the match seed: no part
     assert len(one) == len(two) == 1
     assert one[0]["hands"] == two[0]["hands"] and one[0]["dealer"] == two[0]["dealer"] == seats - 1

@@ -299,7 +299,7 @@ def test_replay_detects_tampering():
     with pytest.raises(ReplayMismatch):
         replay(bad)
     bad = json.loads(json.dumps(record))
-    bad["deals"][0]["seed"] += 1
+    bad["deals"][0]["key"] = "00" * 32
     with pytest.raises(ReplayMismatch):
         replay(bad)
     bad = json.loads(json.dumps(record))

@@ -138,7 +138,7 @@ def test_a_turn_shows_no_other_hand_no_stock_and_no_seed(preset):
 
 
 def test_there_is_no_turn_once_the_match_is_over():
-    state = MatchState.start(Ruleset.preset("pagat"), 2, 1, single_deal={"seed": 5, "dealer": 1})
+    state = MatchState.start(Ruleset.preset("pagat"), 2, 1, single_deal={"key": "05" * 32, "dealer": 1})
     while not state.is_over:
         state.apply(fallback_action(state.legal_actions()))
     with pytest.raises(ValueError, match="the match is over"):

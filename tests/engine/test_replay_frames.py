@@ -8,14 +8,14 @@ import pytest
 
 from games.engine import MatchState
 from games.engine.frames import positions, replay_frames
-from games.engine.match import ReplayMismatch
+from games.engine.match import ReplayMismatch, start_from_record
 from games.engine.playthrough import SCENARIOS
 from games.engine.strategies import choose
 
 
 def played(sc) -> MatchState:
     """The scenario's match played to its end exactly as its golden playthrough file shows it."""
-    state = MatchState.start(sc.ruleset(), sc.seats, sc.seed)
+    state = MatchState.start(sc.ruleset(), sc.seats, sc.seed, version=sc.version)
     strategies = sc.seat_strategies()
     while not state.is_over:
         seat = state.to_play
@@ -25,7 +25,7 @@ def played(sc) -> MatchState:
 
 def engine_positions(record: dict):
     """Per deal, per ply (0 = as dealt), what the engine itself says, read through its public API (views)."""
-    state = MatchState.start(played_ruleset(record), record["seats"], record["seed"])
+    state = start_from_record({**record, "ruleset": played_ruleset(record).to_dict()})
     for deal_record in record["deals"]:
         deal = state.deal
         rows = [_facts(state, deal)]

@@ -54,5 +54,5 @@ def test_it_refuses_a_tail_that_does_not_follow_the_state():
     with pytest.raises(ReplayMismatch):  # the plies from the deal's start again: the first is not legal any more,
         replay_more(state, _tail(record, 1, 0))  # or the deal does not end where its points say
     state = _upto(record, 5)
-    with pytest.raises(ReplayMismatch, match="seed"):
-        replay_more(state, [{**_tail(record, 1, 5)[0], "seed": 12345}])
+    with pytest.raises(ReplayMismatch, match="key"):
+        replay_more(state, [{**_tail(record, 1, 5)[0], "key": "00" * 32}])

@@ -34,13 +34,14 @@ def test_the_deal_code_page_gives_the_command_that_shows_the_dealt_hands(house_b
     commands = re.findall(r"python -m games\.engine show ([^<\n]+)", page)
     assert commands, "the page gives the command that prints this deal"
     command = commands[0].split()
-    assert command == ["--code", deal.code, "--preset", "pagat", "--seats", "2", "--dealer", "1"]
+    # a version 2 code only names the deal: the public deal's key deals it
+    assert command == ["--key", deal.key, "--preset", "pagat", "--seats", "2", "--dealer", "1"]
 
-    dealt = Deal.start(Ruleset.preset("pagat"), 2, deal.seed, dealer=deal.dealer)  # as the match dealt it
+    dealt = Deal.start(Ruleset.preset("pagat"), 2, bytes.fromhex(deal.key), dealer=deal.dealer)  # as the match dealt it
     hands = _show(*command)
     assert hands == {seat: dealt.hand(seat) for seat in range(2)}
-    # without the dealer the same code shows other seats' cards: why the page must say it
-    assert _show("--code", deal.code, "--preset", "pagat", "--seats", "2") != hands
+    # without the dealer the same key shows other seats' cards: why the page must say it
+    assert _show("--key", deal.key, "--preset", "pagat", "--seats", "2") != hands
 
 
 def test_the_command_says_which_dealer_it_dealt_for():

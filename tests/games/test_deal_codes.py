@@ -33,13 +33,14 @@ def test_a_finished_deal_can_be_played_again_with_the_same_cards_and_compared(ho
     replay_match = Match.objects.exclude(pk__in=[original.pk, running.pk]).get()
     assert response["Location"] == f"/matches/{replay_match.pk}/play/"
     first = replay_match.deals.get()
-    assert (first.seed, first.code, first.dealer) == (deal.seed, deal.code, deal.dealer)
+    assert (first.key, first.code, first.dealer) == (deal.key, deal.code, deal.dealer)
+    assert replay_match.single_deal_key == deal.key and replay_match.engine_version == "2"
     assert replay_match.seats.get(index=1).player.user == person
     assert replay_match.seats.get(index=0).player.strategy == house_bots[2].strategy  # same house strategy
-    dealt = Deal.start(Ruleset.preset("pagat"), 2, deal.seed, dealer=deal.dealer)
+    dealt = Deal.start(Ruleset.preset("pagat"), 2, bytes.fromhex(deal.key), dealer=deal.dealer)
     state = match_state(match=replay_match)
-    assert state.deal.seed == deal.seed
-    assert Deal.start(Ruleset.preset("pagat"), 2, first.seed, dealer=first.dealer).hand(1) == dealt.hand(1)
+    assert state.deal.seed == bytes.fromhex(deal.key)
+    assert Deal.start(Ruleset.preset("pagat"), 2, bytes.fromhex(first.key), dealer=first.dealer).hand(1) == dealt.hand(1)
 
     api = APIClient()
     api.force_authenticate(person)

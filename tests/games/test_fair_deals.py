@@ -1,6 +1,7 @@
-"""Provably fair deals (issue 11, item 7; docs/FAIRNESS.md): every seat view and every bot's turn request carries the
-current deal's commitment from the deal's start; once the match is finished its record publishes each deal's seed
-and salt, and SHA-256 of "seed:salt" is exactly the commitment shown before. A real bot over HTTP on loopback."""
+"""Provably fair deals (issue 11 item 7, issue 20; docs/FAIRNESS.md): every seat view and every bot's turn request
+carries the current deal's commitment from the deal's start; once the match is finished its record publishes the
+match secret and each deal's key (engine version 2), and the hashes anyone can compute from them are exactly the
+commitments shown before. A real bot over HTTP on loopback."""
 
 from __future__ import annotations
 
@@ -22,9 +23,15 @@ from games.services import match_advance, match_create, player_for_user
 SHORT = Ruleset.preset("pagat", target=50)
 
 
-def _opens(seed: int, salt: str) -> str:
-    """What anyone can compute from a published record (docs/FAIRNESS.md), without the project's code."""
-    return hashlib.sha256(f"{seed}:{salt}".encode("ascii")).hexdigest()
+def _opens(key: str) -> str:
+    """What anyone can compute from a published key (docs/FAIRNESS.md, version 2), without the project's code."""
+    return hashlib.sha256(b"eights-ladder/v2/deal-commitment\0" + bytes.fromhex(key)).hexdigest()
+
+
+def _derived(record: dict, number: int) -> str:
+    """Deal ``number``'s key from the published secret (no contributions), as docs/FAIRNESS.md writes it."""
+    return hashlib.sha256(b"eights-ladder/v2/deal\0" + bytes.fromhex(record["secret"]) + number.to_bytes(4, "big")
+                          + b"\0").hexdigest()
 
 
 @pytest.fixture
@@ -39,7 +46,7 @@ def test_a_bots_turn_requests_carry_the_commitment_that_the_finished_record_open
     owner = get_user_model().objects.create_user("ada", password="pw-ada-123")
     bot, _ = bot_register(owner=owner, name="Probe", endpoint_url=server.url)
     Bot.objects.filter(pk=bot.pk).update(secret="s3cret", verified_at=timezone.now())
-    match = match_create(players=[bot.player, house_bots[3]], ruleset=SHORT, seed=99, turn_timeout_ms=1000)
+    match = match_create(players=[bot.player, house_bots[3]], ruleset=SHORT, turn_timeout_ms=1000)  # a fresh secret
     assert match_advance(match_id=match.pk) == "finished"
     turns = server.bodies("turn")
     assert turns and all(not schema_errors("turn", t) for t in turns)
@@ -48,10 +55,15 @@ def test_a_bots_turn_requests_carry_the_commitment_that_the_finished_record_open
         seen.setdefault(turn["deal_number"], set()).add(turn["commitment"])
     record = APIClient().get(f"/api/matches/{match.pk}/record/").json()
     assert len(record["deals"]) > 1 and set(seen) == {d["number"] for d in record["deals"]}
+    assert record["engine_version"] == "2" and "seed" not in record
+    assert record["commitment"] == hashlib.sha256(b"eights-ladder/v2/secret-commitment\0"
+                                                  + bytes.fromhex(record["secret"])).hexdigest()
+    sent = b"".join(raw for _headers, raw in server.requests).decode()
+    assert record["secret"] not in sent and record["commitment"] not in sent
     for deal in record["deals"]:
         assert seen[deal["number"]] == {deal["commitment"]}  # one commitment per deal, the same in every turn
-        assert _opens(deal["seed"], deal["salt"]) == deal["commitment"]
-        assert not any(deal["salt"] in raw.decode() for _headers, raw in server.requests)
+        assert _opens(deal["key"]) == deal["commitment"] and deal["key"] == _derived(record, deal["number"])
+        assert deal["key"] not in sent and "salt" not in deal and "seed" not in deal
 
 
 @pytest.mark.django_db
@@ -69,7 +81,8 @@ def test_a_persons_seat_view_carries_the_commitment_from_the_deals_start(house_b
         if view["status"] != "running":
             break
         row = Deal.objects.get(match=match, number=view["deal_number"])
-        assert view["commitment"] == row.commitment and row.salt not in str(view)  # never the salt while it runs
+        assert view["commitment"] == row.commitment and row.key not in str(view)  # never the key while it runs
+        assert match.secret not in str(view)
         if view["your_turn"]:
             moved = client.post(f"/api/matches/{match.pk}/seats/0/actions/",
                                 {"ply": view["ply"], "action": view["legal_actions"][0]}, format="json")
@@ -80,49 +93,76 @@ def test_a_persons_seat_view_carries_the_commitment_from_the_deals_start(house_b
     record = client.get(f"/api/matches/{match.pk}/record/").json()
     assert len(record["deals"]) > 1
     for deal in record["deals"]:
-        assert seen[deal["number"]] == {deal["commitment"]} == {_opens(deal["seed"], deal["salt"])}
+        assert seen[deal["number"]] == {deal["commitment"]} == {_opens(deal["key"])}
 
 
 @pytest.mark.django_db
-def test_the_match_page_shows_commitments_while_running_and_seeds_and_salts_once_finished(house_bots, client):
-    running = match_create(players=house_bots[:2], ruleset=SHORT, seed=8)
+def test_the_match_page_shows_commitments_while_running_and_the_secret_and_keys_once_finished(house_bots, client):
+    running = match_create(players=house_bots[:2], ruleset=SHORT)
     deal = running.deals.get()
     page = client.get(f"/matches/{running.pk}/").content.decode()
-    assert deal.commitment in page and deal.salt not in page and str(deal.seed) not in page
-    finished = match_create(players=house_bots[:2], ruleset=SHORT, seed=9)
+    assert deal.commitment in page and running.commitment in page
+    assert deal.key not in page and running.secret not in page and deal.code not in page
+    api = APIClient().get(f"/api/matches/{running.pk}/").json()
+    assert running.secret not in str(api) and deal.key not in str(api) and api["commitment"] == running.commitment
+    finished = match_create(players=house_bots[:2], ruleset=SHORT)
     match_advance(match_id=finished.pk)
+    finished.refresh_from_db()
     page = client.get(f"/matches/{finished.pk}/").content.decode()
+    assert finished.secret in page and finished.commitment in page
     for row in finished.deals.all():
-        assert row.commitment in page and row.salt in page and str(row.seed) in page
+        assert row.commitment in page and row.key in page
+    api = APIClient().get(f"/api/matches/{finished.pk}/").json()
+    assert api["secret"] == finished.secret and [d["key"] for d in api["deals"]] == [
+        d.key for d in finished.deals.order_by("number")]
     assert "docs/FAIRNESS.md" in page or "FAIRNESS" in page
 
 
-@pytest.mark.django_db
-def test_the_five_line_check_in_fairness_md_opens_a_real_record_and_catches_a_changed_salt(house_bots, tmp_path):
-    """docs/FAIRNESS.md's own Python, run as written (a separate interpreter, no project code) on a real record."""
-    import json
+def _snippets() -> list[str]:
     import re
-    import subprocess
-    import sys
     from pathlib import Path
 
     doc = (Path(__file__).resolve().parents[2] / "docs" / "FAIRNESS.md").read_text()
-    [snippet] = re.findall(r"```python\n(.*?)```", doc, re.S)
-    assert len(snippet.strip().splitlines()) <= 5
+    return re.findall(r"```python\n(.*?)```", doc, re.S)
+
+
+def _run(snippet: str, record: dict, tmp_path) -> list[str]:
+    import json
+    import subprocess
+    import sys
+
     (tmp_path / "check.py").write_text(snippet)
-    match = match_create(players=house_bots[:2], ruleset=SHORT, seed=12)
+    (tmp_path / "match.json").write_text(json.dumps(record))
+    run = subprocess.run([sys.executable, "-I", str(tmp_path / "check.py"), str(tmp_path / "match.json")],
+                         capture_output=True, text=True, cwd=tmp_path, check=True)
+    return run.stdout.splitlines()
+
+
+@pytest.mark.django_db
+def test_the_version_2_check_in_fairness_md_opens_a_real_record_and_catches_a_changed_key(house_bots, tmp_path):
+    """docs/FAIRNESS.md's own Python, run as written (a separate interpreter, no project code) on a real record."""
+    v2, _v1 = _snippets()
+    match = match_create(players=house_bots[:2], ruleset=SHORT)
     match_advance(match_id=match.pk)
     record = APIClient().get(f"/api/matches/{match.pk}/record/").json()
-    (tmp_path / "match.json").write_text(json.dumps(record))
-    run = subprocess.run([sys.executable, "-I", str(tmp_path / "check.py"), str(tmp_path / "match.json")],
-                         capture_output=True, text=True, cwd=tmp_path, check=True)
-    lines = run.stdout.splitlines()
-    assert len(lines) == len(record["deals"]) and all(line.endswith(" opens") for line in lines), run.stdout
+    lines = _run(v2, record, tmp_path)
+    assert len(lines) == 1 + len(record["deals"]) and all(line.endswith(" opens") for line in lines), lines
+    record["deals"][-1]["key"] = "0" * 64
+    assert _run(v2, record, tmp_path)[-1].endswith("DOES NOT OPEN")
+    record["secret"] = "1" * 64
+    assert _run(v2, record, tmp_path)[0] == "secret DOES NOT OPEN"
+
+
+def test_the_version_1_check_in_fairness_md_still_opens_a_record_exported_before_version_2(tmp_path):
+    import json
+    from pathlib import Path
+
+    _v2, v1 = _snippets()
+    record = json.loads((Path(__file__).resolve().parents[1] / "engine" / "records_v1" / "pagat.json").read_text())
+    lines = _run(v1, record, tmp_path)
+    assert len(lines) == len(record["deals"]) and all(line.endswith(" opens") for line in lines), lines
     record["deals"][-1]["salt"] = "0" * 32
-    (tmp_path / "match.json").write_text(json.dumps(record))
-    run = subprocess.run([sys.executable, "-I", str(tmp_path / "check.py"), str(tmp_path / "match.json")],
-                         capture_output=True, text=True, cwd=tmp_path, check=True)
-    assert run.stdout.splitlines()[-1].endswith("DOES NOT OPEN")
+    assert _run(v1, record, tmp_path)[-1].endswith("DOES NOT OPEN")
 
 
 def test_the_turn_schema_takes_a_commitment_or_null_and_nothing_else():

@@ -34,7 +34,8 @@ def mirror(house_bots):
 
 def _hidden_hand(match: Match, seat: int) -> list[str]:
     deal = Deal.objects.get(match=match, number=1)
-    engine = EngineDeal.start(Ruleset.from_dict(match.ruleset), match.seat_count, deal.seed, dealer=deal.dealer)
+    engine = EngineDeal.start(Ruleset.from_dict(match.ruleset), match.seat_count, bytes.fromhex(deal.key),
+                              dealer=deal.dealer)
     return sorted(str(c) for c in engine.view(seat)["hand"])
 
 

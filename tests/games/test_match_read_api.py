@@ -8,6 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
+from match_secrets import match_secrets
 from games.engine import Ruleset
 from games.engine.cards import card_code
 from games.models import Deal, Match
@@ -41,8 +42,8 @@ def test_a_finished_match_shows_seats_deals_results_and_its_published_deals(hous
     running = [0, 0]
     for got, deal, dealt in zip(data["deals"], deals, hands):
         running = [a + b for a, b in zip(running, deal.points)]
-        assert (got["code"], got["seed"], got["salt"], got["commitment"]) == (deal.code, deal.seed, deal.salt,
-                                                                              deal.commitment)
+        assert (got["code"], got["key"], got["seed"], got["salt"], got["commitment"]) == (
+            deal.code, deal.key, None, None, deal.commitment)
         assert (got["points"], got["running"], got["winner"], got["outcome"]) == (deal.points, running, deal.winner,
                                                                                   deal.outcome)
         assert got["hands"] == [[c["code"] for c in hand] for hand in dealt]
@@ -67,13 +68,14 @@ def test_a_running_match_shows_no_code_seed_salt_hand_or_stock_card(house_bots):
     data = answer.json()
     assert (data["status"], data["public"], data["record"], data["replay"]) == ("running", False, None, None)
     rows = list(Deal.objects.filter(match=match).order_by("number"))
-    for secret in [str(match.seed), *(d.code for d in rows), *(str(d.seed) for d in rows), *(d.salt for d in rows)]:
+    assert match.secret and all(row.key for row in rows)
+    for secret in match_secrets(match):
         assert secret not in body
     import re
     tokens = set(re.findall(r"(?<![A-Za-z0-9])[A2-9TJQK][CDHS](?![A-Za-z0-9])", body))
     assert not tokens & hidden, sorted(tokens & hidden)
     for got, row in zip(data["deals"], rows):
-        assert got["code"] is got["seed"] is got["salt"] is got["hands"] is None
+        assert got["code"] is got["key"] is got["seed"] is got["salt"] is got["hands"] is None
         assert got["commitment"] == row.commitment  # public from the deal's start
     assert data["deals"][0]["points"] == rows[0].points and data["deals"][-1]["outcome"] == "playing"
     assert [s["place"] for s in data["seats"]] == [None, None]

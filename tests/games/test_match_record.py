@@ -59,9 +59,10 @@ def test_record_of_a_finished_match_is_public_and_valid(house_bots, people):
         record = response.json()
         jsonschema.validate(record, SCHEMA)
         assert record == json.loads(json.dumps(match_export(match=match)))
-    assert record["match"] == match.pk and record["seed"] == match.seed
+    assert record["match"] == match.pk and record["secret"] == match.secret and record["engine_version"] == "2"
+    assert record["commitment"] == match.commitment and record.get("seed") == match.seed
     deals = list(Deal.objects.filter(match=match).order_by("number"))
-    assert [d["seed"] for d in record["deals"]] == [d.seed for d in deals]
+    assert [d["key"] for d in record["deals"]] == [d.key for d in deals]
     assert [d["dealer"] for d in record["deals"]] == [d.dealer for d in deals]
     assert sum(len(d["actions"]) for d in record["deals"]) == match.ply_count
     assert record["result"]["totals"] == match.totals
@@ -76,8 +77,8 @@ def test_record_of_a_running_or_aborted_match_is_refused_to_everyone(house_bots,
     match_advance(match_id=aborted.pk, ply_budget=5)
     match_abort(match_id=aborted.pk, reason="test")
     for match in (running, aborted):
-        secrets = [str(d.seed) for d in Deal.objects.filter(match=match)] + [
-            d.code for d in Deal.objects.filter(match=match)] + [str(match.seed)]
+        secrets = [d.key for d in Deal.objects.filter(match=match)] + [
+            d.code for d in Deal.objects.filter(match=match)] + [str(match.seed), match.secret]
         for user in (people[0], people[1], None):  # its player, another user, anonymous
             response = _client(user).get(f"/api/matches/{match.pk}/record/")
             assert response.status_code == 403, (match.status, user, response.content)
@@ -110,10 +111,11 @@ def test_export_then_offline_replay_round_trip(preset, house_bots, tmp_path, cap
     match = _finished(house_bots, preset=preset, seed=20 + sorted(PRESETS).index(preset))
     record = _client().get(f"/api/matches/{match.pk}/record/").json()
     jsonschema.validate(record, SCHEMA)
-    assert all(len(d["salt"]) == 32 and len(d["commitment"]) == 64 for d in record["deals"])  # docs/FAIRNESS.md
+    assert all(len(d["key"]) == 64 and len(d["commitment"]) == 64 for d in record["deals"])  # docs/FAIRNESS.md
     rc, out = _replay(tmp_path, json.dumps(record), capsys)
     assert rc == 0, out.err
-    assert f"match {match.pk} ({preset}" in out.out and "every deal's commitment opened: OK" in out.out
+    assert f"match {match.pk} ({preset}" in out.out
+    assert "the secret opened the match's commitment and every deal's key its own: OK" in out.out
 
 
 @pytest.mark.django_db
@@ -128,7 +130,8 @@ def test_a_tampered_action_is_refused_naming_deal_and_ply(house_bots, tmp_path, 
     assert f"deal 1 ply {ply + 1}: expected one of" in out.err and "'XX'" in out.err
     # a card that exists but is not in hand at that ply
     hand_cards = {a.get("card") for a in deal["actions"]}
-    other = next(c for c in ("AS", "2H", "KD", "7C", "QS", "3D") if c not in hand_cards)
+    other = next(r + s for s in "SHDC" for r in "A2K7Q3456"  # a card deal 1 never played
+                 if r + s not in hand_cards)
     tampered["deals"][0]["actions"][ply] = {"type": "play", "card": other}
     rc, out = _replay(tmp_path, json.dumps(tampered), capsys)
     assert rc == 1 and f"deal 1 ply {ply + 1}" in out.err

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from bots_api.models import Bot
 from bots_api.services import bot_register
+from match_secrets import match_secrets
 from games.engine import Ruleset
 from games.engine.cards import card_code
 from games.models import Match
@@ -82,9 +83,8 @@ def test_no_response_of_a_running_match_shows_a_hidden_card(house_bots, ladder, 
     bot_hand = set(deal.hand(1)) - public
     stock = {card_code(c) for c in deal.stock} - public
     own = set(deal.hand(0))
-    secrets_ = [str(match.seed), *(d.code for d in match.deals.all()), *(str(d.seed) for d in match.deals.all()),
-                *(d.salt for d in match.deals.all())]  # the salts that open the commitments (docs/FAIRNESS.md)
-    assert all(d.salt and d.commitment for d in match.deals.all())
+    secrets_ = match_secrets(match)  # the secret and keys that open the commitments (docs/FAIRNESS.md)
+    assert match.secret in secrets_ and all(d.key and d.commitment for d in match.deals.all())
     urls = ["/", "/matches/", f"/matches/{match.pk}/", f"/matches/{match.pk}/play/", "/ladders/test/",
             f"/players/{other.name}/", "/players/ruth/", f"/api/matches/{match.pk}/seats/0/",
             f"/api/matches/{match.pk}/seats/1/", f"/api/matches/{match.pk}/deals/1/", "/api/players/ruth/",
@@ -127,11 +127,11 @@ def test_no_response_of_a_running_match_shows_a_hidden_card(house_bots, ladder, 
         match_advance(match_id=match.pk)
         turns = bot_server.bodies("turn")
         assert turns and {t["commitment"] for t in turns} <= {d.commitment for d in match.deals.all()}
-    salts = [d.salt for d in match.deals.all()]
+    hidden = match_secrets(match)  # the secret, and each deal's key and code
     for _headers, raw in bot_server.requests:
-        assert not any(salt in raw.decode(errors="replace") for salt in salts), "a bot's request holds a salt"
-    # nor does a salt go into a log line
-    assert not any(salt in record.getMessage() for record in caplog.records for salt in salts)
+        assert not any(h in raw.decode(errors="replace") for h in hidden), "a bot's request holds a secret or key"
+    # nor does a secret or key go into a log line
+    assert not any(h in record.getMessage() for record in caplog.records for h in hidden)
 
 
 @pytest.mark.django_db
@@ -163,9 +163,8 @@ def test_no_response_of_a_running_guest_match_shows_a_hidden_card(house_bots, la
     bots = (set(deal_.hand(1)) | set(deal_.hand(2))) - public
     stock = {card_code(c) for c in deal_.stock} - public
     own = set(deal_.hand(0))
-    secrets_ = [str(match.seed), *(d.code for d in match.deals.all()), *(str(d.seed) for d in match.deals.all()),
-                *(d.salt for d in match.deals.all())]  # the salts that open the commitments (docs/FAIRNESS.md)
-    assert all(d.salt and d.commitment for d in match.deals.all())
+    secrets_ = match_secrets(match)  # the secret and keys that open the commitments (docs/FAIRNESS.md)
+    assert match.secret in secrets_ and all(d.key and d.commitment for d in match.deals.all())
     urls = ["/", "/matches/", f"/matches/{match.pk}/", f"/matches/{match.pk}/play/", f"/players/{guest.name}/",
             *(f"/api/matches/{match.pk}/seats/{s}/" for s in range(3)), f"/api/matches/{match.pk}/deals/1/",
             f"/api/players/{guest.name}/", f"/api/matches/{match.pk}/record/", f"/matches/{match.pk}/replay/",

@@ -24,10 +24,11 @@ def _duplicate_ladder(players, *, slug="dup", preset="pagat", seats=2, **kwargs)
 
 
 def _starting_hands(match: Match, number: int) -> tuple[int, int, list[list[str]]]:
-    """Deal ``number`` of ``match`` as stored (seed, dealer) and each seat's starting hand dealt from them."""
+    """Deal ``number`` of ``match`` as stored (key, dealer) and each seat's starting hand dealt from them."""
     row = Deal.objects.get(match=match, number=number)
-    deal = EngineDeal.start(Ruleset.from_dict(match.ruleset), match.seat_count, row.seed, dealer=row.dealer)
-    return row.seed, row.dealer, [sorted(deal.hand(s)) for s in range(match.seat_count)]
+    deal = EngineDeal.start(Ruleset.from_dict(match.ruleset), match.seat_count, bytes.fromhex(row.key),
+                            dealer=row.dealer)
+    return row.key, row.dealer, [sorted(deal.hand(s)) for s in range(match.seat_count)]
 
 
 def _check_rotated_and_same_cards(matches: list[Match]) -> int:
@@ -36,7 +37,7 @@ def _check_rotated_and_same_cards(matches: list[Match]) -> int:
     n = len(seatings[0])
     for r, seating in enumerate(seatings):
         assert seating == [seatings[0][(s - r) % n] for s in range(n)]
-    assert len({m.seed for m in matches}) == 1
+    assert len({m.secret for m in matches}) == 1 and len(matches[0].secret) == 64  # one fresh secret a set
     common = min(m.deals.exclude(points=None).count() for m in matches)
     assert common >= 1
     for number in range(1, common + 1):

@@ -39,21 +39,21 @@ def mirrored(db):
 def test_the_finished_rotations_record_is_withheld_while_the_sibling_runs(mirrored):
     g0, g1, running_deal = mirrored
     resp = Client().get(f"/api/matches/{g0.pk}/record/")  # anonymous
-    assert resp.status_code == 403 and str(running_deal.seed) not in resp.content.decode()
+    assert resp.status_code == 403 and running_deal.key not in resp.content.decode()
     assert match_advance(match_id=g1.pk) == "finished"
     record = Client().get(f"/api/matches/{g0.pk}/record/").json()  # public once both are over
-    published = {d["seed"] for d in record["deals"]}
-    assert running_deal.seed in published and record["seed"] == g1.seed  # the same cards: hence the wait
+    published = {d["key"] for d in record["deals"]}
+    assert running_deal.key in published and record["secret"] == g1.secret  # the same cards: hence the wait
 
 
 def test_the_finished_rotations_page_does_not_show_the_running_siblings_hands(mirrored):
     g0, g1, running_deal = mirrored
     ruleset = Ruleset.from_dict(g1.ruleset)
-    hidden = EngineDeal.start(ruleset, g1.seat_count, running_deal.seed, dealer=running_deal.dealer)
+    hidden = EngineDeal.start(ruleset, g1.seat_count, bytes.fromhex(running_deal.key), dealer=running_deal.dealer)
     starting = " ".join(hidden.hand(0))  # the running sibling's seat 0 hand, as the page's starting hands list it
     html = Client().get(f"/matches/{g0.pk}/").content.decode()
     # the finished rotation's page shows starting hands, seeds and deal codes; the running sibling's same deal
-    assert str(running_deal.seed) not in html, "the running sibling's deal seed is on a public page"
+    assert running_deal.key not in html and g1.secret not in html, "the running sibling's key is on a public page"
     assert running_deal.code not in html, "the running sibling's deal code is on a public page"
     assert not all(f'data-card="{c}"' in html or f">{c}<" in html for c in hidden.hand(0)), (
         f"every card of the running sibling's seat 0 hand ({starting}) is on the finished rotation's page")

@@ -48,7 +48,8 @@ def test_a_match_stored_in_bulk_is_the_match_the_worker_stores(house_bots):
     [stored] = store_house_matches(players=players, ruleset=SHORT, preset="pagat", seeds=[4242])
     worker, bulk = (match_export(match=Match.objects.get(pk=pk)) for pk in (played.pk, stored))
     assert _comparable(worker) == _comparable(bulk)
-    assert all(d["commitment"] and d["salt"] for d in worker["deals"] + bulk["deals"])
+    assert all(d["commitment"] and d["key"] for d in worker["deals"] + bulk["deals"])
+    assert worker["secret"] == bulk["secret"] and worker["engine_version"] == bulk["engine_version"] == "2"
 
 
 @pytest.mark.django_db
@@ -82,13 +83,13 @@ def test_it_reports_every_tampered_match_and_exits_non_zero(house_bots):
     assert len(lines) == 2, out
     assert lines[0].startswith(f"MISMATCH match {ids[5]} deal 2 ply {move.ply + 1}: ")
     assert "expected one of" in lines[0] and "found {'type': 'announce'}" in lines[0]
-    assert lines[1].startswith(f"MISMATCH match {ids[20]} deal 1: deal 1: commitment does not match")
+    assert lines[1].startswith(f"MISMATCH match {ids[20]} deal 1: deal 1: commitment expected")
     assert "verified 40 finished match(es)" in out and "2 mismatch(es)" in out
 
 
 @pytest.mark.django_db
 def test_a_deal_stored_before_commitments_passes_with_a_note(house_bots):
-    ids = store_house_matches(players=house_bots[:2], ruleset=SHORT, seeds=[3, 4])
+    ids = store_house_matches(players=house_bots[:2], ruleset=SHORT, seeds=[3, 4], version="1")
     Deal.objects.filter(match_id=ids[0]).update(salt="", commitment="")
     # a match created before the migration that added commitments was applied here
     Match.objects.filter(pk=ids[0]).update(created_at=commitments_since() - timedelta(days=1))
@@ -160,12 +161,43 @@ def test_a_since_that_is_no_real_date_is_a_command_error_naming_it(tmp_path, com
      "deal 2: expected a commitment and its salt (an earlier deal of the match has one)"),
 ])
 def test_a_tampered_seat_total_or_a_blanked_commitment_is_a_mismatch(house_bots, tamper, says):
-    ids = store_house_matches(players=house_bots[:2], ruleset=Ruleset.preset("pagat", target=200), seeds=[21])
+    ids = store_house_matches(players=house_bots[:2], ruleset=Ruleset.preset("pagat", target=200), seeds=[21],
+                              version="1")  # a database from before engine version 2
     assert Deal.objects.filter(match_id=ids[0]).count() >= 2
     tamper(ids[0])
     out, error = _verify("--no-progress")
     assert error is not None and error.returncode == 1, out
     assert f"MISMATCH match {ids[0]}" in out and says in out, out
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("tamper, says", [
+    (lambda m: Deal.objects.filter(match_id=m, number=2).update(commitment=""), "deal 2: commitment expected"),
+    (lambda m: Match.objects.filter(pk=m).update(secret="ab" * 32), "the secret is not the one seed 21 gives"),
+    (lambda m: Match.objects.filter(pk=m).update(secret="ab" * 32, seed=None), "match: commitment expected"),
+    (lambda m: Match.objects.filter(pk=m).update(commitment="ab" * 32), "match: commitment expected"),
+    (lambda m: Deal.objects.filter(match_id=m, number=2).update(key="ab" * 32), "deal 2: key expected"),
+    (lambda m: Deal.objects.filter(match_id=m, number=1).update(code="U0000000000000"[:13]), "deal 1: code expected"),
+])
+def test_a_version_2_match_with_a_changed_secret_key_code_or_commitment_is_a_mismatch(house_bots, tamper, says):
+    ids = store_house_matches(players=house_bots[:2], ruleset=Ruleset.preset("pagat", target=200), seeds=[21])
+    assert Deal.objects.filter(match_id=ids[0]).count() >= 2
+    out, error = _verify("--no-progress")
+    assert error is None, out
+    tamper(ids[0])
+    out, error = _verify("--no-progress")
+    assert error is not None and error.returncode == 1, out
+    assert f"MISMATCH match {ids[0]}" in out and says in out, out
+
+
+@pytest.mark.django_db
+def test_version_1_and_version_2_matches_verify_side_by_side(house_bots):
+    old = store_house_matches(players=house_bots[:2], ruleset=SHORT, seeds=[31, 32], version="1")
+    new = store_house_matches(players=house_bots[:2], ruleset=SHORT, seeds=[31, 32])
+    assert {Match.objects.get(pk=pk).engine_version for pk in old} == {"1"}
+    assert {Match.objects.get(pk=pk).engine_version for pk in new} == {"2"}
+    out, error = _verify("--no-progress")
+    assert error is None and "verified 4 finished match(es)" in out and "0 mismatch(es)" in out, out
 
 
 @pytest.mark.django_db
