@@ -196,11 +196,11 @@ class BotRotateSecretApi(OwnerApi):
 
 class BotVerifyApi(OwnerApi):
     """Check the bot: the answer (202) comes at once with the check, queued; a worker then sends the bot the
-    conformance checks (a signed ping within 3 s, three requests it must refuse with a 4xx, the turn positions
-    at the ladders' deadline, a ``match_end``). Poll the check's URL (the ``Location`` header) until its state is
-    ``passed`` (the bot is verified, and a suspension is lifted) or ``failed`` (the bot is unverified; ``detail``
-    says the first failed check and its cause). A check already queued or running is answered instead of a new
-    one."""
+    conformance checks (the turns of a few check matches under the rules and deadline of the bot's ladders, a
+    ``match_end`` for each, then a signed ping within 3 s and three requests it must refuse with a 4xx). Poll the
+    check's URL (the ``Location`` header) until its state is ``passed`` (the bot is verified, and a suspension is
+    lifted) or ``failed`` (the bot is unverified; ``detail`` says the first failed check and its cause). A check
+    already queued or running is answered instead of a new one."""
 
     throttle_classes = [AnonRateThrottle, UserRateThrottle, ScopedRateThrottle]
     throttle_scope = "bot_verify"  # each check makes the service send a dozen HTTP requests: keep it scarce

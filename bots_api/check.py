@@ -1,24 +1,39 @@
 """Conformance checker for bot authors: test your endpoint before you register it.
 
-    python -m bots_api.check URL --secret S [--timeout-ms 1000]
+    python -m bots_api.check URL --secret S [--timeout-ms 1000] [--time-bank-ms 5000]
 
-Sends what the service sends, signed as the service signs it, and reports PASS / FAIL per check:
+Sends what the service sends, signed as the service signs it, in the order a match sends it, and reports PASS /
+FAIL / WARN per check. The service's Verify runs the same checks (``run_checks``) with the ladders' rules.
 
-* a signed ``ping``: must answer 2xx with ``{"name", "author", "version"}`` (the ping reply schema);
-* a ``ping`` signed with the wrong secret, one with a stale timestamp, one without signature headers: a correct bot
-  rejects each with a 4xx (401 or 403), since anyone can POST to a public URL;
-* tricky ``turn`` positions built with the real engine (``Deal.from_position``, the real view and legal actions):
-  a declared suit after an eight, a starter eight the dealer must declare, an empty stock with nothing to draw,
-  the draw limit reached (web-table), only an eight playable (the reply must name a suit), a pending two under
-  ``twos="stack"``, and an ordinary opening turn; and matches dealt from random seeds, played from their first
-  ply for a few turns of the bot's seat. Each reply must match the turn reply schema, be legal, and come within
-  the deadline;
-* a ``match_end``: should answer 2xx (the service ignores failures, so this is only a warning).
+* **Turns, first.** Every turn belongs to a check match played from its first ply, as the service plays a match:
+  dealt from a random seed under rules the bot meets (from the service: the rules, seat count and turn deadline of
+  its ladders; here: ``default_match_rules``, pagat, web-table, eights-classic and pagat with stacked twos), the
+  bot in a random seat, the other seats played by house strategies, and the bot asked for every turn of its seat
+  from its first on. Most check matches are chosen, by trying random seeds before anything is sent, for a tricky
+  situation their opening reaches (``SITUATIONS``): a declared suit after an eight, a starter eight the dealer
+  must declare, nothing to play or draw (pass), the draw limit reached, only an eight playable (the reply must
+  name a suit), a pending two; plus an ordinary first turn. Every turn of the bot before the situation has a single
+  legal action, so the bot meets the situation whatever it is; a situation the rules do not allow is left out.
+  ``DEALT_MATCHES`` more are played for ``DEALT_TURNS`` turns of the bot. Each reply must match the turn reply
+  schema, be legal, and come within the deadline plus the time bank the turn states;
+* a ``match_end`` for every check match, after the last turn (each match played out by house strategies): should
+  answer 2xx (the service ignores failures, so this is only a warning);
+* **last**, a signed ``ping`` (must answer 2xx with ``{"name", "author", "version"}``, the ping reply schema), then
+  a ``ping`` signed with the wrong secret, one with a stale timestamp and one without signature headers: a correct
+  bot rejects each with a 4xx (401 or 403), since anyone can POST to a public URL.
 
-The turn checks are sent in a random order, each with its own match id drawn at random (``match_ids``; the service draws
-them from just above its newest match, so they look like matches just begun) and the real turn's shape: a check
-cannot be told from a real turn by design, and a bot must play every request properly.
+A check cannot be told from a real turn by design. Only checks send a ``ping`` or a badly signed request, so they
+come after every turn: by the time anything could tell the bot it was being checked, it has played every turn it
+is judged on. And every field of a check's turn is drawn as a real turn's is: the match id (``match_ids``; the
+service draws them from just above its newest match), ``deal_number``, ``ply``, ``you``, the view and its history
+(a real deal from its first ply), ``ruleset``, ``totals``, ``deadline_ms`` (the ladder's), ``time_bank_ms`` (the
+seat's bank, spent as in a match), ``last_latency_ms`` (null on the seat's first turn of the match, then the round
+trip of its previous turn in that match) and ``commitment`` (a fresh one per deal). What a check cannot hide, and
+no field says: a bot that keeps its own records knows whether it has been verified yet (only a verified bot is
+seated in real matches), can look a match id up on the service's public pages, and notices afterwards that a
+check's matches stopped after a few turns; so a bot must play every request properly.
 
+The report lists the ping and the refusals first, then the turn checks in the order sent, then the ``match_end``s.
 The exit status is 0 only when every check passes. No database and no Django settings are needed.
 """
 
@@ -32,7 +47,7 @@ import secrets
 import sys
 import time
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, TextIO
 from urllib.parse import urlsplit
 
@@ -40,18 +55,78 @@ from games.engine import Deal, IllegalAction, MatchState, Ruleset
 from games.engine.fairness import SALT_BYTES, deal_commitment
 from games.engine.keys import deal_key_commitment
 from games.engine.referee import turn_for
+from games.engine.strategies import STRATEGIES, strategy_rng
 
-from bots_api.protocol import BotFault, reply_debug
 from bots_api.localhttp import Reply, encode, make_client, send
 from bots_api.protocol import (
-    PROTOCOL_VERSION, SIGNATURE_MAX_AGE_S, match_end_body, ping_body, schema_errors, sign, turn_body, turn_request,
+    PROTOCOL_VERSION, SIGNATURE_MAX_AGE_S, BotFault, match_end_body, ping_body, reply_debug, schema_errors, sign,
+    turn_request,
 )
 
 PING_TIMEOUT_MS = 3000  # as the service's verify
 GRACE_MS = 1000  # a late answer is still awaited this long, to say how late it was
-DEALT_MATCHES = 2  # matches dealt from random seeds, played from their first turn, besides the tricky positions
-DEALT_TURNS = 3  # the bot's turns asked in each (the other seats play random legal actions)
-DEALT_PRESETS = ("pagat", "web-table", "eights-classic")  # the standalone checker's rules for dealt matches
+DEALT_MATCHES = 2  # matches dealt from random seeds, played from their first turn, besides the situations
+DEALT_TURNS = 3  # the bot's turns asked in each
+MAX_SITUATION_TURNS = 4  # a situation arises by the bot's 4th turn (web-table's pass after its 3 draws) or not at all
+SEARCH_TRIES = 10_000  # random matches tried per situation before it is left out (about 0.1 ms each)
+#: The house strategy that plays the bot's seat once a check match is over for the bot (for its ``match_end``).
+FINISHER = "heuristic"
+
+
+@dataclass(frozen=True)
+class MatchRules:
+    """Rules a bot meets in real matches: a ruleset (``name`` for the report: a preset or a ladder), its seat
+    count, and the turn deadline in ms."""
+
+    name: str
+    ruleset: Ruleset
+    seats: int
+    deadline_ms: int
+
+
+def default_match_rules(deadline_ms: int) -> list[MatchRules]:
+    """The standalone checker's rules (the service passes its ladders'): every situation arises under one of them."""
+    presets = [MatchRules(name, Ruleset.preset(name), 2, deadline_ms) for name in ("pagat", "web-table", "eights-classic")]
+    return presets + [MatchRules("pagat (twos: stack)", Ruleset.preset("pagat", twos="stack"), 2, deadline_ms)]
+
+
+@dataclass(frozen=True)
+class Situation:
+    """A tricky situation a check match is chosen for: its check's ``name``, what it tests (``about``), whether a
+    ruleset allows it (``allowed``), and whether it has arisen for the seat to play (``arises(view, legal)``)."""
+
+    name: str
+    about: str
+    allowed: Callable[[Ruleset], bool]
+    arises: Callable[[dict, list[dict]], bool]
+
+
+SITUATIONS = [
+    Situation("turn: opening", "an ordinary first turn of a match", lambda rules: True, lambda view, legal: True),
+    Situation("turn: declared suit", "a suit was declared on an eight: follow the declared suit (not the eight's "
+              "own suit) or play an eight",
+              lambda rules: rules.eights != "no_declare", lambda view, legal: view["declared"]),
+    Situation("turn: starter eight", "the starter is an eight and this seat is the dealer: it must declare a suit "
+              '({"type": "declare", "suit": ...})', lambda rules: rules.starter_eight == "dealer_declares",
+              lambda view, legal: all(a["type"] == "declare" for a in legal)),
+    Situation("turn: nothing to play or draw", "nothing playable and nothing more to draw this turn: pass is the "
+              "only legal action", lambda rules: rules.explicit_pass,  # an empty stock never comes so early
+              lambda view, legal: legal == [{"type": "pass"}]),
+    Situation("turn: draw limit reached", "this seat has drawn all it may this turn: it may not draw again",
+              lambda rules: rules.draw != "until_playable",
+              lambda view, legal: view["draws_left"] == 0 and view["drawn_card"] is not None
+              and any(a["type"] == "play" for a in legal)),
+    Situation("turn: only an eight", "eights are the only legal plays and drawing is not allowed: the reply must "
+              'name the suit: {"type": "play", "card": "8?", "suit": ...}',
+              lambda rules: not rules.voluntary_draw or rules.draw != "one",
+              lambda view, legal: all(a["type"] == "play" and a["card"][0] == "8" for a in legal)),
+    Situation("turn: pending two", "a two is on top with cards pending: answer with a two or draw the penalty "
+              "(another card of the suit is no answer)", lambda rules: rules.twos != "off",
+              lambda view, legal: view["pending_draw"] > 0),
+]
+#: Turn checks of one check under ``default_match_rules`` (a match is one check, of one or more turns); under
+#: rules that allow fewer situations a check has fewer.
+TURN_CHECKS = len(SITUATIONS) + DEALT_MATCHES
 
 
 @dataclass
@@ -61,6 +136,8 @@ class Check:
     detail: str
     reply: object = None  # the parsed reply of a passed ping (the service keeps the name and version)
     elapsed_ms: int | None = None
+    unreachable: bool = False  # failed because the bot is not answering the service (no connection, no answer in
+    # time, or its signature refused): nothing more is worth sending
 
     @property
     def ok(self) -> bool:
@@ -68,80 +145,86 @@ class Check:
 
 
 @dataclass
-class Position:
-    """A turn position: a name, what it tests, and how to build it."""
+class CheckMatch:
+    """One match of a check, planned before anything is sent: its rules and seed, the bot's seat, the house strategy
+    of every other seat, how many of the bot's turns to ask, and the situation its last asked turn is (None: an
+    ordinary dealt match). ``name`` is its check's name in the report."""
 
     name: str
-    about: str
-    build: Callable[[], tuple[Ruleset, Deal]]
+    rules: MatchRules
+    seed: int
+    seat: int
+    strategies: dict[int, str]
+    turns: int
+    situation: Situation | None = None
+    state: MatchState | None = field(default=None, repr=False)  # as the check left it
+
+    def start(self) -> MatchState:
+        self.state = MatchState.start(self.rules.ruleset, self.rules.seats, self.seed)
+        return self.state
+
+    def others_play(self) -> None:
+        """The other seats play (their house strategies, keyed by deal seed and ply as on a ladder) until the bot's
+        seat is to play or the match is over."""
+        state = self.state
+        while not state.is_over and state.to_play != self.seat:
+            seat = state.to_play
+            strategy = STRATEGIES[self.strategies[seat]]
+            state.apply(strategy(state.view(seat), state.legal_actions(),
+                                 strategy_rng(state.deal.seed, state.deal.ply, seat)))
+
+    @property
+    def where(self) -> str:
+        return f"{self.rules.name}, {self.rules.seats} seats, seat {self.seat}, seed {self.seed}"
 
 
-def _position(preset: str, hands, stock, discard, to_play=0, overrides=None, **kwargs):
-    def build():
-        rules = Ruleset.preset(preset, **(overrides or {}))
-        return rules, Deal.from_position(rules, hands, stock, discard, to_play, **kwargs)
-    return build
+def _random_match(name: str, rules: MatchRules, rng: random.Random, turns: int) -> CheckMatch:
+    seat = rng.randrange(rules.seats)
+    strategies = {s: rng.choice(sorted(STRATEGIES)) for s in range(rules.seats) if s != seat}
+    return CheckMatch(name, rules, rng.randrange(1, 2**31), seat, strategies, turns)
 
 
-def _opening():
-    rules = Ruleset.preset("pagat")
-    return rules, MatchState.start(rules, 2, 1).deal
+def _turn_it_arises(match: CheckMatch, situation: Situation) -> int | None:
+    """The bot's turn (1-based) at which ``situation`` arises in ``match`` when every earlier turn of the bot has a
+    single legal action (so it arises whatever the bot is), or None within ``MAX_SITUATION_TURNS``."""
+    state = match.start()
+    for turn in range(1, MAX_SITUATION_TURNS + 1):
+        match.others_play()
+        if state.is_over:
+            return None
+        legal = state.legal_actions()
+        if situation.arises(state.view(match.seat), legal):
+            return turn
+        if len(legal) != 1:
+            return None
+        state.apply(legal[0])
+    return None
 
 
-def _starter_eight():
-    rules = Ruleset.preset("pagat")
-    return rules, Deal.start(rules, 2, 2, dealer=1)  # seed 2 turns the 8C as starter: the dealer declares
+def plan_situation(situation: Situation, match_rules: list[MatchRules], rng: random.Random,
+                   tries: int = SEARCH_TRIES) -> CheckMatch | None:
+    """A check match whose opening reaches ``situation`` for the bot, found by trying random matches under the
+    rules that allow it; None when no rules allow it or none of ``tries`` matches reaches it."""
+    allowed = [rules for rules in match_rules if situation.allowed(rules.ruleset)]
+    for _ in range(tries if allowed else 0):
+        match = _random_match(situation.name, rng.choice(allowed), rng, 0)
+        turns = _turn_it_arises(match, situation)
+        if turns:
+            match.turns, match.situation, match.state = turns, situation, None
+            return match
+    return None
 
 
-POSITIONS = [
-    Position("turn: opening", "an ordinary first turn (pagat, 2 seats)", _opening),
-    Position("turn: declared suit", "hearts were declared on the 8S: only a heart or an eight may be played (the KS "
-             "follows the top card, not the declared suit)",
-             _position("pagat", [["2H", "KS", "8C", "5D", "9H"], ["3C", "4C", "5C", "6C", "7C"]], ["AC", "AD", "AS"],
-                       ["3S", "8S"], declared_suit="H")),
-    Position("turn: starter eight", "the starter is an eight and this seat is the dealer: it must declare a suit "
-             '({"type": "declare", "suit": ...})', _starter_eight),
-    Position("turn: empty stock", "nothing playable, the stock is empty and there is no card to reshuffle: pass is "
-             "the only legal action",
-             _position("pagat", [["2H", "3D", "9S"], ["3C", "4C", "5C", "6C", "7C"]], [], ["KC"])),
-    Position("turn: draw limit reached", "web-table: this seat has drawn its limit of 3 cards this turn; it may not "
-             "draw again and must play the KD",
-             _position("web-table", [["2H", "3D", "9D", "KD", "7H"], ["3C", "4C", "5C", "6C", "7C"]], ["AD", "AH"],
-                       ["5S", "KC"], drawn_this_turn=3, drawn_card="7H")),
-    Position("turn: only an eight", "eights-classic (forced play): the 8D is the only playable card and the reply "
-             'must name the suit: {"type": "play", "card": "8D", "suit": ...}',
-             _position("eights-classic", [["8D", "2C", "3C", "4S"], ["3C", "4C", "5C", "6C", "7C"]], ["AD", "AH"],
-                       ["5S", "KH"])),
-    Position("turn: pending two", 'twos="stack": a 2S is on top with 2 cards pending; answer with a two or draw the '
-             "penalty (the 5S and the 8C are no answer)",
-             _position("pagat", [["2H", "5S", "9D", "8C"], ["3C", "4C", "5C", "6C", "7C"]], ["AD", "AH", "AC"],
-                       ["5D", "2S"], overrides={"twos": "stack"}, pending_draw=2)),
-]
-
-
-def _built(position: Position) -> tuple[Ruleset, Deal, int, list[int], dict | None]:
-    """(rules, deal, deal number, totals, the view of the seat to play or None to build it) of a position."""
-    built = position.build()
-    if isinstance(built, MatchState):
-        return built.ruleset, built.deal, built.deal_number, list(built.totals), built.view(built.to_play)
-    rules, deal = built
-    return rules, deal, 1, [0] * deal.seats, None
-
-TURN_CHECKS = len(POSITIONS) + DEALT_MATCHES  # turn checks of one check (a dealt match is one, of DEALT_TURNS turns)
-
-
-def position_body(rules: Ruleset, deal: Deal, deadline_ms: int, match_id: int, time_bank_ms: int = 0,
-                  last_latency_ms: int | None = None) -> dict:
-    """The ``turn`` request the service would send for the seat to play in ``deal`` (deal 1 of a fresh match
-    ``match_id``)."""
-    seat = deal.to_play
-    totals = [0] * deal.seats
-    view = deal.view(seat)
-    view.update(deal_number=1, totals=list(totals), target=rules.target_for(deal.seats))
-    return turn_body(match_id=match_id, deal_number=1, ply=deal.ply, seat=seat, view=view,
-                     legal_actions=deal.legal_actions(), ruleset=rules.to_dict(), totals=totals,
-                     deadline_ms=deadline_ms, last_latency_ms=last_latency_ms, time_bank_ms=time_bank_ms,
-                     commitment=fresh_commitment(deal.seed))
+def plan_matches(match_rules: list[MatchRules], rng: random.Random) -> list[CheckMatch]:
+    """Every check match, in the random order they are sent: one per situation the rules allow, and
+    ``DEALT_MATCHES`` ordinary ones."""
+    matches = [m for m in (plan_situation(s, match_rules, rng) for s in SITUATIONS) if m is not None]
+    for _ in range(DEALT_MATCHES):
+        match = _random_match("", rng.choice(match_rules), rng, DEALT_TURNS)
+        match.name = f"turn: dealt match (seed {match.seed})"
+        matches.append(match)
+    rng.shuffle(matches)
+    return matches
 
 
 def fresh_commitment(source: int | bytes) -> str:
@@ -157,12 +240,18 @@ def _snippet(data: bytes, limit: int = 120) -> str:
     return json.dumps(text[:limit] + ("..." if len(text) > limit else ""))
 
 
+#: What a bot that refuses a correctly signed request should look at.
+CHECK_THE_SECRET = ("check the secret (on the service: the signing secret given when the bot was registered, or its "
+                    "newest rotation) and that you sign the raw body bytes as received: HMAC-SHA256 of "
+                    "\"{timestamp}.{body}\"")
+
+
 def _status_problem(reply: Reply) -> str | None:
     if 300 <= reply.status < 400:
         return f"answered HTTP {reply.status} (to {reply.location or '?'}); redirects are not followed"
     if reply.status in (401, 403):
-        return (f"answered HTTP {reply.status} {_snippet(reply.data)}: a signed request was refused (is the secret "
-                "right?)")
+        return (f"rejected a correctly signed request (HTTP {reply.status} {_snippet(reply.data)}): "
+                + CHECK_THE_SECRET)
     if not 200 <= reply.status < 300:
         return f"answered HTTP {reply.status} {_snippet(reply.data)}"
     return None
@@ -180,11 +269,10 @@ def check_ping(client, url: str, secret: str) -> Check:
     try:
         reply = send(client, url, raw, sign(secret, raw), PING_TIMEOUT_MS)
     except BotFault as fault:
-        return Check("ping", "FAIL", f"{fault.kind}: {fault.cause}")
+        return Check("ping", "FAIL", f"{fault.kind}: {fault.cause}", unreachable=True)
     if reply.status in (401, 403):
-        return Check("ping", "FAIL", f"rejected a correctly signed ping (HTTP {reply.status}): check the secret (on the "
-                     "service: the signing secret given when the bot was registered, or its newest rotation) and "
-                     "that you sign the raw body bytes as received: HMAC-SHA256 of \"{timestamp}.{body}\"")
+        return Check("ping", "FAIL", f"rejected a correctly signed ping (HTTP {reply.status}): {CHECK_THE_SECRET}",
+                     unreachable=True)
     problem = _status_problem(reply)
     if problem:
         return Check("ping", "FAIL", problem)
@@ -213,59 +301,60 @@ def check_rejected(client, url: str, name: str, headers: dict[str, str], raw: by
                  "(401 or 403)")
 
 
-def check_turn(client, url: str, secret: str, position: Position, deadline_ms: int, match_id: int,
-               time_bank_ms: int = 0, last_latency_ms: int | None = None) -> Check:
-    rules, deal = position.build()
-    body = position_body(rules, deal, deadline_ms, match_id, time_bank_ms=time_bank_ms,
-                         last_latency_ms=last_latency_ms)
-    action, problem, elapsed, warning = _ask_turn(client, url, secret, body, deal, deadline_ms, position.about)
-    if problem:
-        return Check(position.name, "FAIL", problem)
-    if warning:  # the reply's debug note was bad: the service keeps the turn and warns
-        return Check(position.name, "WARN", f"{json.dumps(action)} in {elapsed} ms, but {warning} (the service plays "
-                     "the turn and shows this warning in your turn log)", elapsed_ms=elapsed)
-    return Check(position.name, "PASS", f"{json.dumps(action)} in {elapsed} ms", elapsed_ms=elapsed)
-
-
-def check_dealt_match(client, url: str, secret: str, rules: Ruleset, seats: int, match_id: int, deadline_ms: int,
-                      time_bank_ms: int, rng: random.Random) -> Check:
-    """A match dealt from a random seed, played from its first ply as the service plays one: the bot holds a
-    random seat and is asked for ``DEALT_TURNS`` turns in a row of match ``match_id`` (the other seats play
-    random legal actions); every reply must be schema-valid, legal and within the deadline."""
-    seed = rng.randrange(1, 2**31)
-    name = f"turn: dealt match (seed {seed})"
-    state = MatchState.start(rules, seats, seed)
-    seat, asked, last_latency, played = rng.randrange(seats), 0, None, []
+def check_match(client, url: str, secret: str, match: CheckMatch, match_id: int, time_bank_ms: int) -> Check:
+    """Play ``match`` as the service plays a match with the bot seated: from its first ply, the bot asked for
+    ``match.turns`` turns of its seat in a row (``match.situation`` is the last), each with the match's id, the
+    deal's commitment, the seat's time bank (a slow turn pays its excess from it) and the round trip of the seat's
+    previous turn in the match. Every reply must be schema-valid, legal and within the deadline plus the bank.
+    ``match.state`` is left where the check stopped."""
+    state = match.start()
+    deadline_ms = match.rules.deadline_ms
     commitments: dict[int, str] = {}  # by deal number, made when the deal is first seen
-    for _ in range(2000):  # far more plies than DEALT_TURNS of one seat need
-        if state.is_over or asked == DEALT_TURNS:
+    last_latency, played, warnings = None, [], []
+    while len(played) < match.turns:
+        match.others_play()
+        if state.is_over:
             break
-        legal = state.legal_actions()
-        if state.to_play != seat:
-            state.apply(rng.choice(legal))
-            continue
         commitment = commitments.setdefault(state.deal_number, fresh_commitment(state.deal.seed))
         body = turn_request(turn_for(state, match_id=match_id, deadline_ms=deadline_ms,
-                                     last_latency_ms=last_latency, time_bank_ms=max(0, time_bank_ms),
-                                     commitment=commitment))
-        about = f"deal {state.deal_number}, ply {state.deal.ply} of a match dealt from seed {seed}"
-        action, problem, last_latency, _warning = _ask_turn(client, url, secret, body, state.deal, deadline_ms,
-                                                            about)
-        if problem:
-            return Check(name, "FAIL", f"{about}: {problem}")
-        time_bank_ms -= max(0, last_latency - deadline_ms)  # as in a match: the bank absorbs slow turns
-        state.apply(action)
-        played.append(json.dumps(action))
-        asked += 1
-    return Check(name, "PASS", f"{asked} turns: {', '.join(played)}", elapsed_ms=last_latency)
+                                     last_latency_ms=last_latency, time_bank_ms=time_bank_ms, commitment=commitment))
+        about = f"deal {state.deal_number}, ply {state.deal.ply} ({match.where})"
+        if match.situation is not None and len(played) + 1 == match.turns:
+            about = f"{match.situation.about} ({match.where})"
+        asked = _ask_turn(client, url, secret, body, state.deal, deadline_ms, about)
+        if asked.problem:
+            turn = f"turn {len(played) + 1} of {match.turns}: " if match.turns > 1 else ""
+            return Check(match.name, "FAIL", turn + asked.problem, elapsed_ms=asked.elapsed_ms,
+                         unreachable=asked.unreachable)
+        time_bank_ms = max(0, time_bank_ms - max(0, asked.elapsed_ms - deadline_ms))  # as in a match
+        last_latency = asked.elapsed_ms
+        state.apply(asked.action)
+        played.append(json.dumps(asked.action))
+        if asked.warning:
+            warnings.append(asked.warning)
+    where = f" ({match.where})"
+    detail = (f"{played[0]} in {last_latency} ms" if len(played) == 1
+              else f"{len(played)} turns: {', '.join(played)}") + where
+    if warnings:  # the reply's debug note was bad: the service keeps the turn and warns
+        return Check(match.name, "WARN", f"{detail}, but {warnings[0]} (the service plays the turn and shows this "
+                     "warning in your turn log)", elapsed_ms=last_latency)
+    return Check(match.name, "PASS", detail, elapsed_ms=last_latency)
 
 
-def _ask_turn(client, url: str, secret: str, body: dict, deal: Deal, deadline_ms: int,
-              about: str) -> tuple[dict | None, str | None, int | None, str]:
-    """Send one ``turn``; returns (the legal action, None, elapsed ms, warning) or (None, what was wrong, elapsed ms,
-    ""). The reply is in time within the deadline plus the time bank the body states (``time_bank_ms``), as in a
-    match. A bad ``debug`` note (too long, not a string) is no failure: ``warning`` says what was wrong with it
-    ("" when it was fine or absent)."""
+@dataclass
+class _Asked:
+    action: dict | None = None
+    problem: str | None = None
+    elapsed_ms: int | None = None
+    warning: str = ""
+    unreachable: bool = False
+
+
+def _ask_turn(client, url: str, secret: str, body: dict, deal: Deal, deadline_ms: int, about: str) -> _Asked:
+    """Send one ``turn``: the legal action the bot chose, or what was wrong (``problem``; ``unreachable`` when the
+    bot did not answer in time, could not be reached or refused the signature). The reply is in time within the
+    deadline plus the time bank the body states (``time_bank_ms``), as in a match. A bad ``debug`` note (too long,
+    not a string) is no failure: ``warning`` says what was wrong with it ("" when it was fine or absent)."""
     legal = body["legal_actions"]
     limit = deadline_ms + body["time_bank_ms"]
     raw = encode(body)
@@ -273,9 +362,10 @@ def _ask_turn(client, url: str, secret: str, body: dict, deal: Deal, deadline_ms
         reply = send(client, url, raw, sign(secret, raw), limit + GRACE_MS)
     except BotFault as fault:
         if fault.kind == "timeout":
-            return None, (f"timeout: no answer within {limit + GRACE_MS} ms (the deadline is {deadline_ms} ms, the "
-                          f"time bank {body['time_bank_ms']} ms)"), fault.elapsed_ms, ""
-        return None, f"{fault.kind}: {fault.cause}", fault.elapsed_ms, ""
+            return _Asked(problem=(f"timeout: no answer within {limit + GRACE_MS} ms (the deadline is {deadline_ms} "
+                                   f"ms, the time bank {body['time_bank_ms']} ms)"),
+                          elapsed_ms=fault.elapsed_ms, unreachable=True)
+        return _Asked(problem=f"{fault.kind}: {fault.cause}", elapsed_ms=fault.elapsed_ms, unreachable=True)
     problems = []
     if reply.elapsed_ms > limit:
         problems.append(f"answered after {reply.elapsed_ms} ms, past the {deadline_ms} ms deadline and the "
@@ -298,68 +388,97 @@ def _ask_turn(client, url: str, secret: str, body: dict, deal: Deal, deadline_ms
     if problem:
         problems.append(problem)
     if problems:
-        return None, "; ".join(problems), reply.elapsed_ms, ""
-    return data["action"], None, reply.elapsed_ms, reply_debug(data)[1]
+        return _Asked(problem="; ".join(problems), elapsed_ms=reply.elapsed_ms,
+                      unreachable=reply.status in (401, 403))
+    return _Asked(action=data["action"], elapsed_ms=reply.elapsed_ms, warning=reply_debug(data)[1])
 
 
-def check_match_end(client, url: str, secret: str, deadline_ms: int, match_id: int) -> Check:
-    raw = encode(match_end_body(match_id=match_id, seat=0, totals=[42, 107], standings=[1, 2], forfeited=[]))
-    try:
-        reply = send(client, url, raw, sign(secret, raw), deadline_ms)
-    except BotFault as fault:
-        return Check("match_end", "WARN", f"{fault.kind}: {fault.cause} (the service ignores match_end failures)")
-    problem = _status_problem(reply)
-    if problem:
-        return Check("match_end", "WARN", f"{problem} (the service ignores match_end failures)")
-    return Check("match_end", "PASS", f"answered HTTP {reply.status} in {reply.elapsed_ms} ms")
+def match_end_of(match: CheckMatch, match_id: int) -> dict:
+    """The ``match_end`` of a check match: the match played on from where the check left it, every seat by a house
+    strategy (the bot's by ``FINISHER``), to its real end; the body the service would send the bot's seat."""
+    state = match.state or match.start()
+    strategies = {**match.strategies, match.seat: FINISHER}
+    while not state.is_over:
+        seat = state.to_play
+        state.apply(STRATEGIES[strategies[seat]](state.view(seat), state.legal_actions(),
+                                                 strategy_rng(state.deal.seed, state.deal.ply, seat)))
+    return match_end_body(match_id=match_id, seat=match.seat, totals=state.totals, standings=state.standings,
+                          forfeited=[])
 
 
-def run_checks(url: str, secret: str, deadline_ms: int = 1000, client=None,
-               stop_on_failed_ping: bool = False, match_ids: Callable[[], int] | None = None,
-               rulesets: list[tuple[Ruleset, int]] | None = None, time_bank_ms: int = 0,
-               rng: random.Random | None = None) -> list[Check]:
-    """Every check against ``url``: the ping, the three refusals, then the turn checks in a random order (the
-    tricky positions, and ``DEALT_MATCHES`` matches dealt from random seeds under ``rulesets``, ``[(rules,
-    seats)]``, default ``DEALT_PRESETS`` with two seats, each asking ``DEALT_TURNS`` turns from its first ply on),
-    then a ``match_end``. ``client`` is the ``httpx.Client`` to send with (default: a new tool client, closed at
-    the end; the service passes its guarded one, which stays open). With ``stop_on_failed_ping`` nothing more is
-    sent to a bot whose ping failed (the list then holds only the ping).
+def check_match_ends(client, url: str, secret: str, ends: list[tuple[dict, int]]) -> Check:
+    """Send each ``(match_end body, deadline ms)`` until one fails; a failure is only a warning."""
+    slowest = 0
+    for body, deadline_ms in ends:
+        raw = encode(body)
+        try:
+            reply = send(client, url, raw, sign(secret, raw), deadline_ms)
+        except BotFault as fault:
+            return Check("match_end", "WARN", f"{fault.kind}: {fault.cause} (the service ignores match_end failures)")
+        problem = _status_problem(reply)
+        if problem:
+            return Check("match_end", "WARN", f"{problem} (the service ignores match_end failures)")
+        slowest = max(slowest, reply.elapsed_ms)
+    return Check("match_end", "PASS", f"answered {len(ends)} with HTTP 2xx, the slowest in {slowest} ms",
+                 elapsed_ms=slowest)
 
-    Every turn looks like a real one: ``match_ids()`` gives each its match id (default: a random id from 1 to
-    999,999; never a constant), ``time_bank_ms`` is the bank it states, ``last_latency_ms`` the round trip of the
-    previous turn. ``rng`` (default: ``random.SystemRandom``) draws the order and the dealt positions.
+
+def run_checks(url: str, secret: str, deadline_ms: int = 1000, client=None, stop_when_unreachable: bool = False,
+               match_ids: Callable[[], int] | None = None, match_rules: list[MatchRules] | None = None,
+               time_bank_ms: int = 0, rng: random.Random | None = None) -> list[Check]:
+    """Every check against ``url``, sent in this order: the turns of every check match (``plan_matches`` under
+    ``match_rules``, default ``default_match_rules(deadline_ms)``), a ``match_end`` for each, then the ping and the
+    three refusals. Returned in the report's order: the ping, the refusals, the turn checks as sent, the
+    ``match_end``s. ``client`` is the ``httpx.Client`` to send with (default: a new tool client, closed at the end;
+    the service passes its guarded one, which stays open). With ``stop_when_unreachable`` nothing more is sent
+    once a request fails because the bot is not answering the service (no connection, no answer in time, its
+    signature refused): the list then holds only what was sent.
+
+    Every turn looks like a real one: ``match_ids()`` gives each match its id (default: a random id from 1 to
+    999,999; never a constant; no two matches of a check share one), ``time_bank_ms`` is the seat's bank at the
+    start of each match. ``rng`` (default: ``random.SystemRandom``) draws the matches and their order.
     """
     rng = rng or random.SystemRandom()
     match_ids = match_ids or (lambda: rng.randint(1, 999_999))
-    rulesets = rulesets or [(Ruleset.preset(name), 2) for name in DEALT_PRESETS]
-    turns = list(POSITIONS) + [rng.choice(rulesets) for _ in range(DEALT_MATCHES)]
-    rng.shuffle(turns)  # TURN_CHECKS of them
+    matches = plan_matches(match_rules or default_match_rules(deadline_ms), rng)
+    ids = _distinct_ids(match_ids, len(matches))
     ping_raw = encode(ping_body())
     with (nullcontext(client) if client is not None else make_client()) as client:
-        checks = [check_ping(client, url, secret)]
-        if stop_on_failed_ping and not checks[0].ok:
-            return checks
-        checks.append(check_rejected(client, url, "bad signature", sign(secret + "-wrong", ping_raw), ping_raw,
-                                     "a ping signed with the wrong secret"))
-        stale = int(time.time()) - 2 * SIGNATURE_MAX_AGE_S
-        checks.append(check_rejected(client, url, "stale timestamp", sign(secret, ping_raw, stale), ping_raw,
-                                     f"a correctly signed ping with a timestamp {2 * SIGNATURE_MAX_AGE_S} s old"))
-        checks.append(check_rejected(client, url, "no signature", {}, ping_raw, "a ping without signature headers"))
-        last_latency = None
-        for turn in turns:
-            if isinstance(turn, Position):
-                checks.append(check_turn(client, url, secret, turn, deadline_ms, match_ids(), time_bank_ms,
-                                         last_latency))
-            else:
-                checks.append(check_dealt_match(client, url, secret, *turn, match_ids(), deadline_ms, time_bank_ms,
-                                                rng))
-            last_latency = checks[-1].elapsed_ms
-        checks.append(check_match_end(client, url, secret, deadline_ms, match_ids()))
-    return checks
+        turns = []
+        for match, match_id in zip(matches, ids):
+            turns.append(check_match(client, url, secret, match, match_id, time_bank_ms))
+            if stop_when_unreachable and turns[-1].unreachable:
+                return turns
+        ends = check_match_ends(client, url, secret, [(match_end_of(match, match_id), match.rules.deadline_ms)
+                                                      for match, match_id in zip(matches, ids)])
+        ping = check_ping(client, url, secret)
+        if stop_when_unreachable and ping.unreachable:
+            return [ping, *turns, ends]
+        refusals = [
+            check_rejected(client, url, "bad signature", sign(secret + "-wrong", ping_raw), ping_raw,
+                           "a ping signed with the wrong secret"),
+            check_rejected(client, url, "stale timestamp", sign(secret, ping_raw,
+                                                                int(time.time()) - 2 * SIGNATURE_MAX_AGE_S),
+                           ping_raw, f"a correctly signed ping with a timestamp {2 * SIGNATURE_MAX_AGE_S} s old"),
+            check_rejected(client, url, "no signature", {}, ping_raw, "a ping without signature headers"),
+        ]
+    return [ping, *refusals, *turns, ends]
+
+
+def _distinct_ids(match_ids: Callable[[], int], count: int) -> list[int]:
+    """``count`` ids from ``match_ids()``, no two alike (two real matches never share an id); a source too narrow
+    for that may repeat one after 100 draws."""
+    ids: list[int] = []
+    while len(ids) < count:
+        draws = (match_ids() for _ in range(100))
+        ids.append(next((i for i in draws if i not in ids), match_ids()))
+    return ids
 
 
 def report(url: str, deadline_ms: int, checks: list[Check], out: TextIO) -> None:
     print(f"Eights Ladder bot check (protocol {PROTOCOL_VERSION}): {url}  deadline {deadline_ms} ms per turn",
+          file=out)
+    print("(sent as a match sends them: the turns first, then match_end; the ping and the requests to refuse last)",
           file=out)
     width = max(len(c.name) for c in checks)
     for c in checks:
@@ -379,6 +498,8 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
                         "(default: $BOT_SECRET)")
     parser.add_argument("--timeout-ms", type=int, default=1000, help="the turn deadline in ms (default 1000, as "
                         "BOT_TURN_TIMEOUT_MS)")
+    parser.add_argument("--time-bank-ms", type=int, default=5000, help="the time bank each check match starts "
+                        "with, in ms (default 5000, as BOT_TIME_BANK_MS)")
     args = parser.parse_args(argv)
     try:
         parts = urlsplit(args.url)
@@ -390,7 +511,9 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
         parser.error("give the signing secret with --secret or $BOT_SECRET")
     if not 50 <= args.timeout_ms <= 60000:
         parser.error("--timeout-ms must be from 50 to 60000")
-    checks = run_checks(args.url, args.secret, args.timeout_ms)
+    if not 0 <= args.time_bank_ms <= 600000:
+        parser.error("--time-bank-ms must be from 0 to 600000")
+    checks = run_checks(args.url, args.secret, args.timeout_ms, time_bank_ms=args.time_bank_ms)
     report(args.url, args.timeout_ms, checks, out or sys.stdout)
     return 0 if all(c.ok for c in checks) else 1
 

@@ -31,9 +31,11 @@ from tournaments.services import ladder_entry_create
 
 log = logging.getLogger(__name__)
 #: A check still queued or running this long after it was asked for (or started) was lost (a worker killed, a
-#: broker down at commit): a new Verify replaces it, and a redelivered message may take it over. A check takes at
-#: most about 45 s (a 3 s ping, three 3 s refusals, thirteen turns at the deadline plus 1 s, a match_end).
-CHECK_LOST_SECONDS = 120
+#: broker down at commit): a new Verify replaces it, and a redelivered message may take it over. At the default
+#: deadline (1 s) and time bank (5 s) a check takes at most about 100 s: up to 34 turns at the deadline, the banks
+#: of its 9 matches spent, 9 match_ends at the deadline, a 3 s ping and three 3 s refusals; a bot that answers in
+#: 50 ms, about 2 s. A ladder with a longer deadline makes its checks longer.
+CHECK_LOST_SECONDS = 180
 #: A check's turns carry match ids drawn from just above the newest match (up to this many above), so they look
 #: like matches just begun: a check cannot be told from real play by its ids.
 CHECK_MATCH_ID_SPREAD = 50
@@ -198,19 +200,20 @@ def bot_check_request(*, bot: Bot) -> BotCheck:
 
 def bot_check_run(*, check_id: int) -> BotCheck | None:
     """Run a queued check (the ``check_bot`` task's body): the conformance checks of ``bots_api.check`` against
-    the bot's endpoint and secret, sent through the service's guarded client, with the ladders' turn deadline
-    (``BOT_TURN_TIMEOUT_MS``). Nothing more is sent to a bot whose ping fails.
+    the bot's endpoint and secret, sent through the service's guarded client. Nothing more is sent once a request
+    fails because the bot does not answer the service (no connection, no answer in time, the signature refused).
 
-    The check looks like real play (docs/BOT_PROTOCOL.md, the fault policy's "Checks look like real turns"): each
-    turn check carries a match id drawn from just above the newest match (``check_match_ids``), the dealt matches
-    use the active ladders' rules and seats, and the time bank is ``BOT_TIME_BANK_MS``; it is sent with the same
-    client and headers as turns.
+    The check looks like real play (docs/BOT_PROTOCOL.md, the fault policy's "Checks look like real turns"): its
+    turns come first, before the ping and the requests to refuse; each check match carries a match id drawn from
+    just above the newest match (``check_match_ids``) and is played under the rules, seat count and turn deadline
+    of a ladder the bot is on (of every active ladder while it is on none: ``check_match_rules``), with
+    ``BOT_TIME_BANK_MS`` of time bank; it is sent with the same client and headers as turns.
 
     Passed (every check PASS or WARN): the bot is verified, its reported name and version are kept, and a
     suspension is lifted unless its cool-off (``Bot.suspended_until``) has not ended; a lifted bot is on probation
     (its failed-match count starts one short of ``BOT_SUSPEND_AFTER_FAILED_MATCHES``, so one failed match suspends
     it again). Failed: the bot is unverified, so it is not scheduled until a check passes. A check whose bot
-    changed its endpoint or secret meanwhile fails without touching the bot. Slow (up to about 45 s of bot calls):
+    changed its endpoint or secret meanwhile fails without touching the bot. Slow (``CHECK_LOST_SECONDS``):
     call it outside any transaction. Returns the finished check, or None when it is not this caller's to run
     (taken by another runner, finished, or gone with its bot).
     """
@@ -223,18 +226,29 @@ def bot_check_run(*, check_id: int) -> BotCheck | None:
     if check is None:
         return None
     url, secret = check.bot.endpoint_url, check.bot.secret
-    rulesets = []  # the active ladders' rules, for the dealt positions: what the bot would meet there
-    for data, seats in Ladder.objects.filter(is_active=True).values_list("ruleset", "seats_per_match")[:20]:
+    results = conformance.run_checks(url, secret, settings.BOT_TURN_TIMEOUT_MS, client=guarded_client(),
+                                     stop_when_unreachable=True, match_ids=check_match_ids(),
+                                     match_rules=check_match_rules(bot=check.bot) or None,
+                                     time_bank_ms=settings.BOT_TIME_BANK_MS)
+    return _check_record(check, url, secret, results)
+
+
+def check_match_rules(*, bot: Bot) -> list[conformance.MatchRules]:
+    """The rules a check's matches are played under: those of the active ladders ``bot`` is on (ruleset, seats
+    per match, turn deadline), or of every active ladder while it is on none; at most 20, and only rules the engine
+    can deal. Empty when there is no active ladder (the checker then uses its own presets)."""
+    ladders = Ladder.objects.filter(is_active=True).order_by("pk")
+    own = ladders.filter(entries__player_id=bot.player_id, entries__is_active=True)
+    found = []
+    for slug, data, seats, deadline_ms in (own if own.exists() else ladders).values_list(
+            "slug", "ruleset", "seats_per_match", "turn_timeout_ms")[:20]:
         try:
             rules = Ruleset.from_dict(data)
             MatchState.start(rules, seats, 1)
         except (TypeError, ValueError, KeyError):
             continue
-        rulesets.append((rules, seats))
-    results = conformance.run_checks(url, secret, settings.BOT_TURN_TIMEOUT_MS, client=guarded_client(),
-                                     stop_on_failed_ping=True, match_ids=check_match_ids(),
-                                     rulesets=rulesets or None, time_bank_ms=settings.BOT_TIME_BANK_MS)
-    return _check_record(check, url, secret, results)
+        found.append(conformance.MatchRules(slug, rules, seats, deadline_ms))
+    return found
 
 
 def check_match_ids(*, rng: random.Random | None = None):
@@ -246,8 +260,9 @@ def check_match_ids(*, rng: random.Random | None = None):
 
 
 def _check_record(check: BotCheck, url: str, secret: str, results: list[conformance.Check]) -> BotCheck:
-    """Store a check's outcome and apply it to the bot, if the bot still has the endpoint and secret checked."""
-    ping = results[0]
+    """Store a check's outcome and apply it to the bot, if the bot still has the endpoint and secret checked. The
+    ping is sent last, so a check stopped early has none."""
+    ping = next((c for c in results if c.name == "ping"), None)
     failed = [c for c in results if not c.ok]
     now = timezone.now()
     with transaction.atomic():
@@ -286,7 +301,7 @@ def _check_record(check: BotCheck, url: str, secret: str, results: list[conforma
         check.finished_at = now
         check.detail = check.detail[:500]
         check.checks = [{"name": c.name, "status": c.status, "detail": c.detail} for c in results]
-        check.latency_ms = ping.elapsed_ms
+        check.latency_ms = ping.elapsed_ms if ping is not None else None
         BotCheck.objects.filter(pk=check.pk).update(state=check.state, finished_at=now, detail=check.detail,
                                                     checks=check.checks, latency_ms=check.latency_ms)
     return check

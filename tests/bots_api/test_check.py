@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +13,9 @@ import pytest
 from tool_servers import broken_handler, good_bot, serve
 
 from bots_api import check
-from bots_api.protocol import schema_errors
+from bots_api.protocol import schema_errors, turn_request
+from games.engine import Ruleset
+from games.engine.referee import turn_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,20 +24,52 @@ def by_name(checks):
     return {c.name: c for c in checks}
 
 
-def test_positions_are_what_they_claim():
-    legal = {}
-    for position in check.POSITIONS:
-        rules, deal = position.build()
-        body = check.position_body(rules, deal, 1000, 1)
-        assert schema_errors("turn", body) == [], position.name
-        legal[position.name] = body["legal_actions"]
-    assert all(a["type"] == "play" and (a["card"][1] == "H" or a["card"][0] == "8")
-               for a in legal["turn: declared suit"] if a["type"] != "draw")
-    assert legal["turn: empty stock"] == [{"type": "pass"}]
-    assert {"type": "draw"} not in legal["turn: draw limit reached"]
-    assert legal["turn: only an eight"] == [{"type": "play", "card": "8D", "suit": s} for s in "CDHS"]
-    assert legal["turn: pending two"] == [{"type": "play", "card": "2H"}, {"type": "draw"}]
-    assert legal["turn: starter eight"] == [{"type": "declare", "suit": s} for s in "CDHS"]
+def _situation_turn(match):
+    """The state at the turn a check match is chosen for, the bot's earlier turns (one legal action each) played."""
+    state = match.start()
+    for _ in range(match.turns - 1):
+        match.others_play()
+        (forced,) = state.legal_actions()
+        state.apply(forced)
+    match.others_play()
+    return state
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_every_situation_is_found_in_a_real_deal_and_is_what_it_claims(seed):
+    rules = check.default_match_rules(1000)
+    rng = random.Random(seed)
+    found = {}
+    for situation in check.SITUATIONS:
+        match = check.plan_situation(situation, rules, rng)
+        assert match is not None and 1 <= match.turns <= check.MAX_SITUATION_TURNS, situation.name
+        state = _situation_turn(match)
+        assert state.to_play == match.seat
+        view, legal = state.view(match.seat), state.legal_actions()
+        # a real deal: every card is somewhere, and the body is a turn's
+        assert (sum(view["hand_counts"]) + view["stock_count"] + view["discard_count"]
+                == match.rules.ruleset.deck_size(match.rules.seats))
+        assert schema_errors("turn", turn_request(turn_for(state, match_id=1, deadline_ms=1000, time_bank_ms=0))) == []
+        found[situation.name] = view, legal
+    view, legal = found["turn: declared suit"]
+    assert view["declared"]
+    assert all(a["card"][1] == view["active_suit"] or a["card"][0] == "8" for a in legal if a["type"] == "play")
+    assert found["turn: nothing to play or draw"][1] == [{"type": "pass"}]
+    view, legal = found["turn: draw limit reached"]
+    assert view["draws_left"] == 0 and {"type": "draw"} not in legal and any(a["type"] == "play" for a in legal)
+    assert all(a["type"] == "play" and a["card"][0] == "8" and "suit" in a for a in found["turn: only an eight"][1])
+    view, legal = found["turn: pending two"]
+    assert view["pending_draw"] > 0 and all(a["card"][0] == "2" for a in legal if a["type"] == "play")
+    assert found["turn: starter eight"][1] == [{"type": "declare", "suit": s} for s in "CDHS"]
+
+
+def test_a_situation_no_rules_allow_is_left_out():
+    pagat = [check.MatchRules("pagat", Ruleset.preset("pagat"), 2, 1000)]
+    pending_two = next(s for s in check.SITUATIONS if s.name == "turn: pending two")
+    assert check.plan_situation(pending_two, pagat, random.Random(1)) is None  # twos are off
+    names = {m.name for m in check.plan_matches(pagat, random.Random(1))}
+    assert "turn: pending two" not in names and "turn: nothing to play or draw" not in names
+    assert {"turn: opening", "turn: declared suit", "turn: starter eight"} <= names
 
 
 def test_the_reference_bot_passes_every_check():
@@ -53,12 +88,11 @@ def test_a_bot_that_ignores_signatures_and_plays_illegal_cards_fails_specificall
     for name in ("bad signature", "stale timestamp", "no signature"):
         assert checks[name].status == "FAIL"
         assert "accepted" in checks[name].detail and "(HTTP 200)" in checks[name].detail
-    for position in check.POSITIONS:
-        detail = checks[position.name].detail
-        assert checks[position.name].status == "FAIL" and "illegal action" in detail and "Legal here:" in detail
-    assert "does not hold the AC" in checks["turn: opening"].detail
-    assert "must first declare a suit" in checks["turn: starter eight"].detail
-    assert "must draw the 2 penalty cards or answer with a two" in checks["turn: pending two"].detail
+    for situation in check.SITUATIONS:
+        detail = checks[situation.name].detail
+        assert checks[situation.name].status == "FAIL" and "illegal action" in detail and "Legal here:" in detail
+    assert "does not hold the" in checks["turn: opening"].detail
+    assert "must first declare a suit" in checks["turn: starter eight"].detail  # always the bot's first turn
 
 
 def test_an_eight_without_a_suit_and_a_late_answer_are_reported():
@@ -66,7 +100,7 @@ def test_an_eight_without_a_suit_and_a_late_answer_are_reported():
         checks = by_name(check.run_checks(url, "s", 1000))
     eight = checks["turn: only an eight"]
     assert eight.status == "FAIL" and "needs a declared suit" in eight.detail
-    assert checks["turn: empty stock"].status == "PASS"
+    assert checks["turn: nothing to play or draw"].status == "PASS"
     with serve(broken_handler("sleep_on_two", sleep_s=0.4)) as url:
         checks = by_name(check.run_checks(url, "s", 150))
     two = checks["turn: pending two"]

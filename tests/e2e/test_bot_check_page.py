@@ -29,7 +29,7 @@ def test_verify_shows_checking_and_then_the_answer_as_text(live_server, browser,
 
     owner = get_user_model().objects.create_user("ada", password="pw-ada-123")
     bot, secret = bot_register(owner=owner, name="Slowpoke", endpoint_url="http://127.0.0.1:9/")
-    # a bot that answers every turn position in 250 ms (about 2 s in all), with a name that is markup
+    # a bot that answers every turn in 250 ms (about 5 s in all: some 18 turns), with a name that is markup
     server = BotServer("sleep:250", secret, "<img src=x onerror=alert(1)>")
     Bot.objects.filter(pk=bot.pk).update(endpoint_url=server.url)
     page = browser.new_page()

@@ -9,7 +9,9 @@ no suit), ``redirect`` (302 to 127.0.0.1:1), ``card:TEXT`` (plays a "card" spell
 cause echoes the bot's words), ``mostly500`` (two of every three turns HTTP 500, the third
 good: it faults on most turns but never three in a row, so it never forfeits), ``alternate500`` (every second
 turn HTTP 500: half its turns fault, never two in a row), ``checkonly:ID,ID`` (plays well only for those match
-ids, cards it does not hold otherwise: a bot that tries to spot the conformance check), ``debug:TEXT`` (good, with
+ids, cards it does not hold otherwise: a bot that tries to spot the conformance check), ``afterping`` (plays well
+only once it has been sent a ping, cards it does not hold before: a bot that takes a ping for the sign of a check),
+``debug:TEXT`` (good, with
 the reply's ``debug`` note TEXT), ``debuglong`` (a 1500-character debug), ``debugnum`` (a debug that is a number).
 """
 
@@ -27,6 +29,7 @@ class BotServer:
     def __init__(self, behaviour: str = "good", secret: str = "s3cret", name: str = "TestBot") -> None:
         self.behaviour = behaviour
         self.turns = 0
+        self.pinged = False
         self.requests: list[tuple[dict, bytes]] = []
         good = make_handler(secret, name, "heuristic")
         server_self = self
@@ -40,6 +43,8 @@ class BotServer:
                 self.rfile = _Replay(body, self.rfile)
                 kind = json.loads(body).get("type")
                 b = server_self.behaviour
+                if kind == "ping":
+                    server_self.pinged = True
                 if kind != "turn" or b == "good":
                     return good.do_POST(self)
                 if b.startswith("debug"):  # good, plus a debug note: debug:TEXT, debuglong (1500 chars), debugnum
@@ -60,6 +65,10 @@ class BotServer:
                     if server_self.turns % 2 == 0:
                         return self._reply(500, {"error": "boom"})
                     return good.do_POST(self)
+                if b == "afterping":
+                    if server_self.pinged:
+                        return good.do_POST(self)
+                    b = "notheld"
                 if b.startswith("checkonly:"):
                     if json.loads(body)["match_id"] in {int(i) for i in b[len("checkonly:"):].split(",")}:
                         return good.do_POST(self)
