@@ -21,6 +21,7 @@ from bots_api.localhttp import ask_turn
 from bots_api.models import Bot
 from bots_api.turnlog import turn_log_record
 from games.metrics import bot_call_observed
+from games.services import takes_contributions
 
 
 def bot_agent(*, player, turn: Turn, **context) -> Answer:
@@ -34,6 +35,13 @@ def bot_agent(*, player, turn: Turn, **context) -> Answer:
     if not answer.think_ms:  # a sub-millisecond call measures 0 ms, and the worker would then time this whole
         # agent, the log's write included: the call's own time (at least 1 ms) is the answer's
         answer = replace(answer, think_ms=max(1, round((time.perf_counter() - started) * 1000)))
-    turn_log_record(bot=bot, turn=turn, trace=trace, think_ms=answer.think_ms)
+    ignored = ""
+    if answer.contribution is not None and not context.get("contribution_open"):
+        ignored = ("contribution ignored: this seat's first one in this deal counts already" if context.get(
+            "contribution_open") is False and takes_contributions(context["match"]) else
+                   "contribution ignored: this match takes none (a duplicate set's, a fixed-seed trial's or a deal "
+                   "played again: docs/FAIRNESS.md)")
+        answer = replace(answer, contribution=None)
+    turn_log_record(bot=bot, turn=turn, trace=trace, think_ms=answer.think_ms, warning=ignored)
     bot_call_observed(answer, turn)  # /metrics: bot call latency and faults by kind (games.metrics)
     return answer

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import httpcore
 import httpx
 
-from bots_api.protocol import MAX_BODY_BYTES, BotFault, schema_errors, sign, turn_request
+from bots_api.protocol import MAX_BODY_BYTES, BotFault, reply_contribution, schema_errors, sign, turn_request
 from games.engine.referee import Answer, Fault, Turn
 
 USER_AGENT = "EightsLadder-tools/1 (+bot protocol v1)"
@@ -192,4 +192,5 @@ def ask_turn(post, turn: Turn) -> Answer:
     bank_left = 0 if fault is not None and fault.kind == "timeout" else max(0, bank_ms - max(0, elapsed - turn.deadline_ms))
     if fault is not None:
         return Answer(fault=Fault(fault.kind, fault.cause), think_ms=elapsed, time_bank_ms=bank_left)
-    return Answer(action=reply["action"], think_ms=elapsed, time_bank_ms=bank_left)
+    contribution, _warning = reply_contribution(reply)  # a bad one: a warning in the turn log, never a fault
+    return Answer(action=reply["action"], think_ms=elapsed, time_bank_ms=bank_left, contribution=contribution)

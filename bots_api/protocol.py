@@ -92,10 +92,16 @@ TURN_SCHEMA = {
 }
 #: The optional ``debug`` string of a turn reply: at most this many characters (bot's notes for its owner only).
 DEBUG_MAX_CHARS = 1000
+#: The optional ``contribution`` of a turn reply: 1 to 32 bytes as lowercase hex (docs/FAIRNESS.md).
+CONTRIBUTION_RE = re.compile(r"(?:[0-9a-f]{2}){1,32}")
 TURN_REPLY_SCHEMA = {"type": "object", "required": ["action"],
                      "properties": {"action": ACTION_SCHEMA,
-                                    "debug": {"type": "string", "maxLength": DEBUG_MAX_CHARS}}}
-#: What decides a fault: the turn reply schema without ``debug`` (a bad ``debug`` is a warning, never a fault).
+                                    "debug": {"type": "string", "maxLength": DEBUG_MAX_CHARS},
+                                    "contribution": {"type": "string", "pattern": "^([0-9a-f]{2}){1,32}$",
+                                                     "description": "randomness of the bot's own for the key of the "
+                                                                    "match's next deal (docs/FAIRNESS.md)"}}}
+#: What decides a fault: the turn reply schema without ``debug`` and ``contribution`` (a bad one of those is a
+#: warning in the turn log, never a fault).
 _TURN_REPLY_PLAY_SCHEMA = {"type": "object", "required": ["action"], "properties": {"action": ACTION_SCHEMA}}
 MATCH_END_SCHEMA = {
     "type": "object",
@@ -136,6 +142,25 @@ def reply_debug(reply: object) -> tuple[str, str]:
         return debug[:DEBUG_MAX_CHARS], (f"debug is {len(debug)} characters; only the first {DEBUG_MAX_CHARS} are "
                                          "kept")
     return debug, ""
+
+
+def reply_contribution(reply: object) -> tuple[bytes | None, str]:
+    """The optional ``contribution`` of a turn reply and a warning about it: ``(bytes or None, warning)``.
+
+    A contribution is randomness of the bot's own, 1 to 32 bytes written as 2 to 64 lowercase hex digits: the
+    service mixes a seat's first contribution during a deal into the key of the match's next deal (docs/FAIRNESS.md,
+    "Contributions"). Anything else is ignored (None) with a warning for the owner's turn log, never a fault.
+    """
+    if not isinstance(reply, dict) or reply.get("contribution") is None:
+        return None, ""
+    given = reply["contribution"]
+    if not isinstance(given, str):
+        return None, "contribution is not a string: ignored (send 2 to 64 lowercase hex digits)"
+    if not CONTRIBUTION_RE.fullmatch(given):
+        why = (f"{len(given)} hex digits" if given and all(c in "0123456789abcdef" for c in given)
+               else "not lowercase hex")
+        return None, f"contribution is {why}: ignored (send 2 to 64 lowercase hex digits, 1 to 32 bytes)"
+    return bytes.fromhex(given), ""
 
 
 def sign(secret: str, body: bytes, timestamp: int | None = None) -> dict[str, str]:

@@ -31,7 +31,7 @@ from rest_framework.exceptions import NotFound
 from rest_framework.pagination import CursorPagination
 
 from bots_api.models import Bot, BotTurn
-from bots_api.protocol import FAULT_KINDS, reply_debug
+from bots_api.protocol import FAULT_KINDS, reply_contribution, reply_debug
 from games.browse import BadFilter
 from games.models import Match, Move
 from games.selectors import public_matches
@@ -49,16 +49,19 @@ def _text(data: bytes | str) -> str:
     return text.replace("\x00", "\ufffd")
 
 
-def turn_log_record(*, bot: Bot, turn, trace: dict, think_ms: int) -> BotTurn | None:
+def turn_log_record(*, bot: Bot, turn, trace: dict, think_ms: int, warning: str = "") -> BotTurn | None:
     """Store one turn call of ``bot``: ``turn`` the referee's ``Turn`` it answered (match, deal, ply, seat),
     ``trace`` what ``localhttp.post_signed`` saw (``request``, and ``status``, ``reply``, ``json`` once an answer
-    came), ``think_ms`` the round trip (ms). Returns the row, or None when no request was sent (nothing to log)."""
+    came), ``think_ms`` the round trip (ms), ``warning`` one more warning for the owner (the service's: e.g. a
+    contribution it did not take). Returns the row, or None when no request was sent (nothing to log)."""
     raw = trace.get("request")
     if raw is None or turn.match_id is None:
         return None
     reply = trace.get("reply") or b""
     cap = settings.TURN_LOG_REPLY_MAX_BYTES
-    debug, warning = reply_debug(trace.get("json"))
+    debug, debug_warning = reply_debug(trace.get("json"))
+    _contribution, contribution_warning = reply_contribution(trace.get("json"))
+    warning = "; ".join(w for w in (debug_warning, contribution_warning, warning) if w)
     row = BotTurn(bot=bot, match_id=turn.match_id, deal_number=turn.deal_number, ply=turn.ply, seat=turn.seat,
                   request=_text(raw), reply=_text(reply[:cap]), reply_bytes=len(reply), status=trace.get("status"),
                   latency_ms=max(0, int(think_ms or 0)), debug=_text(debug), warning=warning[:200])

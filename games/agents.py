@@ -11,10 +11,12 @@ again. The answer is judged by the referee (``games.engine.referee.judge``), whi
 
 from __future__ import annotations
 
+import secrets
 from typing import Callable, Optional
 
 from django.utils import timezone
 
+from games.engine.keys import CONTRIBUTION_MAX_BYTES
 from games.engine.referee import Answer, Fault, Turn
 from games.engine.strategies import choose_turn
 
@@ -35,9 +37,12 @@ def agent_for(kind: str) -> Agent:
         raise LookupError(f"no agent is registered for players of kind {kind!r}") from None
 
 
-def house_agent(*, player, turn: Turn, rng, **context) -> Answer:
-    """House bots: the engine strategy named by ``player.strategy``, drawing from ``rng`` (deterministic)."""
-    return Answer(action=choose_turn(player.strategy, turn, rng))
+def house_agent(*, player, turn: Turn, rng, contribution_open: bool = False, **context) -> Answer:
+    """House bots: the engine strategy named by ``player.strategy``, drawing from ``rng`` (deterministic). While the
+    match takes the seat's contribution to the next deal's key (``contribution_open``), one from the operating
+    system's generator (docs/FAIRNESS.md)."""
+    return Answer(action=choose_turn(player.strategy, turn, rng),
+                  contribution=secrets.token_bytes(CONTRIBUTION_MAX_BYTES) if contribution_open else None)
 
 
 def human_agent(*, player, turn: Turn, match, **context) -> Answer | None:

@@ -160,6 +160,13 @@ class SeatActionApi(APIView):
         ply = serializers.IntegerField(min_value=0, help_text="the `ply` of the view this move answers")
         action = ActionField(help_text="one of the view's legal_actions, e.g. "
                                        '{"type": "play", "card": "8H", "suit": "S"}')
+        contribution = serializers.RegexField(
+            r"^(?:[0-9a-f]{2}){1,32}$", required=False, help_text=(
+                "optional: randomness of your own (2 to 64 lowercase hex digits, e.g. 32 random bytes from your "
+                "browser) mixed into the key of the match's next deal; your first in a deal counts "
+                "(docs/FAIRNESS.md)"),
+            error_messages={"invalid": "a contribution is 2 to 64 lowercase hex digits (1 to 32 bytes), e.g. "
+                                       "64 digits from 32 random bytes; leave it out to send none"})
 
     @extend_schema(summary="Make a move", request=InputSerializer, responses={
         200: inline_serializer("MoveStored", {"stored": serializers.BooleanField(), "ply": serializers.IntegerField(),
@@ -173,9 +180,11 @@ class SeatActionApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
+            given = data.validated_data.get("contribution")
             stored = services.match_submit_action(match_id=match_id, seat=seat, ply=data.validated_data["ply"],
                                                   action=data.validated_data["action"], user=request.user,
-                                                  guest=request.guest)
+                                                  guest=request.guest,
+                                                  contribution=bytes.fromhex(given) if given else None)
         except services.MatchNotFound as exc:
             raise NotFound(str(exc)) from None
         except services.SeatForbidden as exc:

@@ -176,6 +176,8 @@ class Deal(models.Model):
                                   "keys.deal_key_commitment(key), version 1 SHA-256 of f'{seed}:{salt}' "
                                   "(games.engine.fairness); lowercase hex")
     code = models.CharField(max_length=16, db_index=True)
+    contributions = models.JSONField(null=True, blank=True, help_text="version 2: what each seat contributed to "
+                                     "this deal's key (a list by seat: lowercase hex or null); null: nothing")
     dealer = models.PositiveSmallIntegerField()
     engine_version = models.CharField(max_length=10)
     outcome = models.CharField(max_length=10, blank=True)
@@ -208,6 +210,8 @@ class Move(models.Model):
     fault = models.CharField(max_length=300, blank=True)
     fault_kind = models.CharField(max_length=20, blank=True, db_index=True)
     think_ms = models.PositiveIntegerField(default=0)
+    contribution = models.CharField(max_length=64, blank=True, help_text="the seat's contribution sent with this "
+                                    "ply and taken for the next deal's key (its first in this deal), lowercase hex")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

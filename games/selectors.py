@@ -70,9 +70,11 @@ def match_snapshot(*, match: Match) -> MatchSnapshot:
     # decoded once (decoding them on every row cost more than the query).
     as_text = {f"{name}_text": Cast(name, TextField()) for name in _PROGRESS_TEXT}
     rows = (Match.objects.filter(pk=match.pk).order_by("deals__number", "deals__moves__ply")
-            .annotate(points_text=Cast("deals__points", TextField()), **as_text)
+            .annotate(points_text=Cast("deals__points", TextField()),
+                      contributions_text=Cast("deals__contributions", TextField()), **as_text)
             .values_list(*_PROGRESS, *as_text, "deals__id", "deals__number", "deals__seed", "deals__key",
-                         "deals__commitment", "points_text", "deals__moves__action"))
+                         "contributions_text", "deals__commitment", "points_text", "deals__moves__action",
+                         "deals__moves__ply", "deals__moves__seat", "deals__moves__contribution"))
     copy = copy_module.copy(match)
     deals: list[dict] = []
     last_deal = None
@@ -83,19 +85,21 @@ def match_snapshot(*, match: Match) -> MatchSnapshot:
                 setattr(copy, name, value)
             copy.totals = json.loads(row[len(_PROGRESS)])
             copy.last_progress_at, copy.finished_at = (_datetime(text) for text in row[len(_PROGRESS) + 1:head])
-        deal_id, number, seed, key, commitment, points, action = row[head:]
+        deal_id, number, seed, key, contributions, commitment, points, action, ply, seat, offer = row[head:]
         if deal_id is None:  # a match row without deals (never stored so, but read it as an empty log)
             last_deal = 0
             continue
         if deal_id != last_deal:
             last_deal = deal_id
-            deals.append(_deal_entry(number, seed, key))
+            deals.append(_deal_entry(number, seed, key, contributions))
             if commitment:
                 deals[-1]["commitment"] = commitment
             if points is not None:
                 deals[-1]["points"] = json.loads(points)
         if action is not None:
             deals[-1]["actions"].append(action)
+            if offer:
+                deals[-1].setdefault("offers", []).append([ply, seat, offer])
     if last_deal is None:
         raise Match.DoesNotExist(f"no match {match.pk}")
     return MatchSnapshot(match=copy, record={**record_head(match), "deals": deals})
@@ -119,9 +123,17 @@ def record_head(match: Match) -> dict:
     return head
 
 
-def _deal_entry(number: int, seed: int | None, key: str) -> dict:
-    """A record's deal entry before its actions: its ``number`` and its ``key`` (version 2) or ``seed``."""
-    return {"number": number, "key": key, "actions": []} if key else {"number": number, "seed": seed, "actions": []}
+def _deal_entry(number: int, seed: int | None, key: str, contributions: str | None = None) -> dict:
+    """A record's deal entry before its actions: its ``number`` and its ``key`` (version 2, with the seats'
+    ``contributions`` to it when any, given as stored JSON text) or ``seed``. The service's own log adds ``offers``
+    (``[ply, seat, hex]``: the contributions its plies carried, for the next deal; ``MatchState.offer``)."""
+    if not key:
+        return {"number": number, "seed": seed, "actions": []}
+    entry = {"number": number, "key": key, "actions": []}
+    given = json.loads(contributions) if contributions else None
+    if given:
+        entry["contributions"] = given
+    return entry
 
 
 class StateSnapshot:
@@ -248,8 +260,8 @@ def _match_tail(match: Match, *, deal_number: int, done: int) -> tuple[Match, li
     progress = ", ".join(f"m.{name}" for name in _PROGRESS)
     texts = ", ".join(f"CAST(m.{name} AS TEXT)" for name in _PROGRESS_TEXT)
     sql = (f"SELECT {progress}, {texts}, d.number, d.seed, d.{connection.ops.quote_name('key')}, d.commitment, "
-           f"CAST(d.points AS TEXT), "
-           f"CAST(mv.action AS TEXT) FROM {m} m "
+           f"CAST(d.points AS TEXT), CAST(d.contributions AS TEXT), "
+           f"CAST(mv.action AS TEXT), mv.ply, mv.seat, mv.contribution FROM {m} m "
            f"LEFT JOIN {d} d ON d.match_id = m.id AND d.number >= %s "
            f"LEFT JOIN {mv} mv ON mv.deal_id = d.id AND (d.number > %s OR mv.ply >= %s) "
            f"WHERE m.id = %s ORDER BY d.number, mv.ply")
@@ -269,16 +281,18 @@ def _match_tail(match: Match, *, deal_number: int, done: int) -> tuple[Match, li
     deals: list[dict] = []
     commitments: dict[int, str] = {}
     for row in rows:
-        number, seed, key, commitment, points, action = row[head:]
+        number, seed, key, commitment, points, contributions, action, ply, seat, offer = row[head:]
         if number is None:
             return None
         if not deals or deals[-1]["number"] != number:
-            deals.append(_deal_entry(number, seed, key))
+            deals.append(_deal_entry(number, seed, key, contributions))
             commitments[number] = commitment
             if points is not None:
                 deals[-1]["points"] = json.loads(points)
         if action is not None:
             deals[-1]["actions"].append(json.loads(action))
+            if offer:
+                deals[-1].setdefault("offers", []).append([ply, seat, offer])
     if deals[0]["number"] != deal_number:
         return None
     return copy, deals, commitments
@@ -386,6 +400,8 @@ def _export(match: Match, deals: list[tuple[Deal, list]], seats: list[Seat]) -> 
     out_deals = []
     for row, actions in deals:
         deal = _deal_entry(row.number, row.seed, row.key)
+        if row.contributions and any(row.contributions):
+            deal["contributions"] = row.contributions
         deal.update(code=row.code, dealer=row.dealer, actions=actions)
         # published with the match's end: the key (or salt) that opens the commitment shown all along (each on its
         # own, so a row that lost one of them is refused by the replay, not taken for a deal dealt before commitments)

@@ -17,7 +17,7 @@ import logging
 import secrets
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from django.conf import settings
@@ -109,6 +109,15 @@ def match_create(*, players: list[Player], ruleset: Ruleset, preset: str = "", s
     return match
 
 
+def takes_contributions(match: Match) -> bool:
+    """Whether ``match``'s deals take the seats' contributions (docs/FAIRNESS.md, "Contributions"): a version 2
+    match dealt from a fresh secret. Not a match dealt the same cards as others (a duplicate set's rotations, its
+    ``reveal_group``: seats' randomness would make their cards differ), nor one dealt from a chosen seed (fixed-seed
+    trials: reproducible), nor a deal played again (its key is given)."""
+    return (match.engine_version == "2" and bool(match.secret) and match.seed is None and not match.reveal_group
+            and not match.single_deal_key)
+
+
 def new_match_secret() -> str:
     """A fresh match secret (docs/FAIRNESS.md, engine version 2): 32 bytes from the operating system's generator
     (``secrets.token_bytes``), as 64 lowercase hex digits. Matches that must be dealt the same cards (a duplicate
@@ -155,8 +164,10 @@ def _deal_row_new(match: Match, state: MatchState) -> Deal:
     never stored takes its salt with it."""
     deal = state.deal
     if isinstance(deal.seed, bytes):
+        given = state.contributions.get(state.deal_number)
         return Deal(match=match, number=state.deal_number, key=deal.seed.hex(), code=deal.code, dealer=deal.dealer,
-                    engine_version=state.version, commitment=keys.deal_key_commitment(deal.seed))
+                    engine_version=state.version, commitment=keys.deal_key_commitment(deal.seed),
+                    contributions=[c.hex() if c else None for c in given] if given and any(given) else None)
     salt = secrets.token_hex(SALT_BYTES)
     return Deal(match=match, number=state.deal_number, seed=deal.seed, code=deal.code, dealer=deal.dealer,
                 engine_version=state.version, salt=salt, commitment=deal_commitment(deal.seed, salt))
@@ -326,16 +337,17 @@ def _play_turn(match: Match, state: MatchState, seat_row: Seat, *,
     agent = agents.agent_for(player.kind)
     deal_seed = state.deal.seed
     took = {"ms": 0}
+    offers = takes_contributions(match)
 
     def ask(turn: referee.Turn):
         started = time.perf_counter()
         answer = agent(player=player, turn=turn, rng=strategy_rng(deal_seed, turn.ply, turn.seat),
-                       seat_row=seat_row, match=match)
+                       seat_row=seat_row, match=match, contribution_open=offers and turn.seat not in state.offers)
         took["ms"] = int((time.perf_counter() - started) * 1000)
         return answer
 
     ruling = referee.play_turn(state, ask, faults_before=seat_row.consecutive_faults,
-                               policy=_fault_policy(player.kind), commitment=commitment,
+                               policy=_fault_policy(player.kind), commitment=commitment, offers=offers,
                                **_turn_clock(match, seat_row))
     return ruling, (ruling.answer.think_ms or took["ms"]) if ruling else 0
 
@@ -412,7 +424,8 @@ class _Plies:
                     ruling = entry["ruling"]
                     moves.append(Move(deal=entry["row"], ply=ruling.ply, seat=ruling.seat, action=entry["action"],
                                       source=ruling.source, fault=ruling.fault_text[:300],
-                                      fault_kind=ruling.fault_kind, think_ms=entry["think_ms"]))
+                                      fault_kind=ruling.fault_kind, think_ms=entry["think_ms"],
+                                      contribution=ruling.contribution.hex() if ruling.contribution else ""))
                     seat_updates.setdefault(entry["seat"].pk, {}).update(entry["seat_updates"])
                     if entry["deal"].is_over:
                         _deal_row_finish(entry["row"], entry["deal"])
@@ -559,7 +572,7 @@ class MoveStored:
 
 
 def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, user,
-                        guest: Player | None = None) -> MoveStored:
+                        guest: Player | None = None, contribution: bytes | None = None) -> MoveStored:
     """A person's move: ``action`` for ``seat`` of the match, answering the position at match ply ``ply``
     (``Match.ply_count``, given with every view). Stores it as one ply and wakes the match task for the next seats;
     returns the match and the seat's view after the move (``MoveStored``).
@@ -570,7 +583,9 @@ def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, u
     (409: another ply was stored, it is not this seat's turn, the match is over, or it waits for its ``after``
     match to end) and ``IllegalAction`` (400,
     with the rule's reason). A double submit stores the ply once. ``guest``: the session's guest player, for a guest's
-    seat (``access_seat``).
+    seat (``access_seat``). ``contribution``: randomness of the person's own (1-32 bytes, e.g. from their browser)
+    for the key of the match's next deal: the seat's first in this deal counts (docs/FAIRNESS.md), any later one and
+    any in a match that takes none (``takes_contributions``) are ignored.
     """
     match, seat_row, seats = access_seat(match_id=match_id, seat=seat, user=user, guest=guest)
     snapshot = match_state_snapshot(match=match)  # this process's cached state, brought up to date
@@ -594,6 +609,8 @@ def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, u
         raise
     deal = state.deal
     deal_row = Deal.objects.get(match=match, number=state.deal_number)
+    if contribution is not None and takes_contributions(match) and state.offer(seat, contribution):
+        ruling = replace(ruling, contribution=contribution)
     state.apply_id(ruling.action_id)
     think_ms = max(0, int((timezone.now() - match.last_progress_at).total_seconds() * 1000))
     plies = _Plies(match, deal_row, lease_token=None)

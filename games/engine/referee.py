@@ -29,7 +29,7 @@ the local runner).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Optional, Union
 
 from .errors import IllegalAction
@@ -110,12 +110,15 @@ class Fault:
 class Answer:
     """A seat's answer to a ``Turn``: the ``action`` it chose (unchecked: the referee checks it), or the ``fault``
     that kept it from answering (then ``action`` is ignored). ``think_ms``: how long it took (0: not measured, the
-    caller measures); ``time_bank_ms``: the seat's time bank after this turn (None: unchanged, or no bank)."""
+    caller measures); ``time_bank_ms``: the seat's time bank after this turn (None: unchanged, or no bank);
+    ``contribution``: randomness the seat sent for the key of the match's next deal (1-32 bytes; None: none;
+    docs/FAIRNESS.md), which the referee does not judge."""
 
     action: object = None
     fault: Optional[Fault] = None
     think_ms: int = 0
     time_bank_ms: Optional[int] = None
+    contribution: Optional[bytes] = None
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,7 @@ class Ruling:
     faults: int
     forfeit: bool
     answer: Answer
+    contribution: Optional[bytes] = None  # the answer's contribution when the match took it (play_turn, offers)
 
     @property
     def fault_kind(self) -> str:
@@ -206,10 +210,13 @@ Agent = Callable[[Turn], Union[Answer, dict, None]]
 
 def play_turn(state: MatchState, agent: Agent, *, faults_before: int = 0, policy: FaultPolicy = FaultPolicy(),
               match_id: int | None = None, deadline_ms: int | None = None, time_bank_ms: int | None = None,
-              last_latency_ms: int | None = None, commitment: str | None = None) -> Ruling | None:
+              last_latency_ms: int | None = None, commitment: str | None = None,
+              offers: bool = False) -> Ruling | None:
     """One turn of the seat to play: build its ``Turn`` (``turn_for``, with the clock, context and commitment given), ask
     ``agent``, ``judge`` the answer and apply the ruling to ``state``. Returns the ruling, or None (``state``
-    unchanged) when the agent answers None. ``ValueError`` when the match is over."""
+    unchanged) when the agent answers None. ``ValueError`` when the match is over. With ``offers`` the answer's
+    ``contribution`` is offered to the match (``MatchState.offer``) before the ply is applied, so a deal-ending ply's
+    contribution counts for the next deal; the ruling's ``contribution`` says whether it was taken."""
     turn = turn_for(state, match_id=match_id, deadline_ms=deadline_ms, time_bank_ms=time_bank_ms,
                     last_latency_ms=last_latency_ms, commitment=commitment)
     answer = agent(turn)
@@ -218,5 +225,7 @@ def play_turn(state: MatchState, agent: Agent, *, faults_before: int = 0, policy
     if not isinstance(answer, Answer):
         answer = Answer(action=answer)
     ruling = judge(state, answer, faults_before=faults_before, policy=policy)
+    if offers and answer.contribution is not None and state.offer(ruling.seat, answer.contribution):
+        ruling = replace(ruling, contribution=answer.contribution)
     state.apply_id(ruling.action_id)
     return ruling

@@ -34,9 +34,18 @@
     m.className = error ? "error" : "";
   }
 
+  // 32 random bytes of this browser's own with every move: the seat's first in a deal goes into the next deal's key,
+  // so the service alone never chooses the cards (docs/FAIRNESS.md, "Contributions")
+  function contribution() {
+    const bytes = new Uint8Array(32);
+    crypto.getRandomValues(bytes);
+    return Array.from(bytes, b => b.toString(16).padStart(2, "0")).join("");
+  }
+
   async function post(action) {
     const r = await fetch(api + "actions/", {method: "POST", credentials: "same-origin",
-      headers: {"Content-Type": "application/json", "X-CSRFToken": csrf}, body: JSON.stringify({ply: state.ply, action})});
+      headers: {"Content-Type": "application/json", "X-CSRFToken": csrf},
+      body: JSON.stringify({ply: state.ply, action, contribution: contribution()})});
     let body = {};
     try { body = await r.json(); } catch (e) { /* an answer without JSON: said below by its status */ }
     return [r, body];

@@ -18,6 +18,7 @@ the reply's ``debug`` note TEXT), ``debuglong`` (a 1500-character debug), ``debu
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from http.server import ThreadingHTTPServer
@@ -51,6 +52,13 @@ class BotServer:
                     note = {"debuglong": "x" * 1500, "debugnum": 42}.get(b, b[len("debug:"):])
                     plain = self._reply
                     self._reply = lambda status, payload: plain(status, {**payload, "debug": note})
+                    return good.do_POST(self)
+                if b.startswith("contribution:"):  # good, plus a contribution: contribution:HEX (any text), or
+                    # contribution:random (32 fresh random bytes every turn)
+                    given = b[len("contribution:"):]
+                    given = os.urandom(32).hex() if given == "random" else given
+                    plain = self._reply
+                    self._reply = lambda status, payload: plain(status, {**payload, "contribution": given})
                     return good.do_POST(self)
                 if b.startswith("sleep:"):
                     time.sleep(int(b.split(":")[1]) / 1000)

@@ -1,0 +1,153 @@
+"""Deals nobody alone chose (issue 20 item 3; docs/FAIRNESS.md, "Contributions"): the service commits to its secret
+when the match is created, before any seat sends anything; each seat's first contribution during a deal (a bot's
+reply field, a person's move, the operating system for a house seat) goes into the next deal's key; the record
+publishes every contribution and the offline replay derives every key from them. A real bot over HTTP on loopback."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from bot_servers import BotServer
+from run_cache import clear_this_runs_cache
+from bots_api.models import Bot, BotTurn
+from bots_api.services import bot_register
+from games.engine import Ruleset
+from games.engine.record import verify_record
+from games.models import Deal, Match, Move
+from games.services import match_advance, match_create, player_for_user, takes_contributions
+from tournaments.duplicate_services import duplicate_set_create
+from tournaments.services import ladder_create
+
+SHORT = Ruleset.preset("pagat", target=60)
+
+
+def _key(record: dict, deal: dict) -> str:
+    """A deal's key from the published secret and contributions, as docs/FAIRNESS.md writes it (no project code)."""
+    parts = [bytes.fromhex(c or "") for c in deal.get("contributions") or []]
+    tail = bytes([len(parts)]) + b"".join(bytes([len(p)]) + p for p in parts) if any(parts) else b"\0"
+    return hashlib.sha256(b"eights-ladder/v2/deal\0" + bytes.fromhex(record["secret"])
+                          + deal["number"].to_bytes(4, "big") + tail).hexdigest()
+
+
+def _bot(owner, server, name="Mixer"):
+    bot, _ = bot_register(owner=owner, name=name, endpoint_url=server.url)
+    Bot.objects.filter(pk=bot.pk).update(secret="s3cret", verified_at=timezone.now())
+    return Bot.objects.get(pk=bot.pk)
+
+
+@pytest.fixture
+def owner(db):
+    return get_user_model().objects.create_user("ada", password="pw-ada-12345")
+
+
+@pytest.mark.django_db
+def test_a_bots_contributions_go_into_the_next_deals_key_and_the_record_proves_it(owner, house_bots):
+    server = BotServer("contribution:random", "s3cret")
+    try:
+        bot = _bot(owner, server)
+        match = match_create(players=[bot.player, house_bots[3]], ruleset=SHORT)
+        assert takes_contributions(match) and len(match.commitment) == 64
+        assert match_advance(match_id=match.pk) == "finished"
+    finally:
+        server.stop()
+    record = APIClient().get(f"/api/matches/{match.pk}/record/").json()
+    deals = record["deals"]
+    assert len(deals) >= 2 and "contributions" not in deals[0]  # deal 1 was dealt before anyone could send one
+    sent = {}  # per deal: the bot's first contribution in it, from the requests and replies the server saw
+    for turn in BotTurn.objects.filter(bot=bot, match_id=match.pk).order_by("deal_number", "ply"):
+        assert turn.warning == "" or "counts already" in turn.warning
+        sent.setdefault(turn.deal_number, json.loads(turn.reply)["contribution"])
+    for deal in deals[1:]:
+        given = deal["contributions"]
+        assert given[0] == sent[deal["number"] - 1]  # the bot's first one in the deal before
+        assert given[1] is not None and len(given[1]) == 64  # the house seat's, from the operating system
+        assert deal["key"] == _key(record, deal)
+    verify_record(record)
+    taken = Move.objects.filter(deal__match=match).exclude(contribution="").count()
+    assert 2 * (len(deals) - 1) <= taken <= 2 * len(deals)  # each seat's first in each deal, and none more
+    # a contribution changed after the fact changes the key: the replay refuses the record at that deal
+    record["deals"][1]["contributions"][0] = "00" * 32
+    with pytest.raises(ValueError, match="deal 2: key expected"):
+        verify_record(record)
+
+
+@pytest.mark.django_db
+def test_a_persons_moves_carry_their_browsers_contribution_and_a_bad_one_is_a_400(house_bots):
+    person = get_user_model().objects.create_user("lin", password="pw-lin-12345")
+    client = APIClient()
+    client.force_authenticate(person)
+    match = match_create(players=[player_for_user(user=person), house_bots[3]], ruleset=SHORT)
+    mine, tried = {}, False
+    for _ in range(3000):
+        clear_this_runs_cache()  # the move throttle is not under test: this loop moves far faster than a person
+        match_advance(match_id=match.pk)
+        view = client.get(f"/api/matches/{match.pk}/seats/0/").json()
+        if view["status"] != "running":
+            break
+        if not view["your_turn"]:
+            continue
+        for bad in ("xyz", "AB" * 4, "a", "ab" * 33, 7) if not tried else ():
+            refused = client.post(f"/api/matches/{match.pk}/seats/0/actions/",
+                                  {"ply": view["ply"], "action": view["legal_actions"][0], "contribution": bad},
+                                  format="json")
+            assert refused.status_code == 400 and "contribution" in refused.content.decode(), refused.content
+        tried = True
+        given = hashlib.sha256(f"{match.pk}:{view['ply']}".encode()).hexdigest()
+        mine.setdefault(view["deal_number"], given)
+        moved = client.post(f"/api/matches/{match.pk}/seats/0/actions/",
+                            {"ply": view["ply"], "action": view["legal_actions"][0], "contribution": given},
+                            format="json")
+        assert moved.status_code == 200, moved.content
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED
+    record = client.get(f"/api/matches/{match.pk}/record/").json()
+    assert len(record["deals"]) >= 2
+    for deal in record["deals"][1:]:
+        assert deal["contributions"][0] == mine[deal["number"] - 1] and deal["key"] == _key(record, deal)
+    verify_record(record)
+
+
+@pytest.mark.django_db
+def test_a_bad_contribution_is_a_warning_in_the_turn_log_never_a_fault(owner, house_bots):
+    server = BotServer("contribution:XYZ", "s3cret")
+    try:
+        bot = _bot(owner, server)
+        match = match_create(players=[bot.player, house_bots[3]], ruleset=SHORT)
+        assert match_advance(match_id=match.pk) == "finished"
+    finally:
+        server.stop()
+    assert not Move.objects.filter(deal__match=match).exclude(fault_kind="").exists()
+    turns = list(BotTurn.objects.filter(bot=bot, match_id=match.pk))
+    assert turns and all("contribution is not lowercase hex: ignored" in t.warning for t in turns)
+    rows = list(Deal.objects.filter(match=match).order_by("number"))
+    assert all(row.contributions is None or row.contributions[0] is None for row in rows)
+
+
+@pytest.mark.django_db
+def test_matches_dealt_the_same_cards_or_from_a_chosen_seed_take_no_contributions(owner, house_bots):
+    server = BotServer("contribution:" + "ab" * 32, "s3cret")
+    try:
+        bot = _bot(owner, server)
+        ladder = ladder_create(name="Dup", slug="dup", preset="pagat", seats_per_match=2, duplicate=True)
+        mirror = duplicate_set_create(ladder=ladder, players=[bot.player, house_bots[3]])
+        fixed = match_create(players=[bot.player, house_bots[2]], ruleset=SHORT, seed=5)
+        for match in (*mirror, fixed):
+            assert not takes_contributions(match)
+            assert match_advance(match_id=match.pk) == "finished"
+    finally:
+        server.stop()
+    for match in (*mirror, fixed):
+        assert not Deal.objects.filter(match=match).exclude(contributions=None).exists()
+        assert not Move.objects.filter(deal__match=match).exclude(contribution="").exists()
+    warned = BotTurn.objects.filter(bot=bot, match_id=fixed.pk)
+    assert warned and all("this match takes none" in t.warning for t in warned)
+    first, second = (list(Deal.objects.filter(match=m).order_by("number").values_list("key", flat=True))
+                     for m in mirror)
+    common = min(len(first), len(second))
+    assert first[:common] == second[:common]  # the rotations still hold the same cards
