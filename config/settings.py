@@ -268,6 +268,13 @@ CELERY_BEAT_SCHEDULE["guest-housekeeping"] = {"task": "games.tasks.guest_houseke
 BOT_TURN_TIMEOUT_MS = env_int("BOT_TURN_TIMEOUT_MS", 1000, 50, 60000)  # per turn, default of every ladder
 BOT_TIME_BANK_MS = env_int("BOT_TIME_BANK_MS", 5000, 0, 600000)  # per bot seat and match: absorbs slow turns
 BOT_MAX_CONSECUTIVE_FAULTS = env_int("BOT_MAX_CONSECUTIVE_FAULTS", 3, 1, 100)  # then the match is forfeited
+
+# ---- Match records (docs/MATCH_RECORD.md) -----------------------------------------------------------------
+#: The Ed25519 key that signs every exported match record: 64 hex digits (its 32-byte private seed), e.g. from
+#: `python -c "import secrets; print(secrets.token_hex(32))"`. Unset: one is made on first use and kept in
+#: RECORD_SIGNING_KEY_FILE (zero-setup and development; a deployment sets the variable, from its secret store).
+RECORD_SIGNING_KEY = env_str("RECORD_SIGNING_KEY", "")
+RECORD_SIGNING_KEY_FILE = Path(env_str("RECORD_SIGNING_KEY_FILE", str(VAR_DIR / "record-signing.key")))
 #: Failed matches in a row that suspend a bot: a match it forfeited, or faulted on at least
 #: BOT_FAILED_MATCH_FAULT_SHARE of its turns in.
 BOT_SUSPEND_AFTER_FAILED_MATCHES = env_int("BOT_SUSPEND_AFTER_FAILED_MATCHES", 3, 1, 100)

@@ -43,6 +43,7 @@ urlpatterns = [
     path("api/ladders/<slug:slug>/play/", ladder_api.PlayNowApi.as_view(), name="api-play-now"),
     path("api/matches/<int:match_id>/deals/<int:number>/", game_api.DealResultApi.as_view(), name="api-deal-result"),
     path("api/matches/<int:match_id>/record/", game_api.MatchRecordApi.as_view(), name="api-match-record"),
+    path("api/records/signing-key/", game_api.RecordSigningKeyApi.as_view(), name="api-record-signing-key"),
     path("api/matches/casual/", game_api.CasualMatchApi.as_view(), name="api-casual-match"),
     path("matches/<int:match_id>/play/", game_views.match_table, name="match-table"),
     path("matches/<int:match_id>/replay/", game_views.match_replay, name="match-replay"),

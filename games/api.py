@@ -381,3 +381,18 @@ class CasualMatchApi(APIView):
             refused.says_which_limit = True  # config.api.exception_handler keeps these words
             raise refused from None
         return Response({"match_id": match.pk, "seat": 0}, status=status.HTTP_201_CREATED)
+
+
+class RecordSigningKeyApi(APIView):
+    """The public key that signs every exported match record (docs/MATCH_RECORD.md, "Signature"): give it to
+    ``python -m games.engine replay --public-key HEX`` to check that a record is the service's, unchanged."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(summary="The match records' signing key", responses={200: inline_serializer("RecordSigningKey", {
+        "algorithm": serializers.CharField(help_text="ed25519"),
+        "public_key": serializers.CharField(help_text="64 lowercase hex digits")})})
+    def get(self, request):
+        from games.record_signing import public_key_hex
+
+        return Response({"algorithm": "ed25519", "public_key": public_key_hex()})

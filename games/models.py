@@ -89,6 +89,10 @@ class Match(models.Model):
                               "digits (games.engine.keys), secret until the match is public")
     commitment = models.CharField(max_length=64, blank=True, help_text="version 2: keys.secret_commitment(secret), "
                                   "public from the match's creation")
+    seating = models.JSONField(default=list, blank=True, help_text="version 2: the player ids seated when the match "
+                               "was created, seat order; bound into the commitment (keys.secret_commitment)")
+    fault_limit = models.PositiveSmallIntegerField(null=True, blank=True, help_text="consecutive faults that forfeit "
+                                                   "a bot's or a person's seat here; empty: BOT_MAX_CONSECUTIVE_FAULTS")
     engine_version = models.CharField(max_length=10)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING, db_index=True)
     deal_number = models.PositiveIntegerField(default=1)

@@ -12,6 +12,7 @@ from functools import cached_property
 from itertools import islice
 from typing import Iterator
 
+from django.conf import settings
 from django.db import connection
 from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet, TextField
 from django.db.models.functions import Cast
@@ -22,7 +23,9 @@ from games.engine import Deal as EngineDeal
 from games.engine import MatchState, Ruleset, referee, replay, replay_more
 from games.engine.cards import SUIT_SYMBOLS, SUITS, describe_card, parse_card
 from games.engine.frames import replay_frames
+from games.engine.record import FORMAT_2
 from games.models import Deal, Match, Move, Player, Seat
+from games.record_signing import sign_record
 
 
 #: The fields of a match row that change while it is played; a snapshot reads them with the log.
@@ -118,6 +121,8 @@ def record_head(match: Match) -> dict:
     else:
         if match.secret:
             head.update(secret=match.secret, commitment=match.commitment)
+            if match.seating:
+                head["seating"] = list(match.seating)
         if match.seed is not None:
             head["seed"] = match.seed
     return head
@@ -305,7 +310,7 @@ def match_record(*, match: Match) -> dict:
 
 
 #: the ``format`` of an exported match record (docs/match-record.schema.json); bump on an incompatible change
-RECORD_FORMAT = "eights-match-record/1"
+RECORD_FORMAT = FORMAT_2
 
 
 class MatchNotFinished(Exception):
@@ -331,7 +336,7 @@ def public_matches(queryset: QuerySet[Match]) -> QuerySet[Match]:
     return queryset.filter(status=Match.Status.FINISHED).filter(Q(reveal_group="") | ~Exists(running_sibling))
 
 
-def match_export(*, match: Match) -> dict:
+def match_export(*, match: Match, sign: bool = True) -> dict:
     """The public match record of a FINISHED match (docs/MATCH_RECORD.md, docs/match-record.schema.json): the one
     conversion of a stored match used by ``GET /api/matches/<id>/record/``, ``manage.py export_matches`` and
     ``manage.py verify_matches`` (those two through ``match_exports``, in chunks).
@@ -342,7 +347,9 @@ def match_export(*, match: Match) -> dict:
     ``dealer``, ``actions``; ``salt`` and ``commitment`` (docs/FAIRNESS.md) unless it was dealt before
     commitments; once it ended ``outcome``, ``winner``, ``hand_values``, ``points``), ``result`` (``totals``,
     ``places``, ``forfeited`` seat or null), ``created_at`` and ``finished_at`` (ISO 8601 UTC).
-    ``python -m games.engine replay`` checks it offline.
+    ``python -m games.engine replay`` checks it offline. Format 2 adds (docs/MATCH_RECORD.md) the ``seating``
+    committed to (version 2), each player's ``player_id`` and ``max_faults``, each deal's ``faults`` (``[ply,
+    kind]``, ply 1-based), and, with ``sign``, the service's ``signature`` (``games.record_signing``).
 
     Raises ``MatchNotFinished`` unless the match is public (``match_is_public``: finished, and no match dealt the same
     seeds still running; a running or aborted match's seeds stay secret), and ``Match.DoesNotExist`` when it is gone.
@@ -356,16 +363,23 @@ def match_export(*, match: Match) -> dict:
         raise MatchNotFinished(f"match {match.pk} is finished, but another match dealt the same cards (its duplicate "
                                "set) is still running: its record is published once that one is finished too")
     rows = {d.number: d for d in Deal.objects.filter(match_id=match.pk)}
-    deals = [(rows[entry["number"]], entry["actions"]) for entry in snapshot.record["deals"]]
+    faults: dict[int, list] = {}
+    for deal_id, ply, kind in Move.objects.filter(deal__match_id=match.pk).exclude(fault_kind="").order_by(
+            "deal_id", "ply").values_list("deal_id", "ply", "fault_kind"):
+        faults.setdefault(deal_id, []).append([ply + 1, kind])
+    deals = [(rows[entry["number"]], entry["actions"], faults.get(rows[entry["number"]].pk, []))
+             for entry in snapshot.record["deals"]]
     seats = list(Seat.objects.filter(match_id=match.pk).select_related("player").order_by("index"))
-    return _export(snapshot.match, deals, seats)
+    record = _export(snapshot.match, deals, seats)
+    return sign_record(record) if sign else record
 
 
-def match_exports(*, matches: QuerySet[Match], chunk_size: int = 200) -> Iterator[dict]:
+def match_exports(*, matches: QuerySet[Match], chunk_size: int = 200, sign: bool = True) -> Iterator[dict]:
     """``match_export`` of every FINISHED match of ``matches``, in the queryset's order, read in chunks of
     ``chunk_size`` matches (four queries a chunk: matches, deals, moves, seats with players), so memory stays flat
     over any number of matches. Rows of a finished match never change, so each chunk is consistent; a match that
-    is not finished (or is gone) when its chunk is read is skipped."""
+    is not finished (or is gone) when its chunk is read is skipped. ``sign=False`` leaves the signatures out (a
+    check of the database itself, ``verify_matches``, has no use for them)."""
     ids = matches.values_list("id", flat=True).iterator(chunk_size=max(chunk_size, 100))
     while True:
         chunk = list(islice(ids, chunk_size))
@@ -379,26 +393,31 @@ def match_exports(*, matches: QuerySet[Match], chunk_size: int = 200) -> Iterato
         # each action read as JSON text and a deal's decoded in one json.loads: decoding row by row (the JSONField's
         # converter) was half the time of a whole verify_matches (BENCHMARKS.md)
         texts: dict[int, list[str]] = {}
-        for deal_id, text in (Move.objects.filter(deal_id__in=[d.pk for rows in deals.values() for d in rows])
-                              .order_by("deal_id", "ply").annotate(text=Cast("action", TextField()))
-                              .values_list("deal_id", "text")):
+        faults: dict[int, list] = {}
+        for deal_id, text, ply, kind in (Move.objects.filter(deal_id__in=[d.pk for rows in deals.values() for d in rows])
+                                         .order_by("deal_id", "ply").annotate(text=Cast("action", TextField()))
+                                         .values_list("deal_id", "text", "ply", "fault_kind")):
             texts.setdefault(deal_id, []).append(text)
+            if kind:
+                faults.setdefault(deal_id, []).append([ply + 1, kind])
         actions = {deal_id: json.loads("[" + ",".join(parts) + "]") for deal_id, parts in texts.items()}
         seats: dict[int, list[Seat]] = {}
         for seat in (Seat.objects.filter(match_id__in=[m.pk for m in finished]).select_related("player")
                      .order_by("match_id", "index")):
             seats.setdefault(seat.match_id, []).append(seat)
         for match in finished:
-            yield _export(match, [(d, actions.get(d.pk, [])) for d in deals.get(match.pk, [])],
-                          seats.get(match.pk, []))
-        del found, finished, deals, texts, actions, seats  # before the next chunk is read: one chunk at a time
+            record = _export(match, [(d, actions.get(d.pk, []), faults.get(d.pk, [])) for d in deals.get(match.pk, [])],
+                             seats.get(match.pk, []))
+            yield sign_record(record) if sign else record
+        del found, finished, deals, texts, actions, seats, faults  # before the next chunk: one chunk at a time
 
 
-def _export(match: Match, deals: list[tuple[Deal, list]], seats: list[Seat]) -> dict:
+def _export(match: Match, deals: list[tuple[Deal, list, list]], seats: list[Seat]) -> dict:
     """The record of a finished ``match`` (its row as of one instant) from its deal rows, each with its actions in
-    ply order, and its seats (index order) with their players: see ``match_export``."""
+    ply order and its faulted plies (``[ply, kind]``, 1-based), and its seats (index order) with their players: see
+    ``match_export``."""
     out_deals = []
-    for row, actions in deals:
+    for row, actions, faults in deals:
         deal = _deal_entry(row.number, row.seed, row.key)
         if row.contributions and any(row.contributions):
             deal["contributions"] = row.contributions
@@ -408,14 +427,17 @@ def _export(match: Match, deals: list[tuple[Deal, list]], seats: list[Seat]) -> 
         deal.update({k: v for k, v in (("salt", row.salt), ("commitment", row.commitment)) if v})
         if row.points is not None:
             deal.update(outcome=row.outcome, winner=row.winner, hand_values=row.hand_values, points=row.points)
+        deal["faults"] = faults
         out_deals.append(deal)
     forfeited = next((s.index for s in seats if s.forfeited), None)
+    limit = match.fault_limit or settings.BOT_MAX_CONSECUTIVE_FAULTS  # the fault policy: games.services._fault_policy
     head = record_head(match)
     out = {"format": RECORD_FORMAT, "match": match.pk, "preset": match.preset, "ruleset": head.pop("ruleset"),
            "engine_version": head.pop("engine_version"), "seats": head.pop("seats"), **head}
     out.update(
-        players=[{"seat": s.index, "name": s.player.name, "kind": s.player.kind, "total": s.total, "place": s.place,
-                  "forfeited": s.forfeited} for s in seats],
+        players=[{"seat": s.index, "player_id": s.player_id, "name": s.player.name, "kind": s.player.kind,
+                  "total": s.total, "place": s.place, "forfeited": s.forfeited,
+                  "max_faults": None if s.player.kind == Player.Kind.HOUSE else limit} for s in seats],
         deals=out_deals,
         result={"totals": list(match.totals), "places": [s.place for s in seats], "forfeited": forfeited},
         created_at=_iso(match.created_at), finished_at=_iso(match.finished_at))
@@ -622,7 +644,7 @@ def match_replay(*, match: Match) -> dict:
     ``Match.DoesNotExist`` when it is gone. The moves' think times and faults are read after the snapshot: a
     finished match's moves never change.
     """
-    record = match_export(match=match)
+    record = match_export(match=match, sign=False)
     moves: list[list[dict]] = [[] for _ in record["deals"]]
     rows = (Move.objects.filter(deal__match_id=match.pk).order_by("deal__number", "ply")
             .values_list("deal__number", "source", "fault_kind", "fault", "think_ms"))

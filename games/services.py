@@ -94,9 +94,11 @@ def match_create(*, players: list[Player], ruleset: Ruleset, preset: str = "", s
     timeout = settings.BOT_TURN_TIMEOUT_MS if turn_timeout_ms is None else turn_timeout_ms
     single = state.single_deal or {}
     with transaction.atomic():
+        seating = [p.pk for p in players] if state.secret else []
         match = Match.objects.create(ruleset=ruleset.to_dict(), preset=preset, seat_count=len(players), seed=seed,
-                                     secret=state.secret.hex() if state.secret else "",
-                                     commitment=keys.secret_commitment(state.secret) if state.secret else "",
+                                     secret=state.secret.hex() if state.secret else "", seating=seating,
+                                     commitment=keys.secret_commitment(state.secret, seating) if state.secret else "",
+                                     fault_limit=settings.BOT_MAX_CONSECUTIVE_FAULTS,
                                      engine_version=version, totals=[0] * len(players),
                                      turn_timeout_ms=timeout, move_seconds=move_seconds, reveal_group=reveal_group,
                                      after=after, single_deal_seed=single.get("seed"),
@@ -309,13 +311,16 @@ def _advance_claimed(match_id: int, token: str, ply_budget: int | None, deadline
             return _unclaimed(match_id)
 
 
-def _fault_policy(kind: str) -> referee.FaultPolicy:
-    """The referee's fault policy for a seat played by a player of ``kind``: a house strategy never forfeits;
-    a bot or a person forfeits the match at ``BOT_MAX_CONSECUTIVE_FAULTS`` consecutive faults; a person's illegal
-    move is refused (400, with the rule's reason) and is no fault, while their move clock running out is one."""
+def _fault_policy(kind: str, match: Match) -> referee.FaultPolicy:
+    """The referee's fault policy for a seat of ``match`` played by a player of ``kind``: a house strategy never
+    forfeits; a bot or a person forfeits the match at ``match.fault_limit`` consecutive faults (fixed when the match
+    was created; ``BOT_MAX_CONSECUTIVE_FAULTS`` for a match from before), as its record says (``max_faults``); a
+    person's illegal move is refused (400, with the rule's reason) and is no fault, while their move clock running
+    out is one."""
     if kind == Player.Kind.HOUSE:
         return referee.FaultPolicy(max_faults=None)
-    return referee.FaultPolicy(max_faults=settings.BOT_MAX_CONSECUTIVE_FAULTS, refuse_illegal=kind == Player.Kind.HUMAN)
+    return referee.FaultPolicy(max_faults=match.fault_limit or settings.BOT_MAX_CONSECUTIVE_FAULTS,
+                               refuse_illegal=kind == Player.Kind.HUMAN)
 
 
 def _turn_clock(match: Match, seat_row: Seat) -> dict:
@@ -347,7 +352,7 @@ def _play_turn(match: Match, state: MatchState, seat_row: Seat, *,
         return answer
 
     ruling = referee.play_turn(state, ask, faults_before=seat_row.consecutive_faults,
-                               policy=_fault_policy(player.kind), commitment=commitment, offers=offers,
+                               policy=_fault_policy(player.kind, match), commitment=commitment, offers=offers,
                                **_turn_clock(match, seat_row))
     return ruling, (ruling.answer.think_ms or took["ms"]) if ruling else 0
 
@@ -603,7 +608,7 @@ def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, u
             raise StalePly(f"it is not your turn: seat {state.to_play} is to play")
         # the referee refuses an illegal move (IllegalAction says why, and changes nothing): a person tries again
         ruling = referee.judge(state, referee.Answer(action=action), faults_before=seat_row.consecutive_faults,
-                               policy=_fault_policy(seat_row.player.kind))
+                               policy=_fault_policy(seat_row.player.kind, match))
     except Exception:
         snapshot.keep()  # the state is as read: the next read of this match starts from it
         raise

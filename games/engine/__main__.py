@@ -68,6 +68,14 @@ def _parser() -> argparse.ArgumentParser:
                                      "stored seed, dealer, action and result, and prints one line per match. Exit 1 "
                                      "at the first mismatch (deal, ply, expected, found); 2 for an unreadable file.")
     rep.add_argument("file", metavar="FILE", help="the record file (- for stdin)")
+    rep.add_argument("--public-key", metavar="HEX",
+                     help="the service's record signing key (64 hex digits, from GET /api/records/signing-key/): every "
+                          "record must be signed by it")
+    rep.add_argument("--require-signature", action="store_true",
+                     help="refuse a record without the service's signature (every record it exports has one)")
+    rep.add_argument("--require-commitments", action="store_true",
+                     help="refuse a record with a deal that has no commitment (every record the service exports "
+                          "has them; only deals stored before commitments existed lack one)")
     return parser
 
 
@@ -119,7 +127,8 @@ def replay_file(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
             sys.stderr.write(f"{where}: not JSON: {record}\n")
             return 2
         try:
-            state = verify_record(record)
+            state = verify_record(record, public_key=args.public_key, require_signature=args.require_signature,
+                                  require_commitments=args.require_commitments)
         except ReplayMismatch as exc:
             sys.stderr.write(f"{where}: MISMATCH: {exc}\n")
             return 1

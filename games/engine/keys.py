@@ -7,8 +7,10 @@ never run into one another and anyone can compute them in another language (docs
   match is created (``games.services.new_match_secret``; the engine itself draws nothing); or, for a match dealt from a chosen seed (fixed-seed trials, golden
   playthroughs, tests), ``secret_from_seed(seed) = SHA-256("eights-ladder/v2/seed\\0" || seed as 8 bytes
   big-endian)``: reproducible, and only as secret as the seed.
-* ``secret_commitment(secret) = SHA-256("eights-ladder/v2/secret-commitment\\0" || secret)``, published when the
-  match is created, before any seat has sent anything; the secret itself once the match is public.
+* ``secret_commitment(secret, seating) = SHA-256("eights-ladder/v2/secret-commitment\\0" || secret || seating)``,
+  published when the match is created, before any seat has sent anything; the secret itself once the match is
+  public. ``seating`` binds who sat where: one byte with the number of seats, then each seat's player id as 8 bytes
+  big-endian, seat order; no seating (a match of the engine alone) is the single byte 0.
 * ``contributions``: what each seat sent for a deal (0 to 32 bytes each; empty: nothing), encoded as one byte
   with the number of seats followed, per seat in seat order, by one byte with its length and its bytes; when no
   seat contributed anything the encoding is the single byte 0.
@@ -64,9 +66,20 @@ def secret_from_seed(seed: int) -> bytes:
     return _sha256("seed", seed.to_bytes(8, "big"))
 
 
-def secret_commitment(secret: bytes) -> str:
-    """The commitment to a match secret (64 lowercase hex digits), published before any seat's contribution."""
-    return _sha256("secret-commitment", parse_hex(secret, "a match secret", SECRET_BYTES)).hex()
+def encode_seating(seating: list[int] | None) -> bytes:
+    """The seating's bytes as ``secret_commitment`` hashes them: the seat count, then each player id (8 bytes
+    big-endian). ``ValueError`` for more than 255 seats or an id that is not an int from 0 to 2**64-1."""
+    ids = list(seating or [])
+    if len(ids) > 255 or not all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < 1 << 64 for i in ids):
+        raise ValueError(f"a seating is a list of up to 255 player ids (ints), not {seating!r:.80}")
+    return bytes([len(ids)]) + b"".join(i.to_bytes(8, "big") for i in ids)
+
+
+def secret_commitment(secret: bytes, seating: list[int] | None = None) -> str:
+    """The commitment to a match secret and its seating (player ids by seat; None: the engine alone), 64 lowercase
+    hex digits, published when the match is created, before any seat's contribution."""
+    return _sha256("secret-commitment", parse_hex(secret, "a match secret", SECRET_BYTES),
+                   encode_seating(seating)).hex()
 
 
 def encode_contributions(contributions: list[bytes | None] | None) -> bytes:

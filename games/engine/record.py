@@ -25,6 +25,7 @@ from .errors import IllegalAction
 from .fairness import UNCOMMITTED, verify_commitment
 from .keys import deal_key_commitment, key_code, secret_commitment
 from .match import MatchState, ReplayMismatch, start_from_record
+from .proof import FaultBook, check_signature
 from .rng import deal_code
 
 
@@ -33,7 +34,13 @@ def _short(value: object, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def verify_record(record: object, *, committed_since: datetime | None = None) -> MatchState:
+#: the record formats this engine checks: 2 adds ``seating``, each deal's ``faults``, each player's ``max_faults`` and
+#: ``player_id``, and the service's ``signature`` (``proof``)
+FORMAT_1, FORMAT_2 = "eights-match-record/1", "eights-match-record/2"
+
+
+def verify_record(record: object, *, committed_since: datetime | None = None, require_commitments: bool = False,
+                  public_key: str | None = None, require_signature: bool = False) -> MatchState:
     """Replay an exported match record and check every stored result (RULES.md systems as its ruleset says).
 
     ``record``: a dict as in docs/match-record.schema.json (the engine's own ``MatchState.record()`` passes too:
@@ -48,10 +55,19 @@ def verify_record(record: object, *, committed_since: datetime | None = None) ->
     datetime: when the store began committing; ``manage.py verify_matches`` gives the time its database's
     migration added commitments). An exported record (it has ``format``) must carry its ``result`` and
     ``players``, each seat's total, place and forfeit as the engine gives them.
+
+    Format 2 (``proof``): a forfeit must follow from the plies under the fault policy (``FaultBook``), and the
+    version 2 commitment binds the ``seating``. ``require_commitments``: every deal must have a commitment (every
+    record the service exports has them). A ``signature`` is checked when present, and must be there with
+    ``require_signature`` or ``public_key`` (then by that key, 64 hex digits), after every other check (a changed
+    ply is named as such; a change the plies cannot see, such as a name, breaks the signature).
     """
     state = start_from_record(record, require_version=True)
+    if record.get("format") not in (None, FORMAT_1, FORMAT_2):
+        raise ReplayMismatch(f"match: format expected {FORMAT_1} or {FORMAT_2}, found {record.get('format')!r:.40}")
     if state.version == "2" and state.single_deal is None:
-        _check_secret(state, record.get("commitment"))
+        _check_secret(state, record.get("commitment"), record.get("seating"))
+    book = FaultBook(record, state.seats) if record.get("format") == FORMAT_2 else None
     deals = record["deals"]
     must_commit, committed = _created_since(record, committed_since), False
     for i, deal in enumerate(deals):
@@ -67,9 +83,10 @@ def verify_record(record: object, *, committed_since: datetime | None = None) ->
             _expect(number, "seed", state.deal.seed, deal.get("seed", state.deal.seed))
             if "code" in deal:
                 _expect(number, "code", deal_code(state.deal.seed), deal["code"])
-            if "commitment" not in deal and "salt" not in deal and (must_commit or committed):
+            if "commitment" not in deal and "salt" not in deal and (must_commit or committed or require_commitments):
                 why = (f"the match was created after commitments existed ({committed_since.isoformat()})"
-                       if must_commit else "an earlier deal of the match has one")
+                       if must_commit else "an earlier deal of the match has one" if committed else
+                       "every deal must have one (--require-commitments)")
                 raise ReplayMismatch(f"deal {number}: expected a commitment and its salt ({why}), found neither",
                                      deal=number, what="commitment", expected="a commitment", found=None)
             committed = committed or "commitment" in deal
@@ -79,6 +96,8 @@ def verify_record(record: object, *, committed_since: datetime | None = None) ->
                 raise ReplayMismatch(f"deal {number} ply {ply}: expected the deal to have ended (after ply {ply - 1}),"
                                      f" found action {_short(action)}", deal=number, ply=ply, what="action",
                                      expected="the deal's end", found=action)
+            if book is not None:
+                book.ply(state, number, ply, action)
             try:
                 state.apply(action)
             except (IllegalAction, TypeError, ValueError) as exc:  # refused before any change: the state is as it was
@@ -101,19 +120,27 @@ def verify_record(record: object, *, committed_since: datetime | None = None) ->
     if exported and "result" not in record:
         raise ReplayMismatch("match: expected the match's result (an exported record is of a finished match), "
                              "found none")
+    if book is not None:
+        book.check_result((record.get("result") or {}).get("forfeited"))
     places = _check_result(state, record.get("result"), complete=exported)
     if exported or "players" in record:
         _check_players(state, record.get("players"), places, (record.get("result") or {}).get("forfeited"))
+    if record.get("signature") is not None or require_signature or public_key:  # last: the plies' words first
+        check_signature(record, public_key)
     return state
 
 
-def _check_secret(state: MatchState, commitment: object) -> None:
-    """Version 2: the published match secret opens the commitment shown when the match was created."""
-    expected = secret_commitment(state.secret)
+def _check_secret(state: MatchState, commitment: object, seating: object) -> None:
+    """Version 2: the published match secret and seating (player ids by seat; None: the engine alone) open the
+    commitment shown when the match was created."""
+    try:
+        expected = secret_commitment(state.secret, seating)
+    except ValueError as exc:
+        raise ReplayMismatch(f"match: seating {exc}", what="seating") from None
     if commitment != expected:
-        raise ReplayMismatch(f"match: commitment expected {expected} (of the published secret: "
-                             f"keys.secret_commitment), found {_short(commitment)} (the secret or the commitment was "
-                             "changed)", what="commitment", expected=expected, found=commitment)
+        raise ReplayMismatch(f"match: commitment expected {expected} (of the published secret and seating: "
+                             f"keys.secret_commitment), found {_short(commitment)} (the secret, the seating or the "
+                             "commitment was changed)", what="commitment", expected=expected, found=commitment)
 
 
 def _check_key(number: int, key: bytes, deal: dict) -> None:
@@ -224,6 +251,9 @@ def summary(record: dict, state: MatchState) -> str:
         fair = ", every deal's commitment opened"
     else:
         fair = f", deal{'s' if len(uncommitted) > 1 else ''} {_numbers(uncommitted)}: {UNCOMMITTED}"
+    signature = record.get("signature")
+    if isinstance(signature, dict):
+        fair += f", signed by {str(signature.get('public_key'))[:16]}..."
     return (f"{name} ({preset}, {state.seats} seats): {len(record['deals'])} deals, {plies} plies, totals "
             f"{state.totals}, places {places}{end}{fair}: OK")
 

@@ -29,7 +29,8 @@ RECORDS_V1 = Path(__file__).parent / "records_v1"
 
 def test_pinned_vectors():
     assert secret_from_seed(1).hex() == "e44c83014f571dc55b0e176c0e76ef1e741ff2873885d4276e8e7fa4e38106e9"
-    assert secret_commitment(SECRET) == "a45b454992239add8159f71f30067c7e351f3c523e8f30c6fc9e4749c7a8b258"
+    assert secret_commitment(SECRET) == "abc7e407a2b1753efd71a83f270cdbaf1d24399d59e21852318d4232ce21ed95"
+    assert secret_commitment(SECRET, [7, 12]) == "0386bcd92e3a58c0c7ec012545af7c5b70369eaec76916a132e404ee70cd08b1"
     key = deal_key(SECRET, 1)
     assert key.hex() == "18617be8f07a9f302fafa4d1d4cabcde6af99814f273f1d4aa4d954c68f6dfa4"
     assert deal_key(SECRET, 2, [bytes.fromhex("aa" * 32), None]).hex() == (

@@ -29,9 +29,11 @@ def _opens(key: str) -> str:
 
 
 def _derived(record: dict, number: int) -> str:
-    """Deal ``number``'s key from the published secret (no contributions), as docs/FAIRNESS.md writes it."""
+    """Deal ``number``'s key from the published secret and contributions, as docs/FAIRNESS.md writes it."""
+    parts = [bytes.fromhex(c or "") for c in record["deals"][number - 1].get("contributions") or []]
+    tail = bytes([len(parts)]) + b"".join(bytes([len(p)]) + p for p in parts) if any(parts) else b"\0"
     return hashlib.sha256(b"eights-ladder/v2/deal\0" + bytes.fromhex(record["secret"]) + number.to_bytes(4, "big")
-                          + b"\0").hexdigest()
+                          + tail).hexdigest()
 
 
 @pytest.fixture
@@ -56,8 +58,10 @@ def test_a_bots_turn_requests_carry_the_commitment_that_the_finished_record_open
     record = APIClient().get(f"/api/matches/{match.pk}/record/").json()
     assert len(record["deals"]) > 1 and set(seen) == {d["number"] for d in record["deals"]}
     assert record["engine_version"] == "2" and "seed" not in record
+    seating = bytes([len(record["seating"])]) + b"".join(i.to_bytes(8, "big") for i in record["seating"])
+    assert record["seating"] == [bot.player_id, house_bots[3].pk]
     assert record["commitment"] == hashlib.sha256(b"eights-ladder/v2/secret-commitment\0"
-                                                  + bytes.fromhex(record["secret"])).hexdigest()
+                                                  + bytes.fromhex(record["secret"]) + seating).hexdigest()
     sent = b"".join(raw for _headers, raw in server.requests).decode()
     assert record["secret"] not in sent and record["commitment"] not in sent
     for deal in record["deals"]:

@@ -14,7 +14,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from games.engine import MatchState, Ruleset
+from match_secrets import match_secrets
+from games.engine import Ruleset
+from games.engine.match import start_from_record
 from games.engine.cards import card_code
 from games.models import Deal, Match
 from games.selectors import match_snapshot
@@ -65,7 +67,7 @@ def _true_positions(match: Match) -> list[tuple[set[str], set[str], list[int]]]:
     cards public then (played or turned up in the current deal so far, and the card this ply played, which may
     have ended the previous deal) and the true hand sizes."""
     record = match_snapshot(match=match).record
-    state = MatchState.start(Ruleset.from_dict(record["ruleset"]), record["seats"], record["seed"])
+    state = start_from_record(record)
 
     def hidden(state):
         deal = state.deal
@@ -91,7 +93,8 @@ def _assert_nothing_hidden(events: list[dict], match: Match) -> None:
     deal of the match (all unfinished while it ran), nor any hand; the hand counts are the true ones."""
     positions = _true_positions(match)
     deals = list(Deal.objects.filter(match=match).order_by("number"))
-    assert deals and all(d.salt for d in deals)
+    assert deals and all(d.key for d in deals)
+    hidden_words = match_secrets(match)  # the secret, each deal's key and code
     for event in events:
         if event["event"] != "ply":
             continue
@@ -101,9 +104,8 @@ def _assert_nothing_hidden(events: list[dict], match: Match) -> None:
         assert not (shown & (hidden - public)), f"ply {ply} shows hidden cards {shown & (hidden - public)}"
         for word in ('"hand"', '"hands"', '"stock"', '"seed"', '"salt"', '"code"'):
             assert word not in event["raw"]
-        for deal in deals:
-            for secret in (str(deal.seed), deal.salt, deal.code):
-                assert secret not in event["raw"], f"ply {ply} shows a secret of deal {deal.number}"
+        for secret in hidden_words:
+            assert secret not in event["raw"], f"ply {ply} shows a secret of the match"
         view = event["data"]["public"]
         assert view["ply"] == ply and event["data"]["ply"]["ply"] == ply
         assert view["hand_counts"] == sizes

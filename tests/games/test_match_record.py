@@ -115,7 +115,7 @@ def test_export_then_offline_replay_round_trip(preset, house_bots, tmp_path, cap
     rc, out = _replay(tmp_path, json.dumps(record), capsys)
     assert rc == 0, out.err
     assert f"match {match.pk} ({preset}" in out.out
-    assert "the secret opened the match's commitment and every deal's key its own: OK" in out.out
+    assert "the secret opened the match's commitment and every deal's key its own, signed by" in out.out
 
 
 @pytest.mark.django_db

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import secrets
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -50,8 +51,9 @@ def _store_batch(players, ruleset, preset, seeds, after, version) -> list[int]:
     states = [play(ruleset, players, seed, version) for seed in seeds]
     matches = Match.objects.bulk_create(
         Match(ruleset=ruleset.to_dict(), preset=preset, seat_count=len(players), seed=seed, engine_version=version,
-              secret=state.secret.hex() if state.secret else "",
-              commitment=keys.secret_commitment(state.secret) if state.secret else "",
+              secret=state.secret.hex() if state.secret else "", seating=[p.pk for p in players] if state.secret else [],
+              commitment=keys.secret_commitment(state.secret, [p.pk for p in players]) if state.secret else "",
+              fault_limit=settings.BOT_MAX_CONSECUTIVE_FAULTS,
               status=Match.Status.FINISHED, deal_number=state.deal_number,
               ply_count=sum(len(ids) for ids in state.deal_ids), totals=list(state.totals), finished_at=now)
         for seed, state in zip(seeds, states))

@@ -89,11 +89,28 @@ def commitments_since():
             .first())
 
 
+def _check_seating(record: dict) -> None:
+    """The seats' players against the seating the match committed to (version 2): ``ReplayMismatch`` naming the
+    first seat whose player changed, unless its committed player no longer exists (an adopted guest)."""
+    seating = record.get("seating")
+    if not seating:
+        return
+    from games.models import Player
+
+    for seat, (committed, player) in enumerate(zip(seating, record["players"])):
+        if player.get("player_id") != committed and Player.objects.filter(pk=committed).exists():
+            raise ReplayMismatch(f"match: seat {seat}'s player expected {committed} (the seating committed to), "
+                                 f"found {player.get('player_id')} ({player.get('name')})", what="seating",
+                                 expected=committed, found=player.get("player_id"))
+
+
 def verify_matches(matches, *, total: int | None = None, chunk: int = 200, progress: bool = False,
                    err=None) -> Report:
     """Replay every finished match of the ``matches`` queryset (``games.selectors.match_exports``, read in chunks of
     ``chunk``) with ``games.engine.record.verify_record``; a mismatch is recorded and the next match checked. A
-    match created after commitments existed here (``commitments_since``) must have one on every deal.
+    match created after commitments existed here (``commitments_since``) must have one on every deal. A version 2
+    match's seats must hold the players its commitment binds (``seating``), but for a seat whose committed player
+    is gone (a guest who signed up: the account's player took the seat over, ``games.guests.guest_adopt``).
     ``progress``: a tqdm bar on ``err`` (a stream; stderr by default)."""
     report = Report()
     since = commitments_since()
@@ -101,9 +118,10 @@ def verify_matches(matches, *, total: int | None = None, chunk: int = 200, progr
     bar = tqdm(total=total, unit="match", desc="verifying", file=err or sys.stderr, disable=not progress,
                dynamic_ncols=True)
     try:
-        for record in match_exports(matches=matches, chunk_size=chunk):
+        for record in match_exports(matches=matches, chunk_size=chunk, sign=False):
             try:
                 verify_record(record, committed_since=since)
+                _check_seating(record)
             except ReplayMismatch as exc:
                 report.mismatches.append((record["match"], exc))
                 bar.set_postfix(mismatches=len(report.mismatches), refresh=False)
