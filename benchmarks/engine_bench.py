@@ -105,10 +105,10 @@ def main() -> None:
           f"{result['seats']} seats, median of {args.repeats} interleaved runs"
           + (f" (baseline: the engine of {args.baseline}):" if args.baseline else ":"))
     names = {"openspiel": "OpenSpiel (pyspiel Python loop)", "ours_dict": "ours, dict API", "ours_fast": "ours, fast path",
-             "base_fast": "baseline, fast path"}
+             "ours_fast_v2": "ours, fast path, v2 dealing", "base_fast": "baseline, fast path"}
     for key, fig in result["figures"].items():
         print(f"  {names[key]:<32} {fig['plies_per_s']:>10,.0f} plies/s {fig['deals_per_s']:>8,.0f} deals/s")
-    for key in ("ours_fast", "base_fast", "ours_dict"):
+    for key in ("ours_fast", "ours_fast_v2", "base_fast", "ours_dict"):
         ratio = result["ratios_vs_openspiel"].get(key)
         if ratio is None:
             continue

@@ -31,6 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from benchmarks.engine_bench import play_random  # noqa: E402
 from games.engine import Deal, Ruleset  # noqa: E402
+from games.engine.keys import deal_key  # noqa: E402
 
 SEATS = 2
 OPENSPIEL_PARAMS = {"players": SEATS, "max_draw_cards": 5, "reshuffle": False, "use_special_cards": False,
@@ -87,6 +88,17 @@ def _ours_fast(seconds: float, seed: int) -> tuple[int, int, float]:
     return play_random(lambda s: Deal.start(rules, SEATS, s), seconds, seed, fast=True)
 
 
+_SECRET = bytes(range(32))
+
+
+def _ours_fast_v2(seconds: float, seed: int) -> tuple[int, int, float]:
+    """The fast path dealing as engine version 2 does: each deal's key derived from a match secret (SHA-256), then
+    the SHA-256 counter-mode shuffle (``_ours_fast`` deals from an int seed: version 1's SplitMix64)."""
+    rules = our_ruleset()
+    return play_random(lambda s: Deal.start(rules, SEATS, deal_key(_SECRET, 1 + s % (2**32 - 1))), seconds, seed,
+                       fast=True)
+
+
 def _baseline_fast(engine):
     def loop(seconds: float, seed: int) -> tuple[int, int, float]:
         rules = our_ruleset(engine.Ruleset)
@@ -96,7 +108,8 @@ def _baseline_fast(engine):
 
 LOOPS = (("openspiel", "OpenSpiel crazy_eights (pyspiel)", _openspiel),
          ("ours_dict", "ours, dict API (legal_actions/apply)", _ours_dict),
-         ("ours_fast", "ours, fast path (legal_ids/apply_id)", _ours_fast))
+         ("ours_fast", "ours, fast path (legal_ids/apply_id)", _ours_fast),
+         ("ours_fast_v2", "ours, fast path, engine version 2 dealing", _ours_fast_v2))
 BASELINE_LABEL = "baseline, fast path (legal_ids/apply_id)"
 
 
