@@ -245,15 +245,18 @@ class MatchFeed:
         if (row.commitment, row.seed, row.created_at) != (self.match.commitment, self.match.seed, self.match.created_at):
             raise Match.DoesNotExist(f"match {row.pk} is another match now (its id was handed out again)")
         rows = list(Move.objects.filter(deal__match_id=row.pk).order_by("deal__number", "ply")
-                    .values_list("deal__number", "action", "source", "fault_kind", "created_at")[self.count:row.ply_count])
+                    .values_list("deal__number", "action", "source", "fault_kind", "created_at", "contribution")
+                    [self.count:row.ply_count])
         timeline = _Timeline(MatchSnapshot(match=row, record={}), self.seats, [])
         events = []
-        for number, action, source, fault_kind, at in rows:
+        for number, action, source, fault_kind, at, contribution in rows:
             state, deal = self.state, self.state.deal
             if state.deal_number != number:
                 raise ValueError(f"match {row.pk}: ply {self.count + 1} is stored in deal {number}, the engine is in "
                                  f"deal {state.deal_number}")
             seat, logged = deal.to_play, len(deal._log)
+            if contribution:  # taken for the next deal's key: the feed deals it as the match did
+                state.offer(seat, bytes.fromhex(contribution))
             state.apply(action)
             self.count += 1
             entries = [entry_dict(e) for e in deal._log[logged:]]

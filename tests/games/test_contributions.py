@@ -151,3 +151,19 @@ def test_matches_dealt_the_same_cards_or_from_a_chosen_seed_take_no_contribution
                      for m in mirror)
     common = min(len(first), len(second))
     assert first[:common] == second[:common]  # the rotations still hold the same cards
+
+
+@pytest.mark.django_db
+def test_a_watchers_feed_deals_every_deal_with_its_contributions(house_bots):
+    """The live feed (games.live.MatchFeed) plays the stored plies on a state of its own: it must deal each next deal
+    from the contributions the plies carried, or its public views would show another starter."""
+    from games.live import MatchFeed
+
+    match = match_create(players=[house_bots[0], house_bots[3]], ruleset=Ruleset.preset("pagat", target=300))
+    assert match_advance(match_id=match.pk) == "finished"
+    rows = list(Deal.objects.filter(match=match).order_by("number"))
+    assert len(rows) >= 2 and all(row.contributions for row in rows[1:])  # the house seats' own
+    feed = MatchFeed(match, [{"seat": 0, "kind": "house"}, {"seat": 1, "kind": "house"}])
+    events, end = feed.advance()
+    assert end is not None and len(events) == Match.objects.get(pk=match.pk).ply_count
+    assert feed.state.deal.seed.hex() == rows[-1].key and feed.state.totals == Match.objects.get(pk=match.pk).totals
