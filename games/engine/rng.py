@@ -42,7 +42,24 @@ def mix64(z: int) -> int:
 _LIMITS = [0] + [(1 << 64) - ((1 << 64) % b) for b in range(1, 128)]
 
 
-class SplitMix64:
+class _Stream:
+    """What both generators share: ``below`` from their ``next`` (64-bit outputs)."""
+
+    __slots__ = ()
+
+    def next(self) -> int:  # pragma: no cover - each generator has its own
+        raise NotImplementedError
+
+    def below(self, bound: int) -> int:
+        """Uniform integer in ``0..bound-1`` by rejection sampling (``bound`` >= 1)."""
+        limit = (1 << 64) - ((1 << 64) % bound)
+        while True:
+            x = self.next()
+            if x < limit:
+                return x % bound
+
+
+class SplitMix64(_Stream):
     """The SplitMix64 generator; ``next()`` gives the next 64-bit output."""
 
     __slots__ = ("state",)
@@ -53,14 +70,6 @@ class SplitMix64:
     def next(self) -> int:
         self.state = (self.state + GOLDEN) & MASK64
         return mix64(self.state)
-
-    def below(self, bound: int) -> int:
-        """Uniform integer in ``0..bound-1`` by rejection sampling (``bound`` >= 1)."""
-        limit = (1 << 64) - ((1 << 64) % bound)
-        while True:
-            x = self.next()
-            if x < limit:
-                return x % bound
 
     def shuffle(self, items: list) -> None:
         """Fisher-Yates in place, from the last index down (``below`` and ``next`` inlined: the same outputs)."""
@@ -81,7 +90,7 @@ class SplitMix64:
         self.state = state
 
 
-class KeyStream:
+class KeyStream(_Stream):
     """Engine version 2's generator: 64-bit outputs from SHA-256 in counter mode keyed by a 32-byte deal key and a
     purpose (0 deals, k >= 1 is the k-th reshuffle of the discard pile); ``next``, ``below`` and ``shuffle`` as
     ``SplitMix64``'s, so a shuffle is the same Fisher-Yates fed by another stream. ``ValueError`` for a key that is
@@ -108,14 +117,6 @@ class KeyStream:
         if not self._words:
             self._refill()
         return self._words.pop()
-
-    def below(self, bound: int) -> int:
-        """Uniform integer in ``0..bound-1`` by rejection sampling (``bound`` >= 1), as ``SplitMix64.below``."""
-        limit = (1 << 64) - ((1 << 64) % bound)
-        while True:
-            x = self.next()
-            if x < limit:
-                return x % bound
 
     def shuffle(self, items: list) -> None:
         """Fisher-Yates in place, from the last index down, as ``SplitMix64.shuffle``."""

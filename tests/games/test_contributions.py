@@ -41,6 +41,20 @@ def _bot(owner, server, name="Mixer"):
     return Bot.objects.get(pk=bot.pk)
 
 
+def _played_by_bot(owner, house, behaviour: str):
+    """A finished match of a bot served with ``behaviour`` (tests/support/bot_servers.py) against ``house``:
+    (bot, match)."""
+    server = BotServer(behaviour, "s3cret")
+    try:
+        bot = _bot(owner, server)
+        match = match_create(players=[bot.player, house], ruleset=SHORT)
+        assert takes_contributions(match) and len(match.commitment) == 64
+        assert match_advance(match_id=match.pk) == "finished"
+    finally:
+        server.stop()
+    return bot, match
+
+
 @pytest.fixture
 def owner(db):
     return get_user_model().objects.create_user("ada", password="pw-ada-12345")
@@ -48,14 +62,7 @@ def owner(db):
 
 @pytest.mark.django_db
 def test_a_bots_contributions_go_into_the_next_deals_key_and_the_record_proves_it(owner, house_bots):
-    server = BotServer("contribution:random", "s3cret")
-    try:
-        bot = _bot(owner, server)
-        match = match_create(players=[bot.player, house_bots[3]], ruleset=SHORT)
-        assert takes_contributions(match) and len(match.commitment) == 64
-        assert match_advance(match_id=match.pk) == "finished"
-    finally:
-        server.stop()
+    bot, match = _played_by_bot(owner, house_bots[3], "contribution:random")
     record = APIClient().get(f"/api/matches/{match.pk}/record/").json()
     deals = record["deals"]
     assert len(deals) >= 2 and "contributions" not in deals[0]  # deal 1 was dealt before anyone could send one
@@ -115,13 +122,7 @@ def test_a_persons_moves_carry_their_browsers_contribution_and_a_bad_one_is_a_40
 
 @pytest.mark.django_db
 def test_a_bad_contribution_is_a_warning_in_the_turn_log_never_a_fault(owner, house_bots):
-    server = BotServer("contribution:XYZ", "s3cret")
-    try:
-        bot = _bot(owner, server)
-        match = match_create(players=[bot.player, house_bots[3]], ruleset=SHORT)
-        assert match_advance(match_id=match.pk) == "finished"
-    finally:
-        server.stop()
+    bot, match = _played_by_bot(owner, house_bots[3], "contribution:XYZ")
     assert not Move.objects.filter(deal__match=match).exclude(fault_kind="").exists()
     turns = list(BotTurn.objects.filter(bot=bot, match_id=match.pk))
     assert turns and all("contribution is not lowercase hex: ignored" in t.warning for t in turns)
