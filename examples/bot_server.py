@@ -21,6 +21,7 @@ import hmac
 import json
 import os
 import re
+import secrets
 import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -91,9 +92,11 @@ def make_handler(secret, name: str, strategy_name: str, debug: bool = False, ver
                 view = request["view"]
                 seed = request["match_id"] * 1000 + request["deal_number"]
                 action = strategy(view, request["legal_actions"], seed)
+                # randomness of our own for the next deal's key (docs/BOT_PROTOCOL.md, "Contributions")
+                reply = {"action": action, "contribution": secrets.token_hex(32)}
                 if debug:
-                    return self._reply(200, {"action": action, "debug": debug_note(request, action)})
-                return self._reply(200, {"action": action})
+                    reply["debug"] = debug_note(request, action)
+                return self._reply(200, reply)
             if kind == "match_end":
                 return self._reply(200, {})
             return self._reply(400, {"error": f"unknown request type {kind!r}"})

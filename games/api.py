@@ -133,9 +133,10 @@ class SeatViewApi(APIView):
         "legal_actions": serializers.ListField(child=serializers.DictField()), "view": serializers.DictField(),
         "deal_number": serializers.IntegerField(help_text="the deal the view shows (1-based)"),
         "commitment": serializers.CharField(allow_null=True, help_text=(
-            "the deal's commitment, SHA-256 of f'{seed}:{salt}' as 64 hex digits (docs/FAIRNESS.md): shown from the "
-            "deal's start; its seed and salt are published in the match record once the match is finished. Null "
-            "for a deal stored before commitments"))}),
+            "the deal's commitment, 64 hex digits (docs/FAIRNESS.md; engine version 2: the hash of the deal's key; "
+            "version 1: SHA-256 of f'{seed}:{salt}'), shown from the deal's start; the key (or seed and salt) is "
+            "published in the match record once the match is finished. Null for a deal stored before "
+            "commitments"))}),
         **SEAT_ERRORS})
     def get(self, request, match_id: int, seat: int):
         access, seat_rows = _access_seat(request, match_id, seat)  # the match row and its seats, one query

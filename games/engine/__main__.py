@@ -119,7 +119,7 @@ def replay_file(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
     except (OSError, UnicodeDecodeError) as exc:
         sys.stderr.write(f"cannot read {args.file}: {exc}\n")
         return 2
-    count = 0
+    count, signed = 0, False
     for label, record in _records(text):
         where = f"{args.file} {label}" + (f" (match {record['match']})" if isinstance(record, dict)
                                           and "match" in record else "")
@@ -133,11 +133,15 @@ def replay_file(args: argparse.Namespace, parser: argparse.ArgumentParser) -> in
             sys.stderr.write(f"{where}: MISMATCH: {exc}\n")
             return 1
         count += 1
+        signed = signed or isinstance(record.get("signature"), dict)
         print(summary(record, state))
     if not count:
         sys.stderr.write(f"{args.file}: no record in it\n")
         return 2
     print(f"{count} record{'s' if count != 1 else ''} replayed: no mismatch")
+    if signed and not args.public_key:
+        print("note: each signature was checked against the key its record names; pass --public-key KEY (the "
+              "service's, from GET /api/records/signing-key/) to check that it is the service's")
     return 0
 
 

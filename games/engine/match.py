@@ -133,7 +133,9 @@ class MatchState:
         if not (isinstance(number, int) and number > self.deal_number):
             raise ValueError(f"deal {number!r} is dealt already (the match is at deal {self.deal_number})")
         if not (isinstance(contributions, list) and len(contributions) == self.seats):
-            raise ValueError(f"contributions are a list of {self.seats} entries, one per seat")
+            given = f"{len(contributions)} entries" if isinstance(contributions, list) else type(contributions).__name__
+            raise ValueError(f"deal {number}'s contributions are a list with one entry per seat ({self.seats} in this "
+                             f"match), not {given}")
         parsed: list[bytes | None] = []
         for given in contributions:
             if given is None or given == "" or given == b"":

@@ -146,7 +146,10 @@ def _check_secret(state: MatchState, commitment: object, seating: object) -> Non
 def _check_key(number: int, key: bytes, deal: dict) -> None:
     """Version 2: the deal's ``key`` is the one the engine derives (from the secret and the contributions) and opens
     the deal's ``commitment``; its ``code`` (when given) is the key's."""
-    _expect(number, "key", key.hex(), deal.get("key", key.hex()))
+    if deal.get("key", key.hex()) != key.hex():
+        raise ReplayMismatch(f"deal {number}: key expected {key.hex()} (from the secret and the contributions), found "
+                             f"{_short(deal.get('key'))} (the secret, a contribution or the key was changed)",
+                             deal=number, what="key", expected=key.hex(), found=deal.get("key"))
     expected = deal_key_commitment(key)
     if deal.get("commitment") != expected:
         raise ReplayMismatch(f"deal {number}: commitment expected {expected} (of the key the secret and the "
