@@ -273,7 +273,10 @@ BOT_MAX_CONSECUTIVE_FAULTS = env_int("BOT_MAX_CONSECUTIVE_FAULTS", 3, 1, 100)  #
 #: The Ed25519 key that signs every exported match record: 64 hex digits (its 32-byte private seed), e.g. from
 #: `python -c "import secrets; print(secrets.token_hex(32))"`. Unset: one is made on first use and kept in
 #: RECORD_SIGNING_KEY_FILE (zero-setup and development; a deployment sets the variable, from its secret store).
-RECORD_SIGNING_KEY = env_str("RECORD_SIGNING_KEY", "")
+RECORD_SIGNING_KEY = env_str("RECORD_SIGNING_KEY", "").strip().lower()
+if RECORD_SIGNING_KEY and not (len(RECORD_SIGNING_KEY) == 64 and all(c in "0123456789abcdef" for c in RECORD_SIGNING_KEY)):
+    raise ImproperlyConfigured("RECORD_SIGNING_KEY is 64 hex digits (an Ed25519 private seed of 32 bytes), e.g. from "
+                               "python -c \"import secrets; print(secrets.token_hex(32))\"")
 RECORD_SIGNING_KEY_FILE = Path(env_str("RECORD_SIGNING_KEY_FILE", str(VAR_DIR / "record-signing.key")))
 #: Failed matches in a row that suspend a bot: a match it forfeited, or faulted on at least
 #: BOT_FAILED_MATCH_FAULT_SHARE of its turns in.

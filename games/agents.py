@@ -11,12 +11,10 @@ again. The answer is judged by the referee (``games.engine.referee.judge``), whi
 
 from __future__ import annotations
 
-import secrets
 from typing import Callable, Optional
 
 from django.utils import timezone
 
-from games.engine.keys import CONTRIBUTION_MAX_BYTES
 from games.engine.referee import Answer, Fault, Turn
 from games.engine.strategies import choose_turn
 
@@ -37,12 +35,12 @@ def agent_for(kind: str) -> Agent:
         raise LookupError(f"no agent is registered for players of kind {kind!r}") from None
 
 
-def house_agent(*, player, turn: Turn, rng, contribution_open: bool = False, **context) -> Answer:
-    """House bots: the engine strategy named by ``player.strategy``, drawing from ``rng`` (deterministic). While the
-    match takes the seat's contribution to the next deal's key (``contribution_open``), one from the operating
-    system's generator (docs/FAIRNESS.md)."""
-    return Answer(action=choose_turn(player.strategy, turn, rng),
-                  contribution=secrets.token_bytes(CONTRIBUTION_MAX_BYTES) if contribution_open else None)
+def house_agent(*, player, turn: Turn, rng, **context) -> Answer:
+    """House bots: the engine strategy named by ``player.strategy``, drawing from ``rng`` (deterministic). A house
+    seat contributes nothing to the next deal's key: its randomness would be the service's own, chosen after the
+    other seats' contributions were seen, which would let the service steer the next deal (docs/FAIRNESS.md); the
+    service's part is its secret, committed to when the match was created."""
+    return Answer(action=choose_turn(player.strategy, turn, rng))
 
 
 def human_agent(*, player, turn: Turn, match, **context) -> Answer | None:

@@ -151,6 +151,10 @@ class SeatViewApi(APIView):
                                        "Cache-Control": "private, no-cache"})
 
 
+CONTRIBUTION_WORDS = ("a contribution is a string of 2 to 64 lowercase hex digits (1 to 32 bytes), e.g. 64 digits "
+                      "from 32 random bytes; leave it out to send none")
+
+
 class SeatActionApi(APIView):
     permission_classes = [PersonOrGuest]
     throttle_classes = [ScopedRateThrottle]
@@ -166,8 +170,12 @@ class SeatActionApi(APIView):
                 "optional: randomness of your own (2 to 64 lowercase hex digits, e.g. 32 random bytes from your "
                 "browser) mixed into the key of the match's next deal; your first in a deal counts "
                 "(docs/FAIRNESS.md)"),
-            error_messages={"invalid": "a contribution is 2 to 64 lowercase hex digits (1 to 32 bytes), e.g. "
-                                       "64 digits from 32 random bytes; leave it out to send none"})
+            error_messages={msg: CONTRIBUTION_WORDS for msg in ("invalid", "null", "blank")})
+
+        def validate_contribution(self, value: str) -> str:
+            if not isinstance(self.initial_data.get("contribution"), str):  # a number is no hex string
+                raise serializers.ValidationError(CONTRIBUTION_WORDS)
+            return value
 
     @extend_schema(summary="Make a move", request=InputSerializer, responses={
         200: inline_serializer("MoveStored", {"stored": serializers.BooleanField(), "ply": serializers.IntegerField(),

@@ -68,15 +68,24 @@ def _parser() -> argparse.ArgumentParser:
                                      "stored seed, dealer, action and result, and prints one line per match. Exit 1 "
                                      "at the first mismatch (deal, ply, expected, found); 2 for an unreadable file.")
     rep.add_argument("file", metavar="FILE", help="the record file (- for stdin)")
-    rep.add_argument("--public-key", metavar="HEX",
+    rep.add_argument("--public-key", metavar="HEX", type=_public_key,
                      help="the service's record signing key (64 hex digits, from GET /api/records/signing-key/): every "
                           "record must be signed by it")
     rep.add_argument("--require-signature", action="store_true",
-                     help="refuse a record without the service's signature (every record it exports has one)")
+                     help="refuse a record without the service's signature (every record it exports has one); needs "
+                          "--public-key, the key it must be signed by")
     rep.add_argument("--require-commitments", action="store_true",
                      help="refuse a record with a deal that has no commitment (every record the service exports "
                           "has them; only deals stored before commitments existed lack one)")
     return parser
+
+
+def _public_key(text: str) -> str:
+    """``--public-key``: 64 hex digits (argparse says so otherwise)."""
+    if not (isinstance(text, str) and len(text) == 64 and all(c in "0123456789abcdefABCDEF" for c in text)):
+        raise argparse.ArgumentTypeError(f"{text!r:.80} is not a public key: 64 hex digits, from "
+                                         "GET /api/records/signing-key/")
+    return text.lower()
 
 
 class NotJson(ValueError):
@@ -88,7 +97,7 @@ def _loads(text: str):
     (about 1000 levels: a ``RecursionError`` otherwise)."""
     try:
         return json.loads(text)
-    except json.JSONDecodeError as exc:
+    except ValueError as exc:  # JSONDecodeError, and an integer too long for int() (sys.get_int_max_str_digits)
         raise NotJson(str(exc)) from None
     except RecursionError:
         raise NotJson("nested too deeply (arrays or objects inside each other past Python's recursion limit; "
@@ -114,6 +123,9 @@ def _records(text: str):
 def replay_file(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """The ``replay`` command: 0 when every record replays and every stored result agrees; 1 naming the first
     mismatch; 2 when the file cannot be read or holds no record."""
+    if args.require_signature and not args.public_key:
+        parser.error("--require-signature needs --public-key KEY: a signature by a key the record names itself proves "
+                     "nothing (the service's key: GET /api/records/signing-key/)")
     try:
         text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

@@ -16,11 +16,13 @@ plies under the fault policy, and the record is the one the service signed.
 from __future__ import annotations
 
 import json
+import re
 
 from .match import ReplayMismatch
 from .strategies import fallback_action
 
 SIGNATURE_ALGORITHM = "ed25519"
+_HEX64, _HEX128 = re.compile(r"[0-9a-f]{64}"), re.compile(r"[0-9a-f]{128}")
 
 
 class FaultBook:
@@ -33,11 +35,19 @@ class FaultBook:
         for i, deal in enumerate(record["deals"]):
             entries = deal.get("faults") or []
             try:
-                self.faults[i + 1] = {int(ply): str(kind) for ply, kind in entries}
-            except (TypeError, ValueError):
+                self.faults[i + 1] = {_ply(ply): str(kind) for ply, kind in entries}
+            except (TypeError, ValueError, OverflowError):
                 raise ReplayMismatch(f"deal {i + 1}: faults are [ply, kind] pairs, not {entries!r:.80}") from None
         players = record.get("players") or []
         self.limits = [p.get("max_faults") if isinstance(p, dict) else None for p in players] + [None] * seats
+        for seat, player in enumerate(players):
+            limit = player.get("max_faults") if isinstance(player, dict) else None
+            if isinstance(player, dict) and player.get("kind") == "house" and limit is not None:
+                raise ReplayMismatch(f"match: seat {seat}'s max_faults expected null (a house seat never forfeits), "
+                                     f"found {limit!r:.20}", what="max_faults", expected=None, found=limit)
+            if limit is not None and not (isinstance(limit, int) and not isinstance(limit, bool) and limit >= 1):
+                raise ReplayMismatch(f"match: seat {seat}'s max_faults is a whole number from 1, or null, not "
+                                     f"{limit!r:.20}", what="max_faults", found=limit)
         self.streak = [0] * seats
         self.forfeit: int | None = None
         self.at: tuple[int, int] | None = None
@@ -75,6 +85,13 @@ class FaultBook:
                                  found=claimed)
 
 
+def _ply(value: object) -> int:
+    """A fault's ply: a whole number from 1 (a JSON integer; ``ValueError`` otherwise)."""
+    if not (isinstance(value, int) and not isinstance(value, bool) and value >= 1):
+        raise ValueError(f"a ply is a whole number from 1, not {value!r:.20}")
+    return value
+
+
 def signed_bytes(record: dict) -> bytes:
     """The bytes a record's signature is over: the record without ``signature``, as JSON with sorted keys, no
     spaces, UTF-8 (non-ASCII characters as they are)."""
@@ -94,6 +111,9 @@ def check_signature(record: dict, public_key: str | None = None) -> str:
         raise ReplayMismatch(f"match: signature algorithm expected {SIGNATURE_ALGORITHM}, found "
                              f"{signature.get('algorithm')!r:.40}", what="signature")
     key, value = signature.get("public_key"), signature.get("value")
+    if not (isinstance(key, str) and _HEX64.fullmatch(key) and isinstance(value, str) and _HEX128.fullmatch(value)):
+        raise ReplayMismatch("match: a signature's public_key is 64 and its value 128 lowercase hex digits",
+                             what="signature")
     if public_key is not None and key != public_key.lower():
         raise ReplayMismatch(f"match: signed by key {key!r:.70}, expected the service's {public_key.lower()}",
                              what="signature", expected=public_key.lower(), found=key)

@@ -65,9 +65,16 @@ def verify_record(record: object, *, committed_since: datetime | None = None, re
     state = start_from_record(record, require_version=True)
     if record.get("format") not in (None, FORMAT_1, FORMAT_2):
         raise ReplayMismatch(f"match: format expected {FORMAT_1} or {FORMAT_2}, found {record.get('format')!r:.40}")
+    if state.version == "2" and record.get("format", FORMAT_2) != FORMAT_2:
+        raise ReplayMismatch(f"match: a version 2 match's record is format {FORMAT_2}, found {record['format']!r:.40}")
     if state.version == "2" and state.single_deal is None:
         _check_secret(state, record.get("commitment"), record.get("seating"))
-    book = FaultBook(record, state.seats) if record.get("format") == FORMAT_2 else None
+        _check_contributions(record)
+    elif state.single_deal is not None and any(k in record for k in ("secret", "commitment", "seating")):
+        raise ReplayMismatch("match: a record of one deal played again has no match secret, commitment or seating "
+                             "(its deal's key is given)", what="single_deal")
+    # every version 2 record proves a claimed forfeit from its plies (a record without faults claims none)
+    book = FaultBook(record, state.seats) if state.version == "2" or record.get("format") == FORMAT_2 else None
     deals = record["deals"]
     must_commit, committed = _created_since(record, committed_since), False
     for i, deal in enumerate(deals):
@@ -120,14 +127,31 @@ def verify_record(record: object, *, committed_since: datetime | None = None, re
     if exported and "result" not in record:
         raise ReplayMismatch("match: expected the match's result (an exported record is of a finished match), "
                              "found none")
+    result = record.get("result")
+    if result is not None and not isinstance(result, dict):
+        raise ReplayMismatch(f"match: 'result' must be an object, not {type(result).__name__}")
     if book is not None:
-        book.check_result((record.get("result") or {}).get("forfeited"))
+        book.check_result((result or {}).get("forfeited"))
     places = _check_result(state, record.get("result"), complete=exported)
     if exported or "players" in record:
         _check_players(state, record.get("players"), places, (record.get("result") or {}).get("forfeited"))
     if record.get("signature") is not None or require_signature or public_key:  # last: the plies' words first
         check_signature(record, public_key)
     return state
+
+
+def _check_contributions(record: dict) -> None:
+    """Deal 1 is dealt when the match is created, before anyone could send anything, and a match dealt from a chosen
+    seed takes no contributions (docs/FAIRNESS.md): a record that says otherwise was made, not played."""
+    deals = record["deals"]
+    if deals and deals[0].get("contributions") is not None:
+        raise ReplayMismatch("deal 1: contributions expected none (deal 1 is dealt when the match is created), found "
+                             f"{_short(deals[0]['contributions'])}", deal=1, what="contributions")
+    if record.get("seed") is not None:
+        given = next((i + 1 for i, d in enumerate(deals) if d.get("contributions") is not None), None)
+        if given is not None:
+            raise ReplayMismatch(f"deal {given}: contributions expected none (a match dealt from a chosen seed takes "
+                                 "none), found some", deal=given, what="contributions")
 
 
 def _check_secret(state: MatchState, commitment: object, seating: object) -> None:

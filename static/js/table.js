@@ -35,7 +35,7 @@
   }
 
   // 32 random bytes of this browser's own with every move: the seat's first in a deal goes into the next deal's key,
-  // so the service alone never chooses the cards (docs/FAIRNESS.md, "Contributions")
+  // so the service alone does not choose the cards from deal 2 on (docs/FAIRNESS.md, "Contributions")
   function contribution() {
     const bytes = new Uint8Array(32);
     crypto.getRandomValues(bytes);

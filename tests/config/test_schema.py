@@ -143,7 +143,7 @@ def test_request_and_response_shapes_have_unique_names_in_the_schema(db):
         ref = document["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"]
         return set(document["components"]["schemas"][ref.rsplit("/", 1)[1]]["properties"])
 
-    assert body_fields("/api/matches/{match_id}/seats/{seat}/actions/") == {"ply", "action"}
+    assert body_fields("/api/matches/{match_id}/seats/{seat}/actions/") == {"ply", "action", "contribution"}
     assert body_fields("/api/matches/casual/") == {"opponents", "preset"}
     assert body_fields("/api/ladders/{slug}/play/") == {"match_with"}
 

@@ -171,3 +171,59 @@ def test_verify_matches_compares_the_seats_with_the_seating_committed_to(finishe
         call_command("verify_matches", "--no-progress", stdout=out)
     assert f"seat 0's player expected {house_bots[0].pk}" in out.getvalue() or "commitment" in out.getvalue()
     assert Match.objects.get(pk=finished.pk).seating[0] == house_bots[0].pk
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("change, says", [
+    # a format downgrade or a missing format does not switch the forfeit proof off for a version 2 match
+    (lambda r: r.update(format="eights-match-record/1"), "a version 2 match's record is format"),
+    (lambda r: (r.pop("format"), r["result"].update(forfeited=0)), "forfeited expected None"),
+    # contributions where none can be: deal 1, a match dealt from a chosen seed
+    (lambda r: r["deals"][0].update(contributions=["ab" * 32, None]), "deal 1: contributions expected none"),
+    (lambda r: r.update(seed=5), "secret is not the one seed 5 gives"),
+    # a full record passed off as one deal played again
+    (lambda r: r.update(single_deal={"key": r["deals"][0]["key"], "dealer": 1}), "one deal played again"),
+    # a house seat given a fault limit, so that one invented fault would "prove" its forfeit
+    (lambda r: r["players"][0].update(max_faults=1), "a house seat never forfeits"),
+    (lambda r: r["deals"][0].update(faults=[[float("inf"), "timeout"]]), "faults are"),
+    (lambda r: r["deals"][0].update(faults=[[1.0, "timeout"]]), "faults are"),
+    (lambda r: r.update(result=[1]), "'result' must be an object"),
+])
+def test_forged_records_are_refused_with_words_never_a_traceback(finished, change, says):
+    record = {k: v for k, v in _record(finished).items() if k != "signature"}
+    change(record)
+    with pytest.raises(ReplayMismatch, match=says):
+        verify_record(record)
+
+
+@pytest.mark.django_db
+def test_the_command_line_refuses_a_signature_check_without_the_services_key(finished, tmp_path, capsys):
+    path = tmp_path / "match.json"
+    path.write_text(json.dumps(_record(finished)))
+    for args in (["--require-signature"], ["--public-key", ""], ["--public-key", "zz"], ["--public-key", "ab" * 31]):
+        with pytest.raises(SystemExit) as refused:
+            engine_main(["replay", str(path), *args])
+        assert refused.value.code == 2, args
+        assert "public" in capsys.readouterr().err
+    path.write_text('{"seats": ' + "9" * 5000 + "}")  # an integer Python will not read: unreadable, not a mismatch
+    assert engine_main(["replay", str(path)]) == 2
+
+
+@pytest.mark.django_db
+def test_a_move_with_a_number_for_a_contribution_is_a_400(house_bots):
+    from games.services import player_for_user
+
+    person = get_user_model().objects.create_user("lin", password="pw-lin-12345")
+    client = APIClient()
+    client.force_authenticate(person)
+    match = match_create(players=[player_for_user(user=person), house_bots[3]], ruleset=SHORT)
+    match_advance(match_id=match.pk)
+    view = client.get(f"/api/matches/{match.pk}/seats/0/").json()
+    while not view["your_turn"]:
+        match_advance(match_id=match.pk)
+        view = client.get(f"/api/matches/{match.pk}/seats/0/").json()
+    for bad in (1234, None, "", ["ab"]):
+        refused = client.post(f"/api/matches/{match.pk}/seats/0/actions/",
+                              {"ply": view["ply"], "action": view["legal_actions"][0], "contribution": bad},
+                              format="json")
+        assert refused.status_code == 400 and "lowercase hex" in refused.content.decode(), (bad, refused.content)
