@@ -37,10 +37,10 @@ def bot_agent(*, player, turn: Turn, **context) -> Answer:
         answer = replace(answer, think_ms=max(1, round((time.perf_counter() - started) * 1000)))
     ignored = ""
     if answer.contribution is not None and not context.get("contribution_open"):
-        ignored = ("contribution ignored: this seat's first one in this deal counts already" if context.get(
-            "contribution_open") is False and takes_contributions(context["match"]) else
-                   "contribution ignored: this match takes none (a duplicate set's, a fixed-seed trial's or a deal "
-                   "played again: docs/FAIRNESS.md)")
+        if context.get("match") is not None and takes_contributions(context["match"]):  # the seat sent one already
+            ignored = "contribution ignored: this seat's first one in this deal counts already (one a deal)"
+        # a match that takes none (a duplicate set's, a fixed-seed trial's, a deal played again) ignores it quietly:
+        # the bot did nothing wrong (docs/FAIRNESS.md)
         answer = replace(answer, contribution=None)
     turn_log_record(bot=bot, turn=turn, trace=trace, think_ms=answer.think_ms, warning=ignored)
     bot_call_observed(answer, turn)  # /metrics: bot call latency and faults by kind (games.metrics)

@@ -92,8 +92,11 @@ def make_handler(secret, name: str, strategy_name: str, debug: bool = False, ver
                 view = request["view"]
                 seed = request["match_id"] * 1000 + request["deal_number"]
                 action = strategy(view, request["legal_actions"], seed)
-                # randomness of our own for the next deal's key (docs/BOT_PROTOCOL.md, "Contributions")
-                reply = {"action": action, "contribution": secrets.token_hex(32)}
+                reply = {"action": action}
+                if not any(entry.get("seat") == request["you"] for entry in view["history"]):
+                    # our first turn in this deal: randomness of our own for the next deal's key (the first a deal
+                    # counts; docs/BOT_PROTOCOL.md, "Contributions")
+                    reply["contribution"] = secrets.token_hex(32)
                 if debug:
                     reply["debug"] = debug_note(request, action)
                 return self._reply(200, reply)

@@ -60,7 +60,7 @@ def test_a_newcomer_signs_up_and_plays_a_deal_by_clicking(live_server, browser, 
     assert page.locator("#hand .card").count() == 7
     # the deal's commitment is on the table from its start (docs/FAIRNESS.md); never its salt
     assert page.inner_text("#commitment") == match.deals.get(number=1).commitment
-    assert match.deals.get(number=1).salt not in page.content()
+    assert match.deals.get(number=1).key not in page.content() and match.secret not in page.content()
     assert page.locator("#suit .suit-word, #suit").first.inner_text() != ""
 
     declared = False
