@@ -21,7 +21,6 @@ from bots_api.localhttp import ask_turn
 from bots_api.models import Bot
 from bots_api.turnlog import turn_log_record
 from games.metrics import bot_call_observed
-from games.services import takes_contributions
 
 
 def bot_agent(*, player, turn: Turn, **context) -> Answer:
@@ -36,8 +35,9 @@ def bot_agent(*, player, turn: Turn, **context) -> Answer:
         # agent, the log's write included: the call's own time (at least 1 ms) is the answer's
         answer = replace(answer, think_ms=max(1, round((time.perf_counter() - started) * 1000)))
     ignored = ""
-    if answer.contribution is not None and not context.get("contribution_open"):
-        if context.get("match") is not None and takes_contributions(context["match"]):  # the seat sent one already
+    open_ = context.get("contribution_open")  # None: the match takes none (games.services.takes_contributions)
+    if answer.contribution is not None and not open_:
+        if open_ is False:  # the seat sent one already in this deal
             ignored = "contribution ignored: this seat's first one in this deal counts already (one a deal)"
         # a match that takes none (a duplicate set's, a fixed-seed trial's, a deal played again) ignores it quietly:
         # the bot did nothing wrong (docs/FAIRNESS.md)

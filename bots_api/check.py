@@ -55,7 +55,7 @@ from games.engine import Deal, IllegalAction, MatchState, Ruleset
 from games.engine.fairness import SALT_BYTES, deal_commitment
 from games.engine.keys import deal_key_commitment
 from games.engine.referee import turn_for
-from games.engine.strategies import STRATEGIES, strategy_rng
+from games.engine.strategies import STRATEGIES, choose
 
 from bots_api.localhttp import Reply, encode, make_client, send
 from bots_api.protocol import (
@@ -169,9 +169,7 @@ class CheckMatch:
         state = self.state
         while not state.is_over and state.to_play != self.seat:
             seat = state.to_play
-            strategy = STRATEGIES[self.strategies[seat]]
-            state.apply(strategy(state.view(seat), state.legal_actions(),
-                                 strategy_rng(state.deal.seed, state.deal.ply, seat)))
+            state.apply(choose(self.strategies[seat], state.view(seat), state.legal_actions(), state.deal.seed))
 
     @property
     def where(self) -> str:
@@ -400,8 +398,7 @@ def match_end_of(match: CheckMatch, match_id: int) -> dict:
     strategies = {**match.strategies, match.seat: FINISHER}
     while not state.is_over:
         seat = state.to_play
-        state.apply(STRATEGIES[strategies[seat]](state.view(seat), state.legal_actions(),
-                                                 strategy_rng(state.deal.seed, state.deal.ply, seat)))
+        state.apply(choose(strategies[seat], state.view(seat), state.legal_actions(), state.deal.seed))
     return match_end_body(match_id=match_id, seat=match.seat, totals=state.totals, standings=state.standings,
                           forfeited=[])
 

@@ -16,6 +16,8 @@ import time
 
 from jsonschema import Draft202012Validator
 
+from games.engine.keys import CONTRIBUTION_PATTERN
+
 PROTOCOL_VERSION = 1
 #: Every way a bot call can fail; stored on the move (``Move.fault_kind``) with the cause in words.
 FAULT_KINDS = ("timeout", "connection", "address", "http_status", "redirect", "oversize", "bad_json", "schema",
@@ -93,11 +95,11 @@ TURN_SCHEMA = {
 #: The optional ``debug`` string of a turn reply: at most this many characters (bot's notes for its owner only).
 DEBUG_MAX_CHARS = 1000
 #: The optional ``contribution`` of a turn reply: 1 to 32 bytes as lowercase hex (docs/FAIRNESS.md).
-CONTRIBUTION_RE = re.compile(r"(?:[0-9a-f]{2}){1,32}")
+CONTRIBUTION_RE = re.compile(CONTRIBUTION_PATTERN)
 TURN_REPLY_SCHEMA = {"type": "object", "required": ["action"],
                      "properties": {"action": ACTION_SCHEMA,
                                     "debug": {"type": "string", "maxLength": DEBUG_MAX_CHARS},
-                                    "contribution": {"type": "string", "pattern": "^([0-9a-f]{2}){1,32}$",
+                                    "contribution": {"type": "string", "pattern": f"^{CONTRIBUTION_PATTERN}$",
                                                      "description": "randomness of the bot's own for the key of the "
                                                                     "match's next deal (docs/FAIRNESS.md)"}}}
 #: What decides a fault: the turn reply schema without ``debug`` and ``contribution`` (a bad one of those is a

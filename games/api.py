@@ -31,6 +31,7 @@ from games.browse import (MATCH_GROUPS, ORDERS, STATUSES, MatchCursorPagination,
 from games.casual import CasualRefused, casual_start
 from games.engine import PRESETS, IllegalAction
 from games.engine.cards import HOLLYWOOD_VALUES, STANDARD_VALUES, parse_card
+from games.engine.keys import CONTRIBUTION_PATTERN
 from games.guests import session_guest
 from games.limits import ScopedRateThrottle
 from games.models import Match, Seat
@@ -166,7 +167,7 @@ class SeatActionApi(APIView):
         action = ActionField(help_text="one of the view's legal_actions, e.g. "
                                        '{"type": "play", "card": "8H", "suit": "S"}')
         contribution = serializers.RegexField(
-            r"^(?:[0-9a-f]{2}){1,32}$", required=False, help_text=(
+            f"^{CONTRIBUTION_PATTERN}$", required=False, help_text=(
                 "optional: randomness of your own (2 to 64 lowercase hex digits, e.g. 32 random bytes from your "
                 "browser) mixed into the key of the match's next deal; your first in a deal counts "
                 "(docs/FAIRNESS.md)"),

@@ -94,7 +94,7 @@ def match_snapshot(*, match: Match) -> MatchSnapshot:
             continue
         if deal_id != last_deal:
             last_deal = deal_id
-            deals.append(_deal_entry(number, seed, key, contributions))
+            deals.append(_deal_entry(number, seed, key, json.loads(contributions) if contributions else None))
             if commitment:
                 deals[-1]["commitment"] = commitment
             if points is not None:
@@ -128,16 +128,15 @@ def record_head(match: Match) -> dict:
     return head
 
 
-def _deal_entry(number: int, seed: int | None, key: str, contributions: str | None = None) -> dict:
+def _deal_entry(number: int, seed: int | None, key: str, contributions: list | None) -> dict:
     """A record's deal entry before its actions: its ``number`` and its ``key`` (version 2, with the seats'
-    ``contributions`` to it when any, given as stored JSON text) or ``seed``. The service's own log adds ``offers``
-    (``[ply, seat, hex]``: the contributions its plies carried, for the next deal; ``MatchState.offer``)."""
+    ``contributions`` to it when any seat gave one) or ``seed``. The service's own log adds ``offers`` (``[ply,
+    seat, hex]``: the contributions its plies carried, for the next deal; ``MatchState.offer``)."""
     if not key:
         return {"number": number, "seed": seed, "actions": []}
     entry = {"number": number, "key": key, "actions": []}
-    given = json.loads(contributions) if contributions else None
-    if given:
-        entry["contributions"] = given
+    if contributions and any(contributions):
+        entry["contributions"] = contributions
     return entry
 
 
@@ -290,7 +289,7 @@ def _match_tail(match: Match, *, deal_number: int, done: int) -> tuple[Match, li
         if number is None:
             return None
         if not deals or deals[-1]["number"] != number:
-            deals.append(_deal_entry(number, seed, key, contributions))
+            deals.append(_deal_entry(number, seed, key, json.loads(contributions) if contributions else None))
             commitments[number] = commitment
             if points is not None:
                 deals[-1]["points"] = json.loads(points)
@@ -418,9 +417,7 @@ def _export(match: Match, deals: list[tuple[Deal, list, list]], seats: list[Seat
     ``match_export``."""
     out_deals = []
     for row, actions, faults in deals:
-        deal = _deal_entry(row.number, row.seed, row.key)
-        if row.contributions and any(row.contributions):
-            deal["contributions"] = row.contributions
+        deal = _deal_entry(row.number, row.seed, row.key, row.contributions)
         deal.update(code=row.code, dealer=row.dealer, actions=actions)
         # published with the match's end: the key (or salt) that opens the commitment shown all along (each on its
         # own, so a row that lost one of them is refused by the replay, not taken for a deal dealt before commitments)

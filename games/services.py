@@ -17,7 +17,7 @@ import logging
 import secrets
 import time
 import uuid
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
@@ -166,10 +166,9 @@ def _deal_row_new(match: Match, state: MatchState) -> Deal:
     never stored takes its salt with it."""
     deal = state.deal
     if isinstance(deal.seed, bytes):
-        given = state.contributions.get(state.deal_number)
         return Deal(match=match, number=state.deal_number, key=deal.seed.hex(), code=deal.code, dealer=deal.dealer,
                     engine_version=state.version, commitment=keys.deal_key_commitment(deal.seed),
-                    contributions=[c.hex() if c else None for c in given] if given and any(given) else None)
+                    contributions=state.published_contributions(state.deal_number))
     salt = secrets.token_hex(SALT_BYTES)
     return Deal(match=match, number=state.deal_number, seed=deal.seed, code=deal.code, dealer=deal.dealer,
                 engine_version=state.version, salt=salt, commitment=deal_commitment(deal.seed, salt))
@@ -347,7 +346,8 @@ def _play_turn(match: Match, state: MatchState, seat_row: Seat, *,
     def ask(turn: referee.Turn):
         started = time.perf_counter()
         answer = agent(player=player, turn=turn, rng=strategy_rng(deal_seed, turn.ply, turn.seat),
-                       seat_row=seat_row, match=match, contribution_open=offers and turn.seat not in state.offers)
+                       seat_row=seat_row, match=match,
+                       contribution_open=(turn.seat not in state.offers) if offers else None)
         took["ms"] = int((time.perf_counter() - started) * 1000)
         return answer
 
@@ -614,8 +614,8 @@ def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, u
         raise
     deal = state.deal
     deal_row = Deal.objects.get(match=match, number=state.deal_number)
-    if contribution is not None and takes_contributions(match) and state.offer(seat, contribution):
-        ruling = replace(ruling, contribution=contribution)
+    if takes_contributions(match):
+        ruling = referee.offer_contribution(state, ruling, contribution)
     state.apply_id(ruling.action_id)
     think_ms = max(0, int((timezone.now() - match.last_progress_at).total_seconds() * 1000))
     plies = _Plies(match, deal_row, lease_token=None)

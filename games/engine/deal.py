@@ -40,7 +40,7 @@ from .cards import SUITS, TWO, card_code, deck_cards, parse_card, parse_suit, ra
 from .errors import IllegalAction
 from .hands import bits, hand_cards, hand_masks
 from .options import options_for
-from .keys import KEY_BYTES, key_code
+from .keys import key_code
 from .rng import deal_code, seed_from_code, shuffler
 from .rules import Ruleset
 from .scoring import DealResult
@@ -125,10 +125,7 @@ class Deal:
         check_ruleset_seats(ruleset, seats)
         if isinstance(seed, str):
             seed = seed_from_code(seed)
-        if isinstance(seed, bytes):
-            if len(seed) != KEY_BYTES:
-                raise ValueError(f"a deal key is {KEY_BYTES} bytes, not {len(seed)}")
-        else:
+        if not isinstance(seed, bytes):  # a key is checked by its stream (rng.KeyStream)
             deal_code(seed)  # validates the seed
         if not (isinstance(dealer, int) and not isinstance(dealer, bool) and 0 <= dealer < seats):
             raise ValueError(f"dealer must be a seat from 0 to {seats - 1}, not {dealer!r}")

@@ -35,6 +35,8 @@ from .rng import _CROCKFORD
 SECRET_BYTES = 32
 KEY_BYTES = 32
 CONTRIBUTION_MAX_BYTES = 32
+#: A contribution on the wire (a bot's reply, a person's move): 1 to 32 bytes as lowercase hex
+CONTRIBUTION_PATTERN = r"(?:[0-9a-f]{2}){1,32}"
 KEY_CODE_PREFIX = "U"  # not a Crockford digit, so a version 2 code never reads as a version 1 seed's code
 
 
@@ -121,12 +123,6 @@ def key_code(key: bytes) -> str:
         bits, d = divmod(bits, 32)
         digits.append(_CROCKFORD[d])
     return KEY_CODE_PREFIX + "".join(reversed(digits))
-
-
-def is_key_code(code: object) -> bool:
-    """Whether ``code`` has the shape of a version 2 deal code (``U`` and 12 Crockford digits, any case)."""
-    return (isinstance(code, str) and len(code.strip()) == 13 and code.strip()[0].upper() == KEY_CODE_PREFIX
-            and all(ch in _CROCKFORD for ch in code.strip()[1:].upper()))
 
 
 def strategy_seed(key: bytes) -> int:

@@ -169,6 +169,12 @@ class MatchState:
         self.offers[seat] = contribution
         return True
 
+    def published_contributions(self, number: int) -> list[str | None] | None:
+        """Deal ``number``'s contributions as records give them: a list by seat of lowercase hex (None: nothing), or
+        None when no seat contributed."""
+        given = self.contributions.get(number)
+        return [c.hex() if c else None for c in given] if given and any(given) else None
+
     def deal_seed(self, number: int) -> int | bytes:
         """What deal ``number`` (1-based) of this match is dealt from: its 32-byte key (version 2) or its seed
         (version 1)."""
@@ -301,9 +307,9 @@ class MatchState:
             entry: dict = {"number": i + 1}
             if v2:
                 entry.update(key=source.hex(), commitment=deal_key_commitment(source))
-                given = self.contributions.get(i + 1)
-                if given and any(given):
-                    entry["contributions"] = [c.hex() if c else None for c in given]
+                given = self.published_contributions(i + 1)
+                if given:
+                    entry["contributions"] = given
             else:
                 entry["seed"] = source
             entry["actions"] = [dict(a) for a in actions]

@@ -225,7 +225,16 @@ def play_turn(state: MatchState, agent: Agent, *, faults_before: int = 0, policy
     if not isinstance(answer, Answer):
         answer = Answer(action=answer)
     ruling = judge(state, answer, faults_before=faults_before, policy=policy)
-    if offers and answer.contribution is not None and state.offer(ruling.seat, answer.contribution):
-        ruling = replace(ruling, contribution=answer.contribution)
+    if offers:
+        ruling = offer_contribution(state, ruling, answer.contribution)
     state.apply_id(ruling.action_id)
+    return ruling
+
+
+def offer_contribution(state: MatchState, ruling: Ruling, contribution: bytes | None) -> Ruling:
+    """Offer the seat's ``contribution`` (None: none) to ``state`` (``MatchState.offer``) before ``ruling``'s ply is
+    applied, so a deal-ending ply's contribution counts for the next deal; returns the ruling with its
+    ``contribution`` when the match took it (the seat's first in this deal), else the ruling as it was."""
+    if contribution is not None and state.offer(ruling.seat, contribution):
+        return replace(ruling, contribution=contribution)
     return ruling

@@ -99,11 +99,12 @@ def test_a_persons_moves_carry_their_browsers_contribution_and_a_bad_one_is_a_40
             break
         if not view["your_turn"]:
             continue
-        for bad in ("xyz", "AB" * 4, "a", "ab" * 33, 7) if not tried else ():
+        for bad in ("xyz", "AB" * 4, "a", "ab" * 33, 7, 1234, None, "", ["ab"]) if not tried else ():
             refused = client.post(f"/api/matches/{match.pk}/seats/0/actions/",
                                   {"ply": view["ply"], "action": view["legal_actions"][0], "contribution": bad},
                                   format="json")
             assert refused.status_code == 400 and "contribution" in refused.content.decode(), refused.content
+            assert "lowercase hex" in refused.content.decode(), (bad, refused.content)
         tried = True
         given = hashlib.sha256(f"{match.pk}:{view['ply']}".encode()).hexdigest()
         mine.setdefault(view["deal_number"], given)

@@ -207,23 +207,3 @@ def test_the_command_line_refuses_a_signature_check_without_the_services_key(fin
         assert "public" in capsys.readouterr().err
     path.write_text('{"seats": ' + "9" * 5000 + "}")  # an integer Python will not read: unreadable, not a mismatch
     assert engine_main(["replay", str(path)]) == 2
-
-
-@pytest.mark.django_db
-def test_a_move_with_a_number_for_a_contribution_is_a_400(house_bots):
-    from games.services import player_for_user
-
-    person = get_user_model().objects.create_user("lin", password="pw-lin-12345")
-    client = APIClient()
-    client.force_authenticate(person)
-    match = match_create(players=[player_for_user(user=person), house_bots[3]], ruleset=SHORT)
-    match_advance(match_id=match.pk)
-    view = client.get(f"/api/matches/{match.pk}/seats/0/").json()
-    while not view["your_turn"]:
-        match_advance(match_id=match.pk)
-        view = client.get(f"/api/matches/{match.pk}/seats/0/").json()
-    for bad in (1234, None, "", ["ab"]):
-        refused = client.post(f"/api/matches/{match.pk}/seats/0/actions/",
-                              {"ply": view["ply"], "action": view["legal_actions"][0], "contribution": bad},
-                              format="json")
-        assert refused.status_code == 400 and "lowercase hex" in refused.content.decode(), (bad, refused.content)
