@@ -326,10 +326,14 @@ CACHE_URL = env_str("CACHE_URL", "") or (
     _BROKER if _BROKER.startswith(("redis://", "rediss://")) else "db" if DATABASE_URL else "file")
 if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
     # one connection pool per process (config/redis_pool.py): Django's per-thread cache objects would each open
-    # their own, i.e. one new connection per request under the ASGI server
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL,
+    # their own, i.e. one new connection per request under the ASGI server. While Redis is unreachable each process
+    # counts in a local cache instead of failing (config/cache.py); an unanswering Redis costs at most
+    # CACHE_SOCKET_TIMEOUT s per try.
+    _cache_timeout = env_float("CACHE_SOCKET_TIMEOUT", 2, 0.05, 60)
+    CACHES = {"default": {"BACKEND": "config.cache.ResilientRedisCache", "LOCATION": CACHE_URL,
                           "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "eights"),
-                          "OPTIONS": {"pool_class": "config.redis_pool.SharedConnectionPool"}}}
+                          "OPTIONS": {"pool_class": "config.redis_pool.SharedConnectionPool",
+                                      "socket_connect_timeout": _cache_timeout, "socket_timeout": _cache_timeout}}}
 elif CACHE_URL == "db":
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "eights_cache",
                           "OPTIONS": {"MAX_ENTRIES": 100_000}}}

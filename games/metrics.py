@@ -269,15 +269,33 @@ def _cache() -> None:
         caches["default"].get("eights-healthz")
 
 
+#: What the service does instead while a check fails (``/healthz``'s ``degraded``): people keep playing on PostgreSQL.
+FALLBACKS = {
+    "broker": "matches already in a worker's hands play on; people's moves are stored and new matches wait for the "
+              "broker (the watchdog queues them when it is back)",
+    "cache": "limits count in each process; live watching polls the database",
+}
+
+
 def healthz(request):
     """``GET /healthz``: 200 ``{"status": "ok", "checks": {"database": {"ok": true, "ms": 0.4}, "broker": {...},
-    "cache": {...}}}`` when every check passes, else 503 with ``"status": "failing"`` and the failed check's
-    ``"error"`` (the exception's class name). Each check waits at most ~1 s."""
+    "cache": {...}}}`` when every check passes. 503 otherwise, with the failed check's ``"error"`` (the exception's
+    class name) and a ``"status"`` that says how bad it is: ``"degraded"`` while the database answers (people keep
+    playing; ``"degraded"`` lists what falls back, ``FALLBACKS``), ``"failing"`` when the database does not. Each
+    check waits at most ~1 s."""
     from django.http import JsonResponse
+
+    from django.core.cache import caches
 
     checks = {"database": _check("database", _database), "broker": _check("broker", _broker),
               "cache": _check("cache", _cache)}
+    fallback = getattr(caches["default"], "_fallback", None)  # config.cache.ResilientRedisCache
+    if fallback is not None and fallback.down_since is not None:
+        checks["cache"]["local_since"] = int(fallback.down_since)  # this process counts locally (config/cache.py)
     ok = all(c["ok"] for c in checks.values())
-    response = JsonResponse({"status": "ok" if ok else "failing", "checks": checks}, status=200 if ok else 503)
+    body = {"status": "ok" if ok else "degraded" if checks["database"]["ok"] else "failing", "checks": checks}
+    if not ok and checks["database"]["ok"]:
+        body["degraded"] = {name: FALLBACKS[name] for name, check in checks.items() if not check["ok"]}
+    response = JsonResponse(body, status=200 if ok else 503)
     response["Cache-Control"] = "no-store"
     return response
