@@ -222,8 +222,10 @@ MATCH_LEASE_SECONDS = env_int("MATCH_LEASE_SECONDS", 120, 10, 86400)
 #: How long (ms) a Celery worker plays one match before queueing it again behind the others (``games.tasks``), so
 #: matches whose bots answer slowly never hold every worker. Checked before each ply: a slice can overrun it by a turn.
 MATCH_SLICE_MS = env_int("MATCH_SLICE_MS", 1000, 50, 600000)
-#: A match the watchdog had to restart more often than this is aborted (unrated): our failure, not a player's.
-MATCH_MAX_RESUMES = env_int("MATCH_MAX_RESUMES", 5, 1, 1000)
+#: A match that a worker took and got nothing from (no ply stored: the worker died with it, or playing it raised)
+#: more often than this in a row is aborted (unrated): our failure, not a player's. An outage of the broker, the
+#: cache or the database never counts (games.services.match_note_stall). MATCH_MAX_RESUMES: its name before issue 21.
+MATCH_MAX_FAILURES = env_int("MATCH_MAX_FAILURES", env_int("MATCH_MAX_RESUMES", 5, 1, 1000), 1, 1000)
 
 #: A person's move clock (seconds): when it runs out the fallback action is played for them (a "clock" fault).
 HUMAN_MOVE_SECONDS = env_int("HUMAN_MOVE_SECONDS", 60, 5, 86400)

@@ -106,6 +106,13 @@ class Match(models.Model):
     abort_reason = models.CharField(max_length=200, blank=True)
     turn_timeout_ms = models.PositiveIntegerField(default=1000, help_text="per bot turn, before the time bank")
     resume_count = models.PositiveIntegerField(default=0, help_text="times the watchdog re-queued this match")
+    claimed_at = models.DateTimeField(null=True, blank=True,
+                                      help_text="when a worker last took (or renewed) the lease")
+    failures = models.PositiveIntegerField(
+        default=0, help_text="times in a row a worker took the match and nothing came of it (no ply stored); "
+                             "MATCH_MAX_FAILURES of them abort it; a stored ply sets it back to 0")
+    wake_pending = models.BooleanField(
+        default=False, help_text="the match could not be queued (the broker was unreachable): the watchdog queues it")
     awaiting_human = models.BooleanField(default=False, help_text="the match waits for a person's move")
     move_seconds = models.PositiveIntegerField(null=True, blank=True,
                                                help_text="a person's move clock here (s); empty: HUMAN_MOVE_SECONDS")

@@ -132,12 +132,13 @@ def match_wake(*, match_id: int, kinds: set[str] | None = None) -> None:
     outside one). With ``MATCH_WORKER = "ladder_loop"`` (no broker) it queues nothing: a match that is not waiting
     for a person's move is runnable (``matches_runnable``) and the ladder loop process plays it within a poll, so
     the web request that created the match or stored a person's move never plays bots' turns itself. ``kinds``: the
-    kinds of the players seated, when the caller has them (saves ``match_queue`` its query)."""
+    kinds of the players seated, when the caller has them (saves ``match_queue`` its query). An unreachable broker
+    is never the request's failure: the match is marked and the watchdog queues it (``match_queue``)."""
     if settings.MATCH_WORKER == "ladder_loop":
         return
     from games.tasks import match_queue  # the task module imports this one
 
-    transaction.on_commit(lambda: match_queue(match_id=match_id, kinds=kinds))
+    transaction.on_commit(lambda: match_queue(match_id=match_id, kinds=kinds, quick=True))
 
 
 def _wake_followers(match_id: int) -> None:
@@ -182,7 +183,7 @@ def _claim(match_id: int, token: str) -> bool:
         Match.objects.filter(pk=match_id, status=Match.Status.RUNNING)
         .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now) | Q(lease_owner=token))
         .exclude(Exists(Match.objects.filter(pk=OuterRef("after_id"), status=Match.Status.RUNNING)))
-        .update(lease_owner=token, lease_until=now + timedelta(seconds=settings.MATCH_LEASE_SECONDS))
+        .update(lease_owner=token, lease_until=now + timedelta(seconds=settings.MATCH_LEASE_SECONDS), claimed_at=now)
     )
     return claimed == 1
 
@@ -413,7 +414,7 @@ class _Plies:
         match, plies = self.match, self.plies
         now = timezone.now()
         progress = {"ply_count": match.ply_count + len(plies), "deal_number": state.deal_number,
-                    "totals": list(state.totals), "last_progress_at": now, "awaiting_human": False}
+                    "totals": list(state.totals), "last_progress_at": now, "awaiting_human": False, "failures": 0}
         current = Match.objects.filter(pk=match.pk, status=Match.Status.RUNNING, ply_count=match.ply_count)
         if self.lease_token is not None:
             current = current.filter(lease_owner=self.lease_token)
@@ -496,14 +497,53 @@ def match_abort(*, match_id: int, reason: str) -> bool:
     return aborted
 
 
-def match_note_resume(*, match_id: int) -> bool:
-    """Count a watchdog re-queue; a match re-queued more than ``MATCH_MAX_RESUMES`` times (our own failure, never
-    a bot's) is aborted and left unrated. Returns whether the match should be queued again."""
-    Match.objects.filter(pk=match_id).update(resume_count=F("resume_count") + 1, last_progress_at=timezone.now())
-    if Match.objects.filter(pk=match_id, resume_count__gt=settings.MATCH_MAX_RESUMES).exists():
-        match_abort(match_id=match_id, reason=f"could not be finished after {settings.MATCH_MAX_RESUMES} restarts")
+def match_note_failure(*, match_id: int, cause: str) -> bool:
+    """Count a failure of the match itself: a worker took it and nothing came of it (no ply stored), for ``cause``
+    (words for the log and the abort reason). A match that fails more than ``MATCH_MAX_FAILURES`` times in a row
+    (any stored ply sets the count back to 0) is aborted and left unrated: our failure, never a player's. An
+    outage of the broker, the cache or the database is never counted (``match_note_stall``, ``games.tasks``).
+    Returns whether the match should be played on."""
+    Match.objects.filter(pk=match_id).update(failures=F("failures") + 1)
+    limit = settings.MATCH_MAX_FAILURES
+    if Match.objects.filter(pk=match_id, failures__gt=limit).exists():
+        match_abort(match_id=match_id, reason=f"failed {limit + 1} times in a row with no ply stored ({cause})")
         return False
     return True
+
+
+def match_note_stall(*, match_id: int) -> bool:
+    """The watchdog found ``match_id`` stalled (``matches_stalled``) and is about to queue it again: count the
+    re-queue (``resume_count``) and restart the stall clock. It is the match's failure (``match_note_failure``)
+    only when a worker took the match after its last stored ply or re-queue and stored nothing (the worker died
+    with it, or playing it raised): a match whose task no worker took (a broker outage lost the queue, every worker
+    was down) is only queued again, however long that lasted. Returns whether to queue it."""
+    now = timezone.now()
+    row = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING).values_list(
+        "claimed_at", "last_progress_at").first()
+    if row is None:
+        return False
+    claimed_at, last_progress_at = row
+    Match.objects.filter(pk=match_id).update(resume_count=F("resume_count") + 1, last_progress_at=now)
+    if claimed_at is not None and claimed_at > last_progress_at:
+        return match_note_failure(match_id=match_id, cause="a worker took it and stored nothing")
+    return True
+
+
+def match_note_wake_lost(*, match_id: int) -> None:
+    """The match's task could not be queued (the broker is unreachable): mark it, and the watchdog queues it on its
+    first pass once the broker answers (``matches_wake_pending``)."""
+    Match.objects.filter(pk=match_id, status=Match.Status.RUNNING).update(wake_pending=True)
+
+
+def matches_wake_pending() -> list[int]:
+    """Ids of running matches whose task could not be queued (``match_note_wake_lost``), with no live lease; their
+    mark is cleared here (the caller queues them, and marks them again if that fails too)."""
+    now = timezone.now()
+    pending = list(Match.objects.filter(status=Match.Status.RUNNING, wake_pending=True)
+                   .filter(Q(lease_until__isnull=True) | Q(lease_until__lt=now)).values_list("pk", flat=True))
+    if pending:
+        Match.objects.filter(pk__in=pending).update(wake_pending=False)
+    return pending
 
 
 def matches_stalled(*, now=None) -> list[int]:

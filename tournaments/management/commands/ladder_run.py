@@ -12,7 +12,7 @@ from kombu.exceptions import OperationalError
 
 from games.guests import guest_housekeeping
 from games.models import Match
-from games.services import match_advance, match_note_resume, matches_clock_expired, matches_runnable
+from games.services import match_advance, match_note_failure, matches_clock_expired, matches_runnable
 from games.tasks import match_queue
 from tournaments.models import Ladder
 from tournaments.services import ladder_schedule_matches
@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 PLIES_PER_TURN = 12
 STEP_MS = 250
 #: Seconds a match whose advance raised waits before the loop tries it again. A failure other than a database error
-#: counts as a restart (``MATCH_MAX_RESUMES`` of them abort the match, as the watchdog does with a broker).
+#: counts as the match's failure (``MATCH_MAX_FAILURES`` in a row abort it, as with the watchdog and a broker).
 RETRY_AFTER_SECONDS = 5.0
 
 
@@ -238,7 +238,7 @@ class _Worker:
                 raise
             log.exception("ladder loop: match %s failed; trying again in %.0f s", match_id, RETRY_AFTER_SECONDS)
             self.retry_at[match_id] = time.monotonic() + RETRY_AFTER_SECONDS
-            self._guarded("count a restart", match_note_resume, match_id=match_id)
+            self._guarded("count a failure", match_note_failure, match_id=match_id, cause="playing it raised")
             return False
         self.retry_at.pop(match_id, None)
         if outcome != "finished":
