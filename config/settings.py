@@ -53,6 +53,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "config.outages.DatabaseAwayMiddleware",  # a read retried once, 503 not 500, when the database is away
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "config.api.ApiErrorMiddleware",  # JSON errors under /api/, also with DEBUG (before CommonMiddleware)
@@ -98,6 +99,11 @@ if DATABASE_URL:
         DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps the connections; Django refuses both at once
         DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
             "min_size": 1, "max_size": DB_POOL_MAX, "timeout": env_float("DB_POOL_TIMEOUT", 10, 0.1, 600)}
+    #: a connection is checked before use (issue 21): one from the pool before it is handed out (Django passes
+    #: psycopg_pool's check_connection, one round trip, ~0.1 ms on loopback), one kept between requests or tasks
+    #: (CONN_MAX_AGE) before its first use in each, so one that died (a terminated backend, a restart) is replaced
+    #: instead of failing the request
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 else:
     # The zero-setup file is written by two processes at once (the web server and the ladder loop). WAL lets reads
     # go on beside a writer; IMMEDIATE takes the write lock at BEGIN, so a transaction that read first never fails
