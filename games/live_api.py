@@ -416,6 +416,7 @@ class _Hub:
     def __init__(self):
         self.waiters: dict[int, dict[asyncio.Event, _Stream]] = {}
         self.task = None
+        self.subscribed = False  # while False (Redis away) the streams poll the database every LIVE_POLL_SECONDS
 
     @classmethod
     def get(cls) -> "_Hub":
@@ -436,6 +437,10 @@ class _Hub:
             try:
                 pubsub = client.pubsub(ignore_subscribe_messages=True)
                 await pubsub.psubscribe(f"{prefix}*")
+                self.subscribed = True
+                for waiting in list(self.waiters.values()):  # plies stored while Redis was away: read them now
+                    for event in list(waiting):
+                        event.set()
                 async for message in pubsub.listen():
                     if message.get("type") != "pmessage":
                         continue
@@ -448,8 +453,10 @@ class _Hub:
                         event.set()
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # Redis went away: streams fall back to their periodic check; retry
-                log.warning("live: Redis subscription lost (%s); retrying", exc)
+            except Exception as exc:  # Redis went away: the streams poll the database meanwhile; retry
+                if self.subscribed:
+                    log.warning("live: Redis subscription lost (%s); streams poll until it is back", exc)
+                self.subscribed = False
                 await asyncio.sleep(1)
             finally:
                 try:
@@ -496,8 +503,9 @@ async def _async_events_body(stream: _Stream):
         clock = _StreamClock(stream)
         while clock.open():
             if event is not None:
+                wait = min(_keepalive(), settings.LIVE_RECHECK_SECONDS) if hub.subscribed else _poll()
                 try:
-                    await asyncio.wait_for(event.wait(), timeout=min(_keepalive(), settings.LIVE_RECHECK_SECONDS))
+                    await asyncio.wait_for(event.wait(), timeout=wait)
                 except asyncio.TimeoutError:
                     pass
                 event.clear()

@@ -3,6 +3,7 @@ this run's test database and Redis: a watcher gets every ply pushed, and idle st
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import socket
@@ -35,6 +36,12 @@ def _free_port() -> int:
 @pytest.fixture
 def asgi_server(transactional_db, tmp_path):
     """Procfile's web line (gunicorn + uvicorn workers, one worker) on a free port, on this run's database."""
+    with _web_server(tmp_path) as server:
+        yield server
+
+
+@contextlib.contextmanager
+def _web_server(tmp_path, **extra_env):
     port = _free_port()
     db = connection.settings_dict
     env = {k: v for k, v in os.environ.items() if k not in ("DJANGO_SETTINGS_MODULE", "DATABASE_URL")}
@@ -48,6 +55,7 @@ def asgi_server(transactional_db, tmp_path):
                # of its own (the pool's bound is tests/config/test_db_pool.py)
                WEB_DB_POOL_MAX="0",
                LIVE_KEEPALIVE_SECONDS="1", PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    env.update(extra_env)
     line = next(line.split(":", 1)[1].strip() for line in (ROOT / "Procfile").read_text().splitlines()
                 if line.startswith("web:"))
     log = open(tmp_path / "web.log", "wb")
@@ -119,3 +127,31 @@ def test_under_asgi_idle_streams_hold_no_connection_and_a_watcher_gets_every_ply
         for client in clients:
             client.close()
     assert not re.search(r"Traceback|Exception in ASGI", log.read_text()), log.read_text()[-3000:]
+
+
+def test_while_redis_is_away_a_watcher_is_told_of_each_ply_by_polling(transactional_db, tmp_path, house_bots):
+    """Issue 21: with the live events' Redis unreachable the streams poll the database every LIVE_POLL_SECONDS
+    (not every LIVE_RECHECK_SECONDS or keep-alive, kept for a missed wake-up when Redis is there): watching goes
+    on, and the end is told within a poll."""
+    with _web_server(tmp_path, LIVE_REDIS_URL=f"redis://127.0.0.1:{_free_port()}/0", LIVE_RECHECK_SECONDS="30",
+                     LIVE_KEEPALIVE_SECONDS="15", LIVE_POLL_SECONDS="0.2") as (url, log):
+        match = match_create(players=[house_bots[1], house_bots[2]], ruleset=Ruleset.preset("pagat"), seed=11)
+        got: list = []
+        done = {}
+
+        def read():
+            got.extend(_read_stream(f"{url}/api/matches/{match.pk}/events/", {"Last-Event-ID": "0"}, timeout=60))
+            done["at"] = time.monotonic()
+
+        reader = threading.Thread(target=read)
+        reader.start()
+        time.sleep(3)  # the stream is open and idle: its first wait has begun
+        while match_advance(match_id=match.pk) == "budget":
+            pass
+        finished = time.monotonic()
+        reader.join(60)
+        match.refresh_from_db()
+        assert [e["id"] for e in got if e["event"] == "ply"] == list(range(1, match.ply_count + 1))
+        assert got[-1]["event"] == "end"
+        assert done["at"] - finished < 3, "the watcher waited for a recheck, not a poll"
+        assert not re.search(r"Traceback|Exception in ASGI", log.read_text()), log.read_text()[-3000:]
