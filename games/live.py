@@ -217,12 +217,23 @@ def ply_stored(*, match_id: int, ply_count: int | None = None) -> None:
     transaction.on_commit(lambda: _publish(match_id, ply_count))
 
 
+#: After a failed publish, seconds this process stores plies without trying Redis again (while Redis is away every
+#: store would otherwise wait for a refused or timed-out connection; the streams poll meanwhile).
+PUBLISH_PAUSE_SECONDS = 2.0
+_publish_paused_until = 0.0
+
+
 def _publish(match_id: int, ply_count: int | None) -> None:
+    global _publish_paused_until
+    if time.monotonic() < _publish_paused_until:
+        return
     try:
         _client().publish(f"{channel_prefix()}{match_id}",
                           json.dumps({"ply": ply_count, "at": int(time.time() * 1000)}))
     except Exception as exc:  # a lost wake-up only delays watchers until their next database check
-        log.warning("live: publishing match %s ply %s failed: %s", match_id, ply_count, exc)
+        _publish_paused_until = time.monotonic() + PUBLISH_PAUSE_SECONDS
+        log.warning("live: publishing match %s ply %s failed: %s (no wake-ups for %.0f s: streams poll)", match_id,
+                    ply_count, type(exc).__name__, PUBLISH_PAUSE_SECONDS)
 
 
 class MatchFeed:
