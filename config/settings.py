@@ -203,6 +203,13 @@ CELERY_TASK_ACKS_LATE = True  # a worker killed mid-task leaves the message for 
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+#: A lost broker is retried for ever, at start-up and later (Celery's default gives up after 100 tries and the
+#: worker exits): a supervised worker must ride out an outage of any length (docs/OUTAGES.md).
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+#: A match task in hand when the broker is lost plays on (it holds the match's lease; games.tasks.advance_match):
+#: cancelling it would only leave the match to the watchdog.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 CELERY_TASK_SOFT_TIME_LIMIT = 600
 CELERY_TASK_TIME_LIMIT = 660
 CELERY_BEAT_SCHEDULE = {
