@@ -483,8 +483,15 @@ CELERY_TASK_ROUTES.update({"bots_api.tasks.check_bot": {"queue": MATCH_QUEUE_BOT
 
 # ---- Breaker fixes (fixa): open event streams per client address -------------------------------------------------
 #: Event streams (GET /api/matches/<id>/events/) one client address (games.limits.client_address) may hold open at
-#: once, over all matches: past it the stream is refused (429, Retry-After). Counted in the shared cache (Redis in
-#: production): +1 at open, -1 when the stream ends; each count lives LIVE_STREAM_MAX_SECONDS + 60 s after the
-#: address's last opening at most (a safety net for a stream whose end was never seen). A watch page or a table
-#: opens one stream. 0: no cap.
+#: once, over all matches: past it the stream is refused (429, Retry-After). Each open stream holds a lease in the
+#: shared cache (Redis in production) that it renews every third of LIVE_STREAM_LEASE_SECONDS while it lives and
+#: gives back when it ends; the slots of a web process that was killed or stopped free themselves within a lease, and
+#: a refused attempt extends nothing (games.live_api._StreamSlot). A watch page or a table opens one stream. 0: no cap.
 LIVE_STREAMS_PER_ADDRESS = env_int("LIVE_STREAMS_PER_ADDRESS", 20, 0, 1_000_000)
+#: A stream's lease on its slot (s). Renewed on the stream's next write after a third of it, and a stream writes at
+#: least every LIVE_KEEPALIVE_SECONDS: so it must exceed a third of itself plus the keep-alive.
+LIVE_STREAM_LEASE_SECONDS = env_float("LIVE_STREAM_LEASE_SECONDS", 60, 3, 3600)
+if LIVE_STREAM_LEASE_SECONDS * 2 / 3 <= LIVE_KEEPALIVE_SECONDS:
+    raise ImproperlyConfigured(f"LIVE_STREAM_LEASE_SECONDS={LIVE_STREAM_LEASE_SECONDS:g} is too short for "
+                               f"LIVE_KEEPALIVE_SECONDS={LIVE_KEEPALIVE_SECONDS:g}: a living stream's lease would "
+                               "run out between its writes; use more than 1.5 times the keep-alive")

@@ -15,6 +15,7 @@ import json
 import logging
 import threading
 import time
+import uuid
 from contextlib import aclosing
 
 from asgiref.sync import sync_to_async
@@ -294,60 +295,99 @@ class TooManyStreams(Throttled):
 
 
 class _StreamSlot:
-    """One open event stream counted against its client address (``LIVE_STREAMS_PER_ADDRESS``), in the shared
-    cache: ``take`` at open (raises ``TooManyStreams`` past the cap), ``release`` when the stream ends (idempotent:
-    both the stream's ``finally`` and the response's close call it). Each count expires ``LIVE_STREAM_MAX_SECONDS``
-    + 60 s after the address's last opening, so a stream whose end was never seen holds its slot no longer."""
+    """One open event stream counted against its client address (``LIVE_STREAMS_PER_ADDRESS``) as a lease in the
+    shared cache: ``take`` at open (raises ``TooManyStreams`` past the cap), ``renew`` while the stream lives (every
+    ``renew_every()`` s, from both servers' loops), ``release`` when it ends (idempotent: both the stream's
+    ``finally`` and the response's close call it).
+
+    The address's cache value is ``{slot id: expiry (Unix s)}``; the count is its unexpired entries. A lease lasts
+    ``LIVE_STREAM_LEASE_SECONDS``, so the slots of a web process that was killed or stopped (every deploy) free
+    themselves within a lease, and a refused attempt writes nothing: it never extends anyone's lease (issue 21: the
+    old +1/-1 count kept an address locked out for 11 minutes, for good while it kept retrying). Every cache backend
+    works (Redis, the database's, the zero-setup files); two writes racing for one address may lose one update,
+    which heals within a lease (a lost renewal is written again by the next; a lost release expires), so the cap
+    can be passed briefly by streams opened in the same instant, never for long."""
 
     def __init__(self, address: str):
         self.key = f"live:streams:{address}"
+        self.slot_id = uuid.uuid4().hex[:16]
         self.taken = False
 
     @staticmethod
-    def _ttl() -> int:
-        return int(settings.LIVE_STREAM_MAX_SECONDS) + 60
+    def _lease() -> float:
+        return float(settings.LIVE_STREAM_LEASE_SECONDS)
+
+    @classmethod
+    def renew_every(cls) -> float:
+        """Seconds between a living stream's renewals: a third of a lease (two may be missed)."""
+        return cls._lease() / 3
+
+    def _live(self, now: float) -> dict[str, float]:
+        held = cache.get(self.key)
+        if not isinstance(held, dict):
+            return {}
+        return {slot: until for slot, until in held.items() if isinstance(until, (int, float)) and until > now}
+
+    def _write(self, held: dict[str, float]) -> None:
+        if held:
+            cache.set(self.key, held, int(self._lease()) + 5)
+        else:
+            cache.delete(self.key)
 
     def take(self) -> None:
         cap = settings.LIVE_STREAMS_PER_ADDRESS
         if not cap:
             return
-        ttl = self._ttl()
+        now = time.time()
         try:
-            cache.add(self.key, 0, ttl)
-            try:
-                count = cache.incr(self.key)
-            except ValueError:  # expired between add and incr
-                cache.add(self.key, 0, ttl)
-                count = cache.incr(self.key)
-            cache.touch(self.key, ttl)
+            held = self._live(now)
+            if len(held) >= cap:
+                refused = TooManyStreams(detail=(
+                    f"this address holds {cap} open event streams already (LIVE_STREAMS_PER_ADDRESS): close one "
+                    "(a watch page or table holds one each) or retry later"), wait=max(1, int(_keepalive())))
+                raise refused
+            held[self.slot_id] = now + self._lease()
+            self._write(held)
+        except TooManyStreams:
+            raise
         except Exception as exc:  # the cache is down: the openings' throttle still counts
             log.warning("live: stream count unavailable: %s", exc)
             return
         self.taken = True
-        if count > cap:
-            self.release()
-            refused = TooManyStreams(detail=(
-                f"this address holds {cap} open event streams already (LIVE_STREAMS_PER_ADDRESS): close one "
-                "(a watch page or table holds one each) or retry later"), wait=max(1, int(_keepalive())))
-            raise refused
+
+    def renew(self) -> None:
+        """Extend this stream's lease by ``LIVE_STREAM_LEASE_SECONDS`` from now (written again if it was lost)."""
+        if not self.taken:
+            return
+        now = time.time()
+        try:
+            held = self._live(now)
+            held[self.slot_id] = now + self._lease()
+            self._write(held)
+        except Exception as exc:
+            log.warning("live: stream count unavailable: %s", exc)
 
     def release(self) -> None:
         if not self.taken:
             return
         self.taken = False
         try:
-            if cache.decr(self.key) < 0:
-                cache.set(self.key, 0, self._ttl())
-        except ValueError:
-            pass  # expired meanwhile (the safety net)
+            held = self._live(time.time())
+            held.pop(self.slot_id, None)
+            self._write(held)
         except Exception as exc:
             log.warning("live: stream count unavailable: %s", exc)
 
 
 def _sync_events(stream: _Stream, slot: _StreamSlot | None = None):
-    """The WSGI stream: a generator on the request's thread."""
+    """The WSGI stream: a generator on the request's thread, renewing its address's ``slot`` while it lives."""
+    renewed = time.monotonic()
     try:
-        yield from _sync_events_body(stream)
+        for message in _sync_events_body(stream):
+            if slot is not None and time.monotonic() - renewed >= slot.renew_every():
+                slot.renew()
+                renewed = time.monotonic()
+            yield message
     finally:
         if slot is not None:
             slot.release()
@@ -478,10 +518,15 @@ class _Hub:
 
 
 async def _async_events(stream: _Stream, slot: _StreamSlot | None = None):
-    """The ASGI stream (``_async_events_body``), releasing its address's ``slot`` when it ends."""
+    """The ASGI stream (``_async_events_body``), renewing its address's ``slot`` while it lives (in a worker thread:
+    an unanswering cache never holds the event loop) and releasing it when it ends."""
+    renewed = time.monotonic()
     try:
         async with aclosing(_async_events_body(stream)) as body:  # closing this closes the body (its finally)
             async for message in body:
+                if slot is not None and time.monotonic() - renewed >= slot.renew_every():
+                    await sync_to_async(slot.renew, thread_sensitive=False)()
+                    renewed = time.monotonic()
                 yield message
     finally:
         if slot is not None:

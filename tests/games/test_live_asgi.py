@@ -74,7 +74,10 @@ def _web_server(tmp_path, **extra_env):
             time.sleep(0.2)
         yield url, tmp_path / "web.log"
     finally:
-        os.killpg(proc.pid, 15)
+        try:
+            os.killpg(proc.pid, 15)
+        except ProcessLookupError:  # a test killed it already
+            pass
         proc.wait(20)
         log.close()
 
