@@ -13,6 +13,7 @@
   const csrf = document.cookie.split("; ").find(c => c.startsWith("csrftoken="))?.split("=")[1] || "";
   const {SUITS, h, rankText, cardWords} = window.EightsCards;  // static/js/cards.js
   let state = null, busy = false, shownDeals = null, pendingEight = null, shuffleSeen = null;
+  let queued = null;  // a move chosen while the previous one was still on its way: {action, ply} of the view it was chosen on
   const $ = id => document.getElementById(id);
   const sleep = ms => new Promise(res => setTimeout(res, ms));
 
@@ -42,21 +43,23 @@
     return Array.from(bytes, b => b.toString(16).padStart(2, "0")).join("");
   }
 
-  async function post(action) {
+  async function post(action, ply) {
     const r = await fetch(api + "actions/", {method: "POST", credentials: "same-origin",
       headers: {"Content-Type": "application/json", "X-CSRFToken": csrf},
-      body: JSON.stringify({ply: state.ply, action, contribution: contribution()})});
+      body: JSON.stringify({ply, action, contribution: contribution()})});
     let body = {};
     try { body = await r.json(); } catch (e) { /* an answer without JSON: said below by its status */ }
     return [r, body];
   }
 
-  async function send(action) {
-    if (busy || !state) return;
+  async function send(action, ply) {
+    if (!state) return;
+    if (ply === undefined) ply = state.ply;  // the view the person chose the move on
+    if (busy) { queued = {action, ply}; return; }  // the stream showed the next turn before our last answer came
     busy = true;
     let covered = false;  // our stored ply's own event already began a fetch that shows it
     try {
-      const [r, body] = await post(action);  // a move never waits for the worker: stored, or 409 stale_ply
+      const [r, body] = await post(action, ply);  // a move never waits for the worker: stored, or 409 stale_ply
       if (r.ok) {
         say("");
         const before = fetchedAfter, seen = body.seat_view;
@@ -72,6 +75,12 @@
       else say(typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail), true);
     } catch (e) { say("Network trouble: the move may not have arrived. The table checks again.", true); }
     busy = false;
+    if (queued) {  // sent with the ply it was chosen on: the server refuses it (409) if the table moved since
+      const next = queued;
+      queued = null;
+      send(next.action, next.ply);
+      return;
+    }
     if (!covered) refresh();
   }
 

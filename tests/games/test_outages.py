@@ -6,6 +6,8 @@ queued by the watchdog; the match task waits out a database that went away. The 
 real by benchmarks/fault_trial.py (tests/breaker/test_fault_trial.py); here the publish is made to fail as an
 unreachable Redis makes it fail (kombu's OperationalError), because this test run's broker must stay up."""
 
+import logging
+
 import kombu.exceptions
 import psycopg
 import pytest
@@ -130,7 +132,7 @@ def test_the_broker_marker_tells_a_broker_that_lost_its_data():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_match_task_waits_out_a_terminated_database_connection(house_bots, caplog):
+def test_the_match_task_waits_out_a_terminated_database_connection(house_bots):
     match = _match(house_bots[:2])
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
@@ -139,9 +141,18 @@ def test_the_match_task_waits_out_a_terminated_database_connection(house_bots, c
     admin = psycopg.connect(host=dsn.get("host") or "127.0.0.1", port=dsn.get("port") or 5432,
                             user=dsn.get("user") or "postgres", dbname=dsn["dbname"], autocommit=True)
     with admin:
-        admin.execute("SELECT pg_terminate_backend(%s)", (pid,))  # as a failover or an operator would
-    outcome = tasks.advance_match.run(match.pk)  # as a worker runs it: not eager, in slices
+        admin.execute("SELECT pg_terminate_backend(%s, 5000)", (pid,))  # as a failover or an operator would;
+        # waits (up to 5 s) until the backend is gone, so the task's first query meets a dead connection
+    met = []
+    handler = logging.Handler(logging.WARNING)
+    handler.emit = lambda record: met.append(record.getMessage())
+    logger = logging.getLogger(tasks.__name__)  # its own handler: another test's logging set-up cannot hide it
+    logger.addHandler(handler)
+    try:
+        outcome = tasks.advance_match.run(match.pk)  # as a worker runs it: not eager, in slices
+    finally:
+        logger.removeHandler(handler)
     assert outcome in ("budget", "finished")
     match.refresh_from_db()
     assert match.ply_count > 0 and match.failures == 0 and match.status != Match.Status.ABORTED
-    assert any("the database is away" in r.getMessage() for r in caplog.records)  # it did meet the dead connection
+    assert any("the database is away" in message for message in met), met  # it did meet the dead connection

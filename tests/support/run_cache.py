@@ -6,10 +6,12 @@ from __future__ import annotations
 def clear_this_runs_cache() -> int:
     """Delete this run's keys from the default cache (all of them when it is not Redis); returns how many."""
     from django.conf import settings
-    from django.core.cache import cache
+    from django.core.cache import caches
+    from django.core.cache.backends.redis import RedisCache
 
     config = settings.CACHES["default"]
-    if config["BACKEND"] != "django.core.cache.backends.redis.RedisCache":
+    cache = caches["default"]
+    if not isinstance(cache, RedisCache):  # RedisCache or the service's ResilientRedisCache
         cache.clear()
         return 0
     prefix = config.get("KEY_PREFIX") or ""
