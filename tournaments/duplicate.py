@@ -136,3 +136,15 @@ def combined_places(matches: Sequence[SetMatch], *, lower_is_better: bool, partn
     forfeits = {m.forfeited for m in matches if m.forfeited is not None}
     key = {p: (p in forfeits, -score) for p, score in totals.items()}
     return {p: 1 + sum(1 for other in key.values() if other < mine) for p, mine in key.items()}
+
+
+def common_deal_points(matches: Sequence[SetMatch]) -> dict:
+    """Each player's card points summed over the common deals and the seats they held (what a standings table shows
+    as card points for a set; equal duplicate scores have equal sums on two seats). ``ValueError`` as ``check_set``."""
+    players = check_set(matches)
+    totals = {p: 0 for p in players}
+    for k in range(common_deals(matches)):
+        for m in matches:
+            for s, player in enumerate(m.seating):
+                totals[player] += m.deal_points[k][s]
+    return totals

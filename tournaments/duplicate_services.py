@@ -80,15 +80,17 @@ def on_set_match_finished(*, match: Match) -> bool:
 def set_matches(duplicate_set: DuplicateSet) -> list[SetMatch]:
     """The set's matches as ``duplicate.SetMatch`` (player ids by seat, finished deals' points, the forfeiter) in
     rotation order."""
-    out = []
-    for entry in (duplicate_set.set_matches.select_related("match").prefetch_related("match__seats", "match__deals")
-                  .order_by("rotation")):
-        match = entry.match
-        seats = sorted(match.seats.all(), key=lambda s: s.index)
-        deals = sorted((d for d in match.deals.all() if d.points is not None), key=lambda d: d.number)
-        forfeited = next((s.player_id for s in seats if s.forfeited), None)
-        out.append(SetMatch.of([s.player_id for s in seats], [d.points for d in deals], forfeited))
-    return out
+    return [set_match_of(entry.match) for entry in duplicate_set.set_matches.select_related("match")
+            .prefetch_related("match__seats", "match__deals").order_by("rotation")]
+
+
+def set_match_of(match: Match) -> SetMatch:
+    """One match of a duplicate set or pod as the scoring reads it: player ids by seat, the points of its finished
+    deals in deal order, the player who forfeited it (or None). Prefetch ``seats`` and ``deals`` for many."""
+    seats = sorted(match.seats.all(), key=lambda s: s.index)
+    deals = sorted((d for d in match.deals.all() if d.points is not None), key=lambda d: d.number)
+    forfeited = next((s.player_id for s in seats if s.forfeited), None)
+    return SetMatch.of([s.player_id for s in seats], [d.points for d in deals], forfeited)
 
 
 def rate_set(*, duplicate_set: DuplicateSet) -> None:

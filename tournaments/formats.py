@@ -1,6 +1,7 @@
-"""Tournament formats as pure functions: pairings (round robin, Swiss, knockout), seat rotations for duplicate
-play, combined duplicate results and standings with tie-breaks. No Django, no I/O, no randomness: the same inputs
-give the same pairings, so a round rebuilt after a worker died is the round that was lost.
+"""Tournament formats as pure functions: pairings (round robin, Swiss, knockout) and standings with tie-breaks
+(duplicate play's seatings and combined result are ``tournaments.duplicate``'s: one rule for ladders, trials and
+tournaments). No Django, no I/O, no randomness: the same inputs give the same pairings, so a round rebuilt after a
+worker died is the round that was lost.
 
 Shapes. An entrant is an ``Entrant`` (``id``: the player id, ``seed``: 1 = first seed (by rating at the start),
 ``owner``: the owning user's id or None (house bots), ``withdrawn``). A pod is a tuple of entrant ids in seat order
@@ -396,39 +397,6 @@ def knockout_rounds_needed(entrants: int) -> int:
         size *= 2
         rounds += 1
     return rounds
-
-
-# ---- duplicate ------------------------------------------------------------------------------------------------
-
-def seat_rotations(pod: Sequence[int]) -> list[tuple[int, ...]]:
-    """The seatings of a duplicate pod: each entrant sits in each seat once (2 seats: the mirror). Played with the
-    same match seed, seat ``s`` holds the same cards in every seating. (Minimal version; the duplicate ladder's
-    ``tournaments.duplicate`` may replace it.)"""
-    pod = tuple(pod)
-    return [pod[i:] + pod[:i] for i in range(len(pod))]
-
-
-def duplicate_result(results: Sequence[Result], *, lower_totals_better: bool) -> Result:
-    """The combined result of a pod's rotations (each a ``Result`` of the same entrants): each entrant's match
-    points summed over the rotations decide the places; equal sums are split by the card points summed over the
-    rotations (lower better under penalty scoring); still equal: a shared place. Players in the first rotation's
-    order; totals are the summed card points."""
-    if not results:
-        raise ValueError("a duplicate pod has at least one rotation")
-    players = results[0].players
-    points: dict[int, float] = defaultdict(float)
-    cards: dict[int, int] = defaultdict(int)
-    for result in results:
-        if set(result.players) != set(players):
-            raise ValueError("every rotation of a pod seats the same entrants")
-        for player, p in result.points().items():
-            points[player] += p
-        for player, total in zip(result.players, result.totals or [0] * len(result.players)):
-            cards[player] += total
-    sign = 1 if lower_totals_better else -1
-    keys = [(-round(points[p], 9), sign * cards[p]) for p in players]
-    return Result(players=players, places=tuple(places_from_scores(keys)),
-                  totals=tuple(cards[p] for p in players), round=results[0].round)
 
 
 # ---- standings ------------------------------------------------------------------------------------------------

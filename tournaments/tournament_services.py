@@ -26,7 +26,8 @@ from games.engine import Ruleset
 from games.ids import parse_id
 from games.models import Match, Player
 from games.services import match_create, match_wake, new_match_secret, player_for_user
-from tournaments import formats
+from tournaments import duplicate, formats
+from tournaments.duplicate_services import set_match_of
 from tournaments.models import LadderEntry, Tournament, TournamentEntry, TournamentMatch, TournamentRound
 
 log = logging.getLogger(__name__)
@@ -332,7 +333,7 @@ def _advance_locked(tournament: Tournament) -> str:
         ruleset = Ruleset.from_dict(tournament.ruleset)
         players = {p.pk: p for p in Player.objects.filter(pk__in={p for pod in pods for p in pod})}
         for i, pod in enumerate(pods):
-            seatings = formats.seat_rotations(pod) if tournament.duplicate else [tuple(pod)]
+            seatings = duplicate.rotations(pod) if tournament.duplicate else [tuple(pod)]
             # a duplicate pod's matches are dealt the same seeds: none publishes them while another one runs
             group = f"tournament-{tournament.pk}-{number}-{i}" if tournament.duplicate else ""
             match = None  # a duplicate pod's rotations play one after another (Match.after): never at once
@@ -399,31 +400,43 @@ def _next_round(tournament: Tournament, number: int, last: TournamentRound | Non
 
 
 def pod_results(tournament: Tournament, round_number: int | None = None) -> list[formats.Result]:
-    """The result of every ended pod (one per pod: a duplicate pod's rotations combined,
-    ``formats.duplicate_result``), players in the pod's seat order. An aborted match (our failure, never a
-    player's) counts as a tie of all its seats."""
+    """The result of every ended pod, players in the pod's seat order (its first rotation's). A duplicate pod's
+    rotations are combined by the one rule of duplicate play (``duplicate.combined_places``: swings over the common
+    deals, as a duplicate ladder set; totals are card points over those deals); a pod is ended when all of its
+    rotations are. An aborted match (our failure, never a player's) counts as a tie of all its seats; in a duplicate
+    pod it brings only the deals it finished (fewer common deals, or none: a tie)."""
     rows = (TournamentMatch.objects.filter(round__tournament=tournament)
             .exclude(match__status=Match.Status.RUNNING).select_related("round", "match")
-            .prefetch_related("match__seats"))
+            .prefetch_related("match__seats", "match__deals"))
     if round_number is not None:
         rows = rows.filter(round__number=round_number)
-    by_pod: dict[tuple[int, int], list[formats.Result]] = {}
+    by_pod: dict[tuple[int, int], list[TournamentMatch]] = {}
     for tm in rows.order_by("round__number", "pod", "game"):
-        seats = sorted(tm.match.seats.all(), key=lambda s: s.index)
-        aborted = tm.match.status == Match.Status.ABORTED
-        by_pod.setdefault((tm.round.number, tm.pod), []).append(formats.Result(
-            players=tuple(s.player_id for s in seats),
-            places=tuple(1 if aborted else (s.place or 1) for s in seats),
-            totals=tuple(s.total for s in seats), round=tm.round.number))
-    lower = Ruleset.from_dict(tournament.ruleset).scoring == "penalty"
-    expected = tournament.seats_per_match if tournament.duplicate else 1
+        by_pod.setdefault((tm.round.number, tm.pod), []).append(tm)
+    ruleset = Ruleset.from_dict(tournament.ruleset)
     out = []
-    for results in by_pod.values():
-        if len(results) < expected:
-            continue  # a rotation still running
-        out.append(formats.duplicate_result(results, lower_totals_better=lower) if tournament.duplicate
-                   else results[0])
+    for (number, _), pod in by_pod.items():
+        if tournament.duplicate:
+            if len(pod) == tournament.seats_per_match:  # else a rotation is still to be played
+                out.append(_duplicate_pod_result([tm.match for tm in pod], ruleset, number))
+            continue
+        match = pod[0].match
+        seats = sorted(match.seats.all(), key=lambda s: s.index)
+        aborted = match.status == Match.Status.ABORTED
+        out.append(formats.Result(players=tuple(s.player_id for s in seats),
+                                  places=tuple(1 if aborted else (s.place or 1) for s in seats),
+                                  totals=tuple(s.total for s in seats), round=number))
     return out
+
+
+def _duplicate_pod_result(matches: list[Match], ruleset: Ruleset, number: int) -> formats.Result:
+    scored = [set_match_of(m) for m in matches]
+    players = scored[0].seating
+    lower = ruleset.scoring == "penalty"
+    places = duplicate.combined_places(scored, lower_is_better=lower, partnership=ruleset.partnership)
+    totals = duplicate.common_deal_points(scored)
+    return formats.Result(players=players, places=tuple(places[p] for p in players),
+                          totals=tuple(totals[p] for p in players), round=number)
 
 
 def _queue_advance(tournament_id: int) -> None:

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tournaments.formats import (BYE_POINTS, Entrant, PairingError, Result, bracket_order, duplicate_result,
+from tournaments.formats import (BYE_POINTS, Entrant, PairingError, Result, bracket_order,
                                  knockout_first_round, knockout_next_round, knockout_pods, knockout_rounds_needed,
                                  knockout_standings, place_points, places_from_scores, round_robin_entrants_within,
-                                 round_robin_match_count, round_robin_rounds, seat_rotations, standings,
+                                 round_robin_match_count, round_robin_rounds, standings,
                                  swiss_pairing)
 
 
@@ -304,23 +304,3 @@ def test_a_withdrawn_entrant_gives_a_walkover():
     assert pods == [(2, 3)] and byes == [1]
     assert knockout_next_round(slots, {(2, 3): Result((2, 3), (2, 1))}, {i: i for i in range(1, 5)},
                                withdrawn={4}) == [1, 3]
-
-
-# ---- duplicate ------------------------------------------------------------------------------------------------
-
-def test_seat_rotations_put_everyone_in_every_seat_once():
-    assert seat_rotations((1, 2)) == [(1, 2), (2, 1)]
-    rot = seat_rotations((1, 2, 3))
-    assert sorted(r[0] for r in rot) == [1, 2, 3] and sorted(r[2] for r in rot) == [1, 2, 3]
-
-
-def test_duplicate_result_combines_the_mirror():
-    a = Result((1, 2), (1, 2), (10, 60))
-    b = Result((2, 1), (1, 2), (20, 70))  # each won once: card points decide (1: 80, 2: 80) -> tie
-    assert duplicate_result([a, b], lower_totals_better=True).places == (1, 1)
-    c = Result((2, 1), (2, 1), (90, 5))  # 1 won both
-    combined = duplicate_result([a, c], lower_totals_better=True)
-    assert combined.players == (1, 2) and combined.places == (1, 2) and combined.totals == (15, 150)
-    d = Result((2, 1), (1, 2), (30, 61))  # each won once; 1 has 71 card points, 2 has 90: lower wins
-    assert duplicate_result([a, d], lower_totals_better=True).places == (1, 2)
-    assert duplicate_result([a, d], lower_totals_better=False).places == (2, 1)

@@ -265,3 +265,37 @@ def test_an_oversized_round_robin_is_refused_before_its_schedule_is_built():
                                            "with these settings at most 13 entrants fit")
     t.refresh_from_db()
     assert t.status == Tournament.Status.REGISTERING and not t.round_set.exists()
+
+
+@pytest.mark.django_db
+def test_a_duplicate_pod_is_decided_by_swings_over_the_common_deals_as_a_duplicate_ladder_set_is(houses):
+    """One rule for every duplicate result (docs/DUPLICATE_PLAY.md, "Scoring"): a tournament pod's rotations are
+    combined by ``duplicate.combined_places`` like a ladder's set, not by match points and card points summed over
+    deals only one rotation reached. Here the two rules disagree: X won rotation A, Y won rotation B; summed card
+    points favour Y only through deal 3 of B, which A never dealt; over the two common deals X did 85 points better."""
+    from tournaments.duplicate import SetMatch, combined_places
+
+    t = _make(houses, 2, format="round_robin", duplicate=True, name="Swing cup")
+    _play(t)
+    a, b = (tm.match for tm in TournamentMatch.objects.filter(round__tournament=t).select_related("match")
+            .order_by("game"))
+    x, y = [s.player_id for s in a.seats.order_by("index")]
+    assert [s.player_id for s in b.seats.order_by("index")] == [y, x]
+    scenario = {a: [[0, 20], [0, 90]], b: [[0, 30], [5, 0], [0, 100]]}  # points by seat, deal by deal (penalty)
+    for match, deals in scenario.items():
+        Deal.objects.filter(match=match, number__gt=len(deals)).delete()
+        for number, points in enumerate(deals, start=1):
+            Deal.objects.update_or_create(match=match, number=number, defaults={
+                "points": points, "dealer": 0, "code": f"c{match.pk}-{number}", "engine_version": "2"})
+        totals = [sum(d[s] for d in deals) for s in range(2)]
+        for seat in match.seats.all():
+            seat.total, seat.place, seat.forfeited = totals[seat.index], 1 + (totals[seat.index] > min(totals)), False
+            seat.save(update_fields=["total", "place", "forfeited"])
+    expected = combined_places([SetMatch.of([x, y], scenario[a]), SetMatch.of([y, x], scenario[b])],
+                               lower_is_better=True)
+    assert expected == {x: 1, y: 2}
+    (result,) = pod_results(t)
+    assert result.players == (x, y)
+    assert dict(zip(result.players, result.places)) == expected
+    table = tournament_standings(tournament=t)
+    assert [row.player.pk for row in table] == [x, y] and table[0].rank == 1 and table[1].rank == 2
