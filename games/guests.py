@@ -40,7 +40,7 @@ from django.utils import timezone
 from games.engine import Ruleset
 from games.limits import AddressBudget, LimitRefused, client_address
 from games.models import Match, Player, Seat
-from games.services import match_create, match_wake, player_for_user, player_house_create
+from games.services import match_abort, match_create, match_wake, player_for_user, player_house_create
 
 log = logging.getLogger(__name__)
 
@@ -222,10 +222,9 @@ def guest_housekeeping(*, now=None) -> dict:
         if (now - match.last_progress_at).total_seconds() < clock:
             continue
         # conditional on the position: a move stored meanwhile wins, and a move after this fails as stale
-        abandoned += Match.objects.filter(pk=match.pk, status=Match.Status.RUNNING, awaiting_human=True,
-                                          last_progress_at=match.last_progress_at).update(
-            status=Match.Status.ABORTED, finished_at=now,
-            abort_reason=f"abandoned: the guest made no move within {clock} s (unrated)")
+        abandoned += match_abort(match_id=match.pk,
+                                 reason=f"abandoned: the guest made no move within {clock} s (unrated)",
+                                 still={"awaiting_human": True, "last_progress_at": match.last_progress_at})
     cutoff = now - timedelta(hours=settings.GUEST_KEEP_HOURS)
     old = list(Match.objects.filter(seats__player__is_guest=True, finished_at__lt=cutoff)
                .exclude(status=Match.Status.RUNNING).values_list("pk", flat=True).distinct()[:500])

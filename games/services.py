@@ -485,11 +485,12 @@ def _finish(match: Match, state: MatchState, forfeited: int | None = None) -> No
     match_finished.send(sender=Match, match=match)
 
 
-def match_abort(*, match_id: int, reason: str) -> bool:
-    """Mark a running match aborted (left unrated), and wake the matches waiting for it (``Match.after``). Returns
-    whether it was running."""
+def match_abort(*, match_id: int, reason: str, still: dict | None = None) -> bool:
+    """The one way a match ends early: mark a running match aborted (left unrated), wake the matches waiting for it
+    (``Match.after``) and send its watchers the end. ``still``: field values the match must still have (e.g. the
+    ``last_progress_at`` a caller judged it by), so a move stored meanwhile wins. Returns whether it was aborted."""
     with transaction.atomic():
-        aborted = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING).update(
+        aborted = Match.objects.filter(pk=match_id, status=Match.Status.RUNNING, **(still or {})).update(
             status=Match.Status.ABORTED, abort_reason=reason[:200], finished_at=timezone.now()) == 1
         if aborted:
             _wake_followers(match_id)

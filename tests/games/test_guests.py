@@ -368,3 +368,33 @@ def test_the_home_page_leads_back_to_the_browsers_running_tables_and_no_one_else
     Match.objects.filter(pk=first).update(status=Match.Status.FINISHED)
     page = me.get("/").content.decode()
     assert f'href="/matches/{first}/play/"' not in page and f'href="/matches/{second}/play/"' in page
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_abandoned_guest_match_ends_through_the_one_abort(house_bots, client, settings):
+    """Every early end goes through ``match_abort``: the matches waiting for the abandoned one are woken (their stall
+    clock starts) and its watchers are sent the end, as for any aborted match."""
+    import redis as redis_lib
+
+    from games import live
+    from games.guests import guest_housekeeping
+
+    match = _waiting_guest_match(client, settings)
+    follower = match_create(players=house_bots[:2], ruleset=Ruleset.preset("pagat"), after=match)
+    long_ago = timezone.now() - timedelta(hours=1)
+    Match.objects.filter(pk=follower.pk).update(last_progress_at=long_ago)
+    Match.objects.filter(pk=match.pk).update(
+        last_progress_at=timezone.now() - timedelta(seconds=settings.GUEST_MOVE_SECONDS + 1))
+    watcher = redis_lib.Redis.from_url(settings.LIVE_REDIS_URL).pubsub()
+    watcher.subscribe(f"{live.channel_prefix()}{match.pk}")
+    assert watcher.get_message(timeout=2)["type"] == "subscribe"
+    try:
+        assert guest_housekeeping()["abandoned"] == 1
+        message = watcher.get_message(timeout=5)
+    finally:
+        watcher.close()
+    assert message is not None and message["type"] == "message"  # the watchers' wake-up: the match ended
+    follower.refresh_from_db()
+    assert follower.last_progress_at > long_ago  # woken: its wait is counted from its predecessor's end
+    match.refresh_from_db()
+    assert match.status == Match.Status.ABORTED and "guest" in match.abort_reason
