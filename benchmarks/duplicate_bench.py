@@ -138,7 +138,7 @@ def one_run(args: tuple) -> dict:
     strong, weak, preset, run, seed, max_matches = args
     rules = Ruleset.preset(preset)
     names = {"S": strong, "W": weak}
-    lower = rules.scoring == "penalty"
+    lower = rules.lower_total_wins
     rng = random.Random(f"duplicate-bench {seed} {run}")
     tracks = {name: SignTrack() if name.startswith("sign") else Track() for name in TRACKS}
     i = 0
@@ -177,7 +177,7 @@ def effect_sizes(strong: str, weak: str, preset: str, sets: int, seed: int, tick
     pairs S was ahead)."""
     rules = Ruleset.preset(preset)
     names = {"S": strong, "W": weak}
-    lower = rules.scoring == "penalty"
+    lower = rules.lower_total_wins
     sign = -1 if lower else 1
     rng = random.Random(f"duplicate-bench effect {seed}")
     margins: dict[str, list[float]] = {"independent": [], "mirror points": [], "mirror swings": []}

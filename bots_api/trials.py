@@ -369,7 +369,7 @@ def _summary(trial: Trial, rows: list[dict]) -> dict:
     points = [p for r in done for p in r["points"]]
     mean, interval = mean_interval(points)
     ci = wilson_interval(wins, len(done))
-    lower = Ruleset.from_dict(trial.ruleset).scoring == "penalty"
+    lower = Ruleset.from_dict(trial.ruleset).lower_total_wins
     return {
         "finished": len(done), "aborted": sum(1 for r in rows if r["status"] == Match.Status.ABORTED),
         "running": sum(1 for r in rows if r["status"] == Match.Status.RUNNING),

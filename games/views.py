@@ -67,8 +67,9 @@ def match_detail(request, match_id: int):
     if match.is_finished:
         context["podium"] = sorted(seats, key=lambda s: (s.place, s.index))
     context["sides"] = partnership_sides(match)
-    context["chart"] = totals_chart(deals=context["deals"], seats=seats,
-                                    target=selectors.ruleset_of(match).target_for(match.seat_count))
+    ruleset = selectors.ruleset_of(match)
+    context["lower_total_wins"] = ruleset.lower_total_wins
+    context["chart"] = totals_chart(deals=context["deals"], seats=seats, target=ruleset.target_for(match.seat_count))
     return render(request, "games/match_detail.html", context)
 
 

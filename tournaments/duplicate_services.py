@@ -101,7 +101,7 @@ def rate_set(*, duplicate_set: DuplicateSet) -> None:
 
     ladder = duplicate_set.ladder
     ruleset = Ruleset.from_dict(ladder.ruleset)
-    places = combined_places(set_matches(duplicate_set), lower_is_better=ruleset.scoring == "penalty",
+    places = combined_places(set_matches(duplicate_set), lower_is_better=ruleset.lower_total_wins,
                              partnership=ruleset.partnership)
     first = duplicate_set.set_matches.select_related("match").order_by("rotation").first()
     ladder_match = LadderMatch.objects.select_for_update().get(match=first.match)
@@ -123,7 +123,7 @@ def duplicate_set_page(*, duplicate_set: DuplicateSet) -> dict:
     running = any(m.status == Match.Status.RUNNING for m in matches)
     scored = set_matches(duplicate_set)
     ruleset = Ruleset.from_dict(matches[0].ruleset)
-    lower = ruleset.scoring == "penalty"
+    lower = ruleset.lower_total_wins
     players = {s.player_id: s.player for m in matches for s in m.seats.all()}
     order = scored[0].seating
     codes = {}

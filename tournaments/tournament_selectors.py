@@ -48,7 +48,7 @@ def tournament_standings(*, tournament: Tournament) -> list[StandingRow]:
             for b in rnd.byes:
                 byes[b] = byes.get(b, 0) + 1
     results = pod_results(tournament)
-    lower = Ruleset.from_dict(tournament.ruleset).scoring == "penalty"
+    lower = Ruleset.from_dict(tournament.ruleset).lower_total_wins
     table = formats.standings(entrants, results, byes, lower_totals_better=lower,
                               buchholz=tournament.format == Tournament.Format.SWISS)
     rows = {s.id: StandingRow(**{**vars(s), "seed": by_player[s.id].seed}, player=by_player[s.id].player,

@@ -432,7 +432,7 @@ def pod_results(tournament: Tournament, round_number: int | None = None) -> list
 def _duplicate_pod_result(matches: list[Match], ruleset: Ruleset, number: int) -> formats.Result:
     scored = [set_match_of(m) for m in matches]
     players = scored[0].seating
-    lower = ruleset.scoring == "penalty"
+    lower = ruleset.lower_total_wins
     places = duplicate.combined_places(scored, lower_is_better=lower, partnership=ruleset.partnership)
     totals = duplicate.common_deal_points(scored)
     return formats.Result(players=players, places=tuple(places[p] for p in players),

@@ -9,6 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 
+from games.engine import Ruleset
 from games.pages import post_only
 from games.ids import parse_id
 from games.models import Player
@@ -51,7 +52,8 @@ def tournament_detail(request, tournament_id: int):
         "t": t, "standings": selectors.tournament_standings(tournament=t), "rounds": rounds,
         "choices": choices, "can_enter": any(c["refused"] is None for c in choices),
         "refusals": [c for c in choices if c["refused"]], "is_organiser": is_organiser,
-        "bracket": rounds if t.format == Tournament.Format.KNOCKOUT else None})
+        "bracket": rounds if t.format == Tournament.Format.KNOCKOUT else None,
+        "lower_total_wins": Ruleset.from_dict(t.ruleset).lower_total_wins})
 
 
 def tournament_round(request, tournament_id: int, number: int):

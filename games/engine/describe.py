@@ -264,7 +264,7 @@ def _scoring_section(r: Ruleset) -> list[str]:
         out.append("Cards left in a hand count at Hollywood values: an eight 20 points, an ace 15, a king, queen, "
                    "jack or ten 10 each, every other card its face value.")
         sum_words = "20 + 10 + 15 + 5 = 50"
-    if r.scoring == "penalty":
+    if r.lower_total_wins:
         out.append("Penalty scoring: whoever goes out writes 0; every other player writes the value of the cards "
                    "left in their own hand. The points are penalties, so lower is better, and they add up from "
                    "deal to deal.")
@@ -281,15 +281,15 @@ def _scoring_section(r: Ruleset) -> list[str]:
                    "second into the first two games, the third and every later one into all open games.")
         out.append(f"Worked example: you go out while your opponent holds an eight, a queen, an ace and a five: you "
                    f"score {sum_words} points.")
-    if r.partnership and r.scoring != "penalty":
+    if r.partnership and not r.lower_total_wins:
         out.append("Partners score together: the side that goes out collects both opponents' hands.")
     # a blocked deal
     if r.blocked == "each_own":
         out.append("A blocked deal: every player writes the value of their own hand as penalty points."
-                   if r.scoring == "penalty" else
+                   if r.lower_total_wins else
                    "A blocked deal scores nothing: nobody went out.")
     else:
-        if r.scoring == "penalty":
+        if r.lower_total_wins:
             out.append("A blocked deal: the player with the lowest hand writes 0 and every other player writes how "
                        "much their hand is above the lowest.")
         else:
@@ -327,7 +327,7 @@ def _end_section(r: Ruleset, seats: int | None) -> list[str]:
                 + f"The match ends when all {r.hollywood_total_games} games are finished; whoever won more games "
                   "wins the match, and an equal number of games won shares first place."]
     whose = "a side's total" if r.partnership else "anyone's total"
-    best = "the lowest total wins" if r.scoring == "penalty" else "the highest total wins"
+    best = "the lowest total wins" if r.lower_total_wins else "the highest total wins"
     out = [f"The match ends after the deal in which {whose} reaches {target}, and {best}."]
     out.append("Players level on the best total share first place." if r.match_tie == "share" else
                "If the best total is shared when the target is reached, play goes on deal by deal until one "

@@ -278,7 +278,7 @@ class MatchState:
         """Place by seat (1 = first); tied seats (and partners) share a place. Penalty: lowest total is best;
         hollywood: most games won."""
         totals = self._side_totals()
-        lower_wins = self.ruleset.scoring == "penalty"
+        lower_wins = self.ruleset.lower_total_wins
         key = [(t if lower_wins else -t) for t in totals]
         if self.ruleset.partnership:  # rank the two sides, not the four seats: places 1 and 2 (or 1 and 1)
             return [1 + (key[s] > key[1 - s % 2]) for s in range(self.seats)]

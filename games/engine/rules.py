@@ -124,6 +124,12 @@ class Ruleset:
             return 7 if seats == 2 else 5
         return int(self.hand_size)
 
+    @property
+    def lower_total_wins(self) -> bool:
+        """Whether the lowest match total is best: penalty scoring (systems B, D); under winner-collects and
+        Hollywood scoring (A, C, E) the highest is. Every place, standing and swing is signed by this one fact."""
+        return self.scoring == "penalty"
+
     def target_for(self, seats: int) -> int:
         """Match target in points: ``target_per_seat * seats`` when set (system E), else ``target``."""
         return self.target_per_seat * seats if self.target_per_seat > 0 else self.target

@@ -44,7 +44,7 @@ class DealResult:
 
 def deal_points(ruleset: Ruleset, outcome: str, winner: int | None, hand_values: list[int]) -> list[int]:
     """Points per seat for a finished deal; ``hand_values`` by seat in points."""
-    if ruleset.partnership and ruleset.scoring != "penalty":
+    if ruleset.partnership and not ruleset.lower_total_wins:
         sides = [hand_values[0] + hand_values[2], hand_values[1] + hand_values[3]]
         side_points = _points(ruleset, outcome, None if winner is None else winner % 2, sides)
         points = [0, 0, 0, 0]
@@ -56,14 +56,14 @@ def deal_points(ruleset: Ruleset, outcome: str, winner: int | None, hand_values:
 
 def _points(ruleset: Ruleset, outcome: str, winner: int | None, values: list[int]) -> list[int]:
     seats = len(values)
-    if outcome == "out" and ruleset.scoring == "penalty":
+    if outcome == "out" and ruleset.lower_total_wins:
         return list(values)
     if outcome == "out":
         points = [0] * seats
         points[winner] = sum(v for s, v in enumerate(values) if s != winner)
         return points
     low = min(values)
-    if ruleset.scoring == "penalty":
+    if ruleset.lower_total_wins:
         return list(values) if ruleset.blocked == "each_own" else [v - low for v in values]
     points = [0] * seats
     if ruleset.blocked == "each_own":

@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError
 from kombu.exceptions import OperationalError
 
+from games.engine import Ruleset
 from games.guests import guest_housekeeping
 from games.models import Match
 from games.services import match_advance, match_note_failure, matches_clock_expired, matches_runnable
@@ -131,7 +132,7 @@ class Command(BaseCommand):
         bar = "" if forever or note else "[" + "#" * filled + "." * (width - filled) + "] "
         count = note or f"{finished}{of}"
         self.stdout.write(f"{bar}{count} match #{match_id}: {names}, {match.deal_number} deals "
-                          f"(* = first place; {'lowest' if match.ruleset.get('scoring') == 'penalty' else 'highest'} total wins)")
+                          f"(* = first place; {'lowest' if Ruleset.from_dict(match.ruleset).lower_total_wins else 'highest'} total wins)")
 
 
 class _Worker:
