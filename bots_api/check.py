@@ -102,7 +102,8 @@ class Situation:
 
 
 SITUATIONS = [
-    Situation("turn: opening", "an ordinary first turn of a match", lambda rules: True, lambda view, legal: True),
+    Situation("turn: opening", "an ordinary first turn of a match", lambda rules: True,
+              lambda view, legal: any(a["type"] != "declare" for a in legal)),  # a starter eight is its own check
     Situation("turn: declared suit", "a suit was declared on an eight: follow the declared suit (not the eight's "
               "own suit) or play an eight",
               lambda rules: rules.eights != "no_declare", lambda view, legal: view["declared"]),

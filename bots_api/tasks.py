@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import logging
-import threading
 
 from celery import shared_task
-from django.conf import settings
-from django.db import connections, transaction
 
 from bots_api import services
+from games.dispatch import send_task_on_commit
 
 log = logging.getLogger(__name__)
 
@@ -29,25 +27,10 @@ def check_bot(check_id: int) -> str | None:
 
 def run_soon(task, *args) -> None:
     """Run ``task(*args)`` once the current transaction commits (at once outside one), never in the caller's
-    thread: with a broker a Celery worker takes it (``delay_on_commit``). Without one (zero-setup mode, where
-    Celery would run it eagerly, inside the web request; or an in-memory broker) it runs in a short-lived daemon
-    thread of this process, which closes its database connection when done; a process that exits meanwhile loses
-    it (a lost check is replaced by the next Verify, a lost ``match_end`` is ignored like a failed one)."""
-    # an in-memory broker is this process's own: no worker elsewhere would ever take the task from it
-    if not settings.CELERY_TASK_ALWAYS_EAGER and not settings.CELERY_BROKER_URL.startswith("memory://"):
-        task.delay_on_commit(*args)
-        return
-    transaction.on_commit(lambda: threading.Thread(target=_run_in_thread, args=(task, args), daemon=True,
-                                                   name=f"{task.name}{args}").start())
-
-
-def _run_in_thread(task, args: tuple) -> None:
-    try:
-        task(*args)
-    except Exception:  # a thread has no one to raise to: say it in the log
-        log.exception("%s%s failed", task.name, args)
-    finally:
-        connections.close_all()
+    thread (``games.dispatch.send_task``): a Celery worker takes it, or without a broker a short-lived thread of
+    this process does (a process that exits meanwhile loses it: a lost check is replaced by the next Verify, a lost
+    ``match_end`` is ignored like a failed one)."""
+    send_task_on_commit(task, *args, thread=True)
 
 
 @shared_task(ignore_result=True)

@@ -182,11 +182,11 @@ SPECTACULAR_SETTINGS = {
 
 # ---- Celery -------------------------------------------------------------------------------------------
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "")
-CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL  # zero-setup demo: tasks run in-process
-#: Who plays matches on. "celery": ``games.services.match_wake`` queues the match task (run in place when
-#: CELERY_TASK_ALWAYS_EAGER). "ladder_loop" (no broker, `make run`): the `ladder_run --forever` process is the one
-#: worker and polls for runnable matches, so no web request ever plays a match (bot calls included).
-MATCH_WORKER = "celery" if CELERY_BROKER_URL else "ladder_loop"
+#: Where tasks run (games.dispatch, the one function that sends them): "celery" with a broker; "in_process" without
+#: one (`make run`): tasks run in this process and the `ladder_run --forever` process is the one match worker,
+#: polling for runnable matches, so no web request ever plays a match (bot calls included). ("eager": tests.)
+TASKS = "celery" if CELERY_BROKER_URL else "in_process"
+CELERY_TASK_ALWAYS_EAGER = TASKS != "celery"  # a task sent without games.dispatch never waits in a memory broker
 if not CELERY_BROKER_URL:
     CELERY_BROKER_URL = "memory://localhost/"
 CELERY_TASK_EAGER_PROPAGATES = True

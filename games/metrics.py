@@ -39,6 +39,8 @@ from prometheus_client import (  # noqa: E402 (after PROMETHEUS_MULTIPROC_DIR: t
     CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest, multiprocess)
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily  # noqa: E402
 
+from games.dispatch import tasks_mode  # noqa: E402
+
 log = logging.getLogger(__name__)
 
 #: request latency buckets (s): the issue's goal is p95 under 50 ms
@@ -246,7 +248,7 @@ def _database() -> None:
 
 
 def _broker() -> str | None:
-    if settings.MATCH_WORKER != "celery" or settings.CELERY_BROKER_URL.startswith("memory://"):
+    if tasks_mode() != "celery":
         return "no broker: tasks run in-process"
     if _broker_is_redis():
         _redis(settings.CELERY_BROKER_URL).ping()

@@ -26,6 +26,7 @@ from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from games import agents, live
+from games.dispatch import tasks_mode
 from games.engine import ENGINE_VERSION, MatchState, Ruleset, keys, referee
 from games.engine.deal import ACTIONS
 from games.engine.fairness import SALT_BYTES, deal_commitment
@@ -129,12 +130,12 @@ def new_match_secret() -> str:
 
 def match_wake(*, match_id: int, kinds: set[str] | None = None) -> None:
     """Have the match played on: queue the match task for ``match_id`` once the current transaction commits (at once
-    outside one). With ``MATCH_WORKER = "ladder_loop"`` (no broker) it queues nothing: a match that is not waiting
+    outside one). With ``TASKS = "in_process"`` (no broker) it queues nothing: a match that is not waiting
     for a person's move is runnable (``matches_runnable``) and the ladder loop process plays it within a poll, so
     the web request that created the match or stored a person's move never plays bots' turns itself. ``kinds``: the
     kinds of the players seated, when the caller has them (saves ``match_queue`` its query). An unreachable broker
     is never the request's failure: the match is marked and the watchdog queues it (``match_queue``)."""
-    if settings.MATCH_WORKER == "ladder_loop":
+    if tasks_mode() == "in_process":
         return
     from games.tasks import match_queue  # the task module imports this one
 
@@ -565,7 +566,7 @@ def matches_runnable(*, now=None, people_only: bool = False) -> list[int]:
     """Ids of running matches a worker can play on now: not waiting for a person's move nor for their ``after``
     match to end, with no live lease (none, or an expired one: a worker that died). Matches with a person seated come first (someone is watching the bots
     answer), then the longest without progress; ``people_only``: only those with a person seated. The zero-setup
-    ladder loop (``MATCH_WORKER = "ladder_loop"``) polls this instead of a task queue; people whose clock ran out
+    ladder loop (``TASKS = "in_process"``) polls this instead of a task queue; people whose clock ran out
     are in ``matches_clock_expired``."""
     now = now or timezone.now()
     with_person = Exists(Seat.objects.filter(match=OuterRef("pk"), player__kind=Player.Kind.HUMAN))

@@ -22,6 +22,7 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.text import slugify
 
+from games.dispatch import send_task
 from games.engine import Ruleset
 from games.ids import parse_id
 from games.models import Match, Player
@@ -442,7 +443,7 @@ def _duplicate_pod_result(matches: list[Match], ruleset: Ruleset, number: int) -
 def _queue_advance(tournament_id: int) -> None:
     from tournaments.tasks import advance_tournament
 
-    advance_tournament.delay(tournament_id)
+    send_task(advance_tournament, tournament_id)
 
 
 def on_match_finished(sender, match: Match, **kwargs) -> None:

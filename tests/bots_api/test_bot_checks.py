@@ -173,7 +173,7 @@ def test_four_verifications_of_a_dead_endpoint_leave_every_request_fast(live_ser
 def test_without_a_broker_the_check_runs_in_a_thread_after_the_answer(as_owner, silent_url, good_server, settings):
     """Zero-setup mode (no broker: Celery tasks would run eagerly, inside the request): a check still runs
     outside the request, in a short-lived thread started when the request's transaction commits."""
-    settings.CELERY_TASK_ALWAYS_EAGER = True
+    settings.TASKS = "eager"
     dead = _register(as_owner, silent_url, name="Dead")
     queued, took = _verify(as_owner, dead["id"])
     assert took < 0.5 and queued["state"] in ("queued", "running")

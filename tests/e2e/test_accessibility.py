@@ -61,7 +61,7 @@ def _scan(page, what):
 
 @pytest.mark.django_db(transaction=True)
 def test_axe_finds_no_serious_violation_on_the_pages_of_a_match(live_server, browser, settings, house_bots):
-    settings.CELERY_TASK_ALWAYS_EAGER = True
+    settings.TASKS = "eager"
     settings.HUMAN_MOVE_SECONDS = 600
     from games.engine import Ruleset
     from games.services import match_advance
@@ -124,7 +124,7 @@ def _geometry_problems(page, scope="#table"):
 
 @pytest.mark.django_db(transaction=True)
 def test_the_table_reads_as_the_document_describes(live_server, browser, settings, house_bots):
-    settings.CELERY_TASK_ALWAYS_EAGER = True
+    settings.TASKS = "eager"
     settings.HUMAN_MOVE_SECONDS = 600
     from games.engine import Ruleset
 
@@ -199,7 +199,7 @@ def test_the_table_reads_as_the_document_describes(live_server, browser, setting
 
 @pytest.mark.django_db(transaction=True)
 def test_a_direction_arrow_only_under_reverse_rules(live_server, browser, settings, house_bots):
-    settings.CELERY_TASK_ALWAYS_EAGER = True
+    settings.TASKS = "eager"
     settings.HUMAN_MOVE_SECONDS = 600
     from games.engine import Ruleset
 

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM) and not os.path.exist
 
 @pytest.mark.django_db(transaction=True)
 def test_verify_shows_checking_and_then_the_answer_as_text(live_server, browser, settings):
-    settings.CELERY_TASK_ALWAYS_EAGER = True  # zero-setup mode: no broker, the check runs in a thread
+    settings.TASKS = "in_process"  # zero-setup mode: no broker, the check runs in a thread
     from django.contrib.auth import get_user_model
 
     from bot_servers import BotServer

@@ -58,7 +58,7 @@ def _move(page, prefer_draw: bool = False) -> None:
 @pytest.mark.django_db(transaction=True)
 def test_a_stranger_deals_plays_a_whole_match_reopens_mid_turn_and_a_three_seat_deal(live_server, browser, settings,
                                                                                       house_bots, capsys):
-    settings.CELERY_TASK_ALWAYS_EAGER = True  # the bots answer inside the request (no worker in this test)
+    settings.TASKS = "eager"  # the bots answer inside the request (no worker in this test)
     from django.contrib.auth import get_user_model
 
     from games.models import Match, Player, Seat

@@ -107,7 +107,7 @@ class Watch:
 
 @pytest.mark.django_db(transaction=True)
 def test_names_that_carry_script_show_as_text_on_every_page(live_server, browser, settings):
-    settings.CELERY_TASK_ALWAYS_EAGER = True  # bots answer inside the request (no worker in this test)
+    settings.TASKS = "eager"  # bots answer inside the request (no worker in this test)
     settings.HUMAN_MOVE_SECONDS = 600
     settings.BOT_SUSPEND_AFTER_FAILED_MATCHES = 1  # the faulty bot is suspended: its reason shows on its page
     from bot_servers import BotServer

@@ -28,7 +28,7 @@ def _seed_with_a_playable_eight_for_seat0(ruleset):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_newcomer_signs_up_and_plays_a_deal_by_clicking(live_server, browser, settings, house_bots):
-    settings.CELERY_TASK_ALWAYS_EAGER = True  # the bots answer inside the request (no worker in this test)
+    settings.TASKS = "eager"  # the bots answer inside the request (no worker in this test)
     settings.HUMAN_MOVE_SECONDS = 600
     from django.contrib.auth import get_user_model
 
@@ -127,7 +127,7 @@ def _move(page):
 def test_a_move_on_a_moved_table_refetches_and_says_so_in_plain_words(live_server, browser, settings, house_bots):
     """Issue 8: a stale move (another tab played first) shows no engine words ("ply 3 is not the current
     position..."): the table fetches the position and says so plainly. A worker holding the match's lease does not hold the move up."""
-    settings.CELERY_TASK_ALWAYS_EAGER = True
+    settings.TASKS = "eager"
     settings.HUMAN_MOVE_SECONDS = 600
     from django.contrib.auth import get_user_model
     from django.test import Client

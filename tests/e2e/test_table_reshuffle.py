@@ -33,7 +33,7 @@ def _open_table(live_server, browser, user, match, **context):
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("motion", ["no-preference", "reduce"])
 def test_the_person_sees_the_pile_go_back_into_the_stock(live_server, browser, settings, house_bots, motion):
-    settings.CELERY_TASK_ALWAYS_EAGER = True  # the bot answers inside the request (no worker in this test)
+    settings.TASKS = "eager"  # the bot answers inside the request (no worker in this test)
     from django.contrib.auth import get_user_model
 
     from games.selectors import match_state
@@ -76,7 +76,7 @@ def test_the_person_sees_the_pile_go_back_into_the_stock(live_server, browser, s
 
 @pytest.mark.django_db(transaction=True)
 def test_the_reshuffle_notice_goes_when_the_match_is_over(live_server, browser, settings, house_bots):
-    settings.CELERY_TASK_ALWAYS_EAGER = True
+    settings.TASKS = "eager"
     from django.contrib.auth import get_user_model
 
     from games.services import match_abort, player_for_user

@@ -27,7 +27,7 @@ def test_axe_finds_no_serious_violation_on_the_tournament_pages(live_server, bro
     from tournaments.tournament_services import (tournament_advance, tournament_create, tournament_register,
                                                  tournament_start)
 
-    settings.CELERY_TASK_ALWAYS_EAGER = True
+    settings.TASKS = "eager"
     done = tournament_create(name="Scanned knockout", format="knockout", target=20)
     for p in house_bots:
         tournament_register(tournament=done, player=p)

@@ -83,7 +83,7 @@ def test_a_waiting_match_is_not_played_and_refuses_a_move_until_its_predecessor_
 @pytest.mark.django_db
 def test_the_watchdog_leaves_a_waiting_match_alone_and_its_predecessors_end_wakes_it(
         house_bots, settings, django_capture_on_commit_callbacks):
-    settings.CELERY_TASK_ALWAYS_EAGER, settings.MATCH_WORKER = True, "celery"  # a queued task is played in place
+    settings.TASKS = "eager"  # a queued task is played in place
     ruleset = Ruleset.preset("pagat", target=30)
     first = match_create(players=house_bots[2:], ruleset=ruleset, seed=7)
     second = match_create(players=house_bots[:1:-1], ruleset=ruleset, seed=7, after=first)

@@ -1,4 +1,4 @@
-"""Who plays a match on. With ``MATCH_WORKER = "ladder_loop"`` (zero-setup: no broker) a web request only stores a
+"""Who plays a match on. With ``TASKS = "in_process"`` (zero-setup: no broker) a web request only stores a
 person's move or creates the match; the ladder loop process finds it among ``matches_runnable`` and plays the
 bots' turns (issue 8, finding 1: the bots used to be played inside the person's request)."""
 
@@ -22,8 +22,7 @@ def as_person(db):
 
 @pytest.mark.django_db(transaction=True)  # on-commit hooks run, as in a real request
 def test_without_a_broker_no_request_plays_the_bots_the_loop_does(settings, as_person, ladder):
-    settings.MATCH_WORKER = "ladder_loop"
-    settings.CELERY_TASK_ALWAYS_EAGER = True  # zero-setup: a queued task would run inside the request
+    settings.TASKS = "in_process"  # zero-setup: no broker; the ladder loop plays matches
     reply = as_person.post(f"/api/ladders/{ladder.slug}/play/", {"match_with": "bots"}, format="json")
     assert reply.status_code == 201, reply.content
     match_id, seat = reply.json()["match_id"], reply.json()["seat"]

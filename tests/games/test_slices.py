@@ -101,7 +101,7 @@ def test_a_used_up_time_budget_stops_a_match_after_at_least_one_ply(house_bots):
 @pytest.mark.django_db(transaction=True)
 def test_with_a_real_worker_a_persons_turn_comes_back_while_slow_bots_play(settings, slow_matches, person_match):
     assert not app.conf.task_always_eager and app.conf.broker_url.startswith("redis://")
-    settings.MATCH_WORKER = "celery"
+    settings.TASKS = "celery"
     app.control.purge()
     match, client = person_match
     pool = "solo" if CONCURRENCY == 1 else "threads"
@@ -124,7 +124,7 @@ def test_in_the_zero_setup_loop_a_persons_turn_comes_back_while_slow_bots_play(s
     from django.db import connection
     from tournaments.management.commands.ladder_run import Command, _Worker
 
-    settings.MATCH_WORKER = "ladder_loop"
+    settings.TASKS = "in_process"
     match, client = person_match
     stop = threading.Event()
     failures = []

@@ -45,7 +45,7 @@ def test_demo_setup_with_only_makes_just_the_named_ladder():
 def test_the_ladder_loop_plays_every_rule_systems_ladder_and_rates_it(settings, capsys):
     """The in-process ladder loop (no broker), as `make run` runs it: a match of each ladder finishes and is rated;
     the partnership ladder's partners share their side's place."""
-    settings.CELERY_TASK_ALWAYS_EAGER = True
+    settings.TASKS = "eager"
     call_command("demo_setup", "--max-running", "1")
     call_command("ladder_run", "--matches", "8", "--timeout", "600")  # the first tick: one on each ladder, two on the duplicate one
     for slug in ["demo", *SYSTEMS]:

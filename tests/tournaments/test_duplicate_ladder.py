@@ -101,7 +101,7 @@ def test_a_duplicate_pairing_is_a_mirror_from_one_seed_rated_once_when_both_are_
 
 @pytest.mark.django_db
 def test_a_duplicate_ladder_played_through_the_ladder_loop(house_bots, settings):
-    settings.CELERY_TASK_ALWAYS_EAGER = True
+    settings.TASKS = "eager"
     ladder = _duplicate_ladder(house_bots)
     call_command("ladder_run", "--ladder", "dup", "--matches", "4")
     sets = list(DuplicateSet.objects.filter(ladder=ladder).order_by("id"))
@@ -167,7 +167,7 @@ def test_a_ladder_keeps_its_duplicate_setting_once_it_has_matches(house_bots):
 
 @pytest.mark.django_db
 def test_the_demo_has_a_running_duplicate_ladder(settings):
-    settings.CELERY_TASK_ALWAYS_EAGER = True
+    settings.TASKS = "eager"
     call_command("demo_setup")
     call_command("demo_setup")  # idempotent
     from tournaments.models import Ladder

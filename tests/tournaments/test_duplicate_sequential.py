@@ -37,7 +37,7 @@ def _one_after_another(matches: list[Match]) -> None:
 @pytest.mark.django_db
 def test_the_ladder_loop_plays_a_duplicate_sets_rotations_one_after_another_and_rates_the_set_once(house_bots,
                                                                                                   settings):
-    settings.CELERY_TASK_ALWAYS_EAGER = True
+    settings.TASKS = "eager"
     ladder = ladder_create(name="Duplicate", slug="dup", preset="pagat", seats_per_match=2, duplicate=True,
                            max_running_matches=8, target=30)
     for p in house_bots:

@@ -85,7 +85,7 @@ def test_a_ladder_with_matches_keeps_its_rules(ladder):
 
 @pytest.mark.django_db
 def test_ladder_run_in_process_first_finishes_matches_an_interrupted_run_left(ladder, settings, capsys):
-    settings.CELERY_TASK_ALWAYS_EAGER = True
+    settings.TASKS = "eager"
     (left,) = ladder_schedule_matches(ladder=ladder, limit=1)
     match_advance(match_id=left.pk, ply_budget=5)  # then the process was stopped
     call_command("ladder_run", "--ladder", "test", "--matches", "1")
@@ -115,7 +115,7 @@ def test_the_commands_reject_bad_arguments_with_a_clear_message():
 
 @pytest.mark.django_db
 def test_the_demo_commands_play_matches_and_print_the_leaderboard(capsys, settings):
-    settings.CELERY_TASK_ALWAYS_EAGER = True
+    settings.TASKS = "eager"
     call_command("demo_setup", "--max-running", "2")
     call_command("ladder_run", "--matches", "2")
     call_command("leaderboard")

@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError
 from kombu.exceptions import OperationalError
 
+from games.dispatch import tasks_mode
 from games.engine import Ruleset
 from games.guests import guest_housekeeping
 from games.models import Match
@@ -76,7 +77,7 @@ class Command(BaseCommand):
                 raise CommandError(f"no active ladder {ladder!r}; ladders: {slugs}")
         if not ladders.exists():
             raise CommandError("there is no active ladder: run `python manage.py demo_setup` first")
-        in_process = settings.MATCH_WORKER == "ladder_loop" or settings.CELERY_TASK_ALWAYS_EAGER
+        in_process = tasks_mode() != "celery"
         in_main_thread = threading.current_thread() is threading.main_thread()  # signals can be set only there
         previous = signal.signal(signal.SIGTERM, _stop) if in_main_thread else None
         try:
