@@ -6,8 +6,6 @@ queued by the watchdog; the match task waits out a database that went away. The 
 real by benchmarks/fault_trial.py (tests/breaker/test_fault_trial.py); here the publish is made to fail as an
 unreachable Redis makes it fail (kombu's OperationalError), because this test run's broker must stay up."""
 
-import logging
-
 import kombu.exceptions
 import psycopg
 import pytest
@@ -18,7 +16,7 @@ from django.db import connection
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from games import tasks
+from games import services, tasks
 from games.engine import Ruleset
 from games.models import Match, Move
 from games.services import match_advance, match_create, match_note_stall, matches_stalled, player_for_user
@@ -132,27 +130,30 @@ def test_the_broker_marker_tells_a_broker_that_lost_its_data():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_match_task_waits_out_a_terminated_database_connection(house_bots):
+def test_the_match_task_waits_out_a_terminated_database_connection(house_bots, monkeypatch):
     match = _match(house_bots[:2])
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_backend_pid()")
-        pid = cursor.fetchone()[0]
-    dsn = connection.get_connection_params()
-    admin = psycopg.connect(host=dsn.get("host") or "127.0.0.1", port=dsn.get("port") or 5432,
-                            user=dsn.get("user") or "postgres", dbname=dsn["dbname"], autocommit=True)
-    with admin:
-        admin.execute("SELECT pg_terminate_backend(%s, 5000)", (pid,))  # as a failover or an operator would;
-        # waits (up to 5 s) until the backend is gone, so the task's first query meets a dead connection
-    met = []
-    handler = logging.Handler(logging.WARNING)
-    handler.emit = lambda record: met.append(record.getMessage())
-    logger = logging.getLogger(tasks.__name__)  # its own handler: another test's logging set-up cannot hide it
-    logger.addHandler(handler)
-    try:
-        outcome = tasks.advance_match.run(match.pk)  # as a worker runs it: not eager, in slices
-    finally:
-        logger.removeHandler(handler)
+    met, real = [], services.match_advance
+
+    def terminated_first(**kwargs):
+        """The real match_advance, after the connection it is about to use is terminated the first time."""
+        if not met:
+            with connection.cursor() as cursor:  # the connection the task's next query uses (health-checked now)
+                cursor.execute("SELECT pg_backend_pid()")
+                pid = cursor.fetchone()[0]
+            dsn = connection.get_connection_params()
+            with psycopg.connect(host=dsn.get("host") or "127.0.0.1", port=dsn.get("port") or 5432,
+                                 user=dsn.get("user") or "postgres", dbname=dsn["dbname"], autocommit=True) as admin:
+                # as a failover or an operator would; waits (up to 5 s) until the backend is gone
+                admin.execute("SELECT pg_terminate_backend(%s, 5000)", (pid,))
+        try:
+            return real(**kwargs)
+        except Exception as exc:
+            met.append(exc)
+            raise
+
+    monkeypatch.setattr(tasks.services, "match_advance", terminated_first)
+    outcome = tasks.advance_match.run(match.pk)  # as a worker runs it: not eager, in slices
     assert outcome in ("budget", "finished")
     match.refresh_from_db()
     assert match.ply_count > 0 and match.failures == 0 and match.status != Match.Status.ABORTED
-    assert any("the database is away" in message for message in met), met  # it did meet the dead connection
+    assert met and isinstance(met[0], tasks.DATABASE_AWAY), met  # it met the dead connection, and waited it out
