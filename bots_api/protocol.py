@@ -17,11 +17,12 @@ import time
 from jsonschema import Draft202012Validator
 
 from games.engine.keys import CONTRIBUTION_PATTERN
+from games.engine.referee import BOT_FAULT_KINDS
 
 PROTOCOL_VERSION = 1
-#: Every way a bot call can fail; stored on the move (``Move.fault_kind``) with the cause in words.
-FAULT_KINDS = ("timeout", "connection", "address", "http_status", "redirect", "oversize", "bad_json", "schema",
-               "illegal", "disabled")
+#: Every way a bot call can fail; stored on the move (``Move.fault_kind``) with the cause in words. The vocabulary is
+#: the referee's (``games.engine.referee.FAULT_KINDS``, with what the public reads of each).
+FAULT_KINDS = BOT_FAULT_KINDS
 
 
 class BotFault(Exception):

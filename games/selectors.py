@@ -604,38 +604,12 @@ def running_tables(*, player, limit: int = 10) -> list[dict]:
     return [{"match": s.match, "seat": s.index, "opponents": others.get(s.match_id, [])} for s in seats]
 
 
-#: Fault kinds whose stored text the service writes from the game and its own numbers alone (a deadline in ms, an
-#: HTTP status, the illegal action and the rule it breaks, a person's move clock): published as stored.
-PUBLIC_FAULT_KINDS_AS_STORED = frozenset({"timeout", "http_status", "oversize", "illegal", "clock", "disabled"})
-#: What the public (the replay) reads for the other kinds, whose stored cause may quote the bot's endpoint (a
-#: redirect's Location, a host name that did not resolve or resolves to a refused address) or its reply's bytes.
-#: The full cause stays with the owner: the turn log and the bot page's health (bots_api).
-PUBLIC_FAULT_TEXT = {
-    "connection": "connection: the bot's server could not be reached (details in its owner's turn log)",
-    "address": "address: the bot's endpoint resolves only to addresses the service does not call",
-    "redirect": "redirect: the bot's server answered with a redirect, which is not followed",
-    "bad_json": "bad_json: the bot's reply is not usable JSON",
-    "schema": "schema: the bot's reply does not match the turn reply schema",
-}
-
-
-def public_fault_text(kind: str, text: str) -> str:
-    """The words anyone may read for a stored fault (``Move.fault_kind``, ``Move.fault``: ``"kind: cause"``): the
-    stored text for ``PUBLIC_FAULT_KINDS_AS_STORED``, else a fixed sentence for the kind (``PUBLIC_FAULT_TEXT``;
-    an unknown kind: "<kind>: the answer did not stand"), never the bot's endpoint. "" when there was no fault."""
-    if not kind and not text:
-        return ""
-    if kind in PUBLIC_FAULT_KINDS_AS_STORED:
-        return text
-    return PUBLIC_FAULT_TEXT.get(kind, f"{kind or 'fault'}: the answer did not stand")
-
-
 def match_replay(*, match: Match) -> dict:
     """The replay viewer's data of a FINISHED match (``/matches/<id>/replay/``): ``games.engine.frames.replay_frames``
     of its exported record (``match_export``: one snapshot of the log), with each ply's think time and fault, plus
     ``match`` (id), ``preset``, ``players`` (per seat: ``seat``, ``name``, ``kind``, ``badge``, ``label``, ``total``,
     ``place``, ``forfeited``) and ``result`` (``totals``, ``places``, ``forfeited``) as the export gives them.
-    The replay is public: each fault's words are ``public_fault_text``'s (never the bot's endpoint).
+    The replay is public: each fault's words are ``referee.public_fault_text``'s (never the bot's endpoint).
 
     Raises ``MatchNotFinished`` unless the match is finished (nothing of a running or aborted match is replayed),
     ``Match.DoesNotExist`` when it is gone. The moves' think times and faults are read after the snapshot: a
@@ -648,7 +622,7 @@ def match_replay(*, match: Match) -> dict:
     for number, source, fault_kind, fault, think_ms in rows:
         if 0 < number <= len(moves):
             moves[number - 1].append({"source": source, "fault_kind": fault_kind,
-                                      "fault": public_fault_text(fault_kind, fault),
+                                      "fault": referee.public_fault_text(fault_kind, fault),
                                       "think_ms": think_ms})
     frames = replay_frames(record, moves)
     players = {s.index: s.player for s in Seat.objects.filter(match_id=match.pk).select_related("player")}

@@ -8,8 +8,8 @@ its turn goes through these steps, and only ``judge`` decides:
    ever given: no other seat's hand, no stock, no seed (``tests/engine/test_referee.py`` walks every field), so a
    bot and a person at the same seat see the same thing by construction. The seat's agent answers with an
    ``Answer``: an action (not yet checked), or the ``Fault`` that kept it from answering (``timeout``,
-   ``connection``, ``schema``, ... for a bot: ``bots_api.protocol.FAULT_KINDS``; ``clock`` for a person whose move
-   clock ran out). How an agent is asked (HTTP, a clock) is the caller's: the engine does no I/O and reads no clock.
+   ``connection``, ``schema``, ... for a bot; ``clock`` for a person whose move clock ran out: ``FAULT_KINDS``, the one
+   list of kinds, with what the public may read of each). How an agent is asked (HTTP, a clock) is the caller's: the engine does no I/O and reads no clock.
 2. **Judge.** ``judge(state, answer, faults_before=..., policy=...)`` checks the answer against the rules: an action
    that is not legal now is an ``illegal`` fault (the engine's reason in the cause), except under
    ``FaultPolicy.refuse_illegal`` (a person's move through the API) where it raises ``IllegalAction`` and nothing
@@ -94,10 +94,43 @@ def turn_for(state: MatchState, *, match_id: int | None = None, deadline_ms: int
                 match_id=match_id, commitment=commitment)
 
 
+#: Every way a seat's answer can fail to stand, and what the public (the replay) may read of it. ``None``: the
+#: stored cause is public as it is (the service writes it from the game and its own numbers alone: a deadline in ms,
+#: an HTTP status, the illegal action and the rule it breaks, a person's move clock). A sentence: what the public
+#: reads instead, because the stored cause may quote the bot's endpoint (a redirect's Location, a host name that did
+#: not resolve) or its reply's bytes; the full cause stays with the owner (the turn log, the bot page's health).
+FAULT_KINDS: dict[str, str | None] = {
+    "timeout": None,  # a bot: no reply within its deadline
+    "connection": "connection: the bot's server could not be reached (details in its owner's turn log)",
+    "address": "address: the bot's endpoint resolves only to addresses the service does not call",
+    "http_status": None,  # a bot: answered with an HTTP error
+    "redirect": "redirect: the bot's server answered with a redirect, which is not followed",
+    "oversize": None,  # a bot: reply body over the protocol's limit
+    "bad_json": "bad_json: the bot's reply is not usable JSON",
+    "schema": "schema: the bot's reply does not match the turn reply schema",
+    "illegal": None,  # any seat: an action the rules do not allow now
+    "disabled": None,  # a bot switched off or suspended by its owner or the service
+    "clock": None,  # a person: no move within the move clock
+}
+#: The kinds a bot call can fail with (bots_api's client raises them); ``clock`` is a person's.
+BOT_FAULT_KINDS = tuple(kind for kind in FAULT_KINDS if kind != "clock")
+
+
+def public_fault_text(kind: str, text: str) -> str:
+    """The words anyone may read for a stored fault (``kind``; ``text``: the stored ``"kind: cause"``): the stored
+    text where ``FAULT_KINDS`` says it is public, else the kind's fixed sentence; an unknown kind: "<kind>: the
+    answer did not stand". Never the bot's endpoint. "" when there was no fault."""
+    if not kind and not text:
+        return ""
+    if kind in FAULT_KINDS:
+        return text if FAULT_KINDS[kind] is None else FAULT_KINDS[kind]
+    return f"{kind or 'fault'}: the answer did not stand"
+
+
 @dataclass(frozen=True)
 class Fault:
-    """Why a seat's answer does not stand: ``kind`` (a word: ``illegal``, ``timeout``, ``clock``, ...; stored as
-    ``Move.fault_kind``) and ``cause`` (words for the seat's owner)."""
+    """Why a seat's answer does not stand: ``kind`` (one of ``FAULT_KINDS``; stored as ``Move.fault_kind``) and
+    ``cause`` (words for the seat's owner)."""
 
     kind: str
     cause: str
