@@ -194,3 +194,33 @@ def schema_refuse_nul(result, generator, request, public):
         if name.endswith("Request"):
             walk(component)
     return result
+
+
+#: The answers any API operation may give, whatever it does (drf-spectacular adds them to every operation that does
+#: not describe its own): a request refused before any view (``RefuseNulMiddleware``), a throttle, the database
+#: away (``config.outages.DatabaseAwayMiddleware``).
+COMMON_ERRORS = {
+    "400": "bad_request: the request cannot be read (e.g. a NUL character in its path, query string, cookies or "
+           "body); the detail says which part",
+    "429": "throttled: too many requests; the detail names the limit and Retry-After says when to try again",
+    "503": "database_unavailable: the database is away for a moment; try again after Retry-After",
+}
+
+
+def schema_common_errors(result, generator, request, public):
+    """drf-spectacular postprocessing hook: every operation lists ``COMMON_ERRORS`` (with the one error shape,
+    ``{"error", "detail"}``) unless it documents that status itself, so no operation gives an answer its schema
+    does not list."""
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas.setdefault("ErrorOutput", {
+        "type": "object", "required": ["error", "detail"],
+        "properties": {"error": {"type": "string", "description": "a short code, e.g. not_found, throttled"},
+                       "detail": {"description": "what is wrong (a message; field errors as {field: [messages]})"}}})
+    body = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOutput"}}}
+    for path in result.get("paths", {}).values():
+        for method, operation in path.items():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            for status, words in COMMON_ERRORS.items():
+                operation["responses"].setdefault(status, {"description": words, "content": body})
+    return result

@@ -177,7 +177,8 @@ SPECTACULAR_SETTINGS = {
     # whom a person meets (Play now) and who may enter a tournament share one choice set: one name for both
     "ENUM_NAME_OVERRIDES": {"MatchWithEnum": ["both", "bots", "people"]},
     "PARSER_WHITELIST": ["config.parsers.JSONParser"],  # the API speaks JSON (forms are for pages)
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.api.schema_refuse_nul"],
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "config.api.schema_refuse_nul",
+                             "config.api.schema_common_errors"],
 }
 
 # ---- Celery -------------------------------------------------------------------------------------------

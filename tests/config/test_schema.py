@@ -184,3 +184,24 @@ def test_the_read_endpoints_answers_match_their_schema(wsgi_in_the_test_transact
         statuses.append(response.status_code)
         operation.validate_response(response)  # raises, naming the mismatch, when the answer breaks the schema
     assert statuses == [200, 200, 404, 200, 200, 404, 200, 200, 404, 201, 409, 400]
+
+
+def test_every_operation_lists_the_answers_any_request_may_get(wsgi_in_the_test_transaction, ladder):
+    """A NUL in the query string is refused (400) before any view, a throttle answers 429 and a database away 503:
+    every operation's schema lists them with the one error shape (schemathesis found GET /api/ladders/, GET
+    /api/tournaments/ and Play now answering an undocumented 400)."""
+    from drf_spectacular.generators import SchemaGenerator
+
+    document = SchemaGenerator().get_schema(request=None, public=True)
+    missing = [f"{method.upper()} {path}: {status}" for path, item in document["paths"].items()
+               for method, operation in item.items() for status in ("400", "429", "503")
+               if status not in operation["responses"]]
+    assert not missing, missing
+    schema = schemathesis.openapi.from_wsgi("/api/schema/", application)
+    for path, params in (("/api/ladders/", {}), ("/api/tournaments/", {}), ("/api/ladders/{slug}/", {"slug": ladder.slug})):
+        cache.clear()
+        operation = schema[path]["GET"]
+        response = operation.Case(path_parameters=params, query={"q": "\x00"}).call()
+        assert response.status_code == 400 and response.json()["error"] == "bad_request"
+        assert _documented(operation, 400)
+        operation.validate_response(response)
