@@ -64,12 +64,17 @@ def ladder_trust(*, board: list[LadderEntry]) -> dict:
     ranked = [e for e in board if not e.provisional]
     pairs = [trust_statement(a.player.name, b.player.name, order_confidence(a.mu, a.sigma, b.mu, b.sigma))
              for a, b in zip(ranked, ranked[1:])]
-    newcomers = [e.player.name for e in board if e.provisional]
+    newcomers = [e for e in board if e.provisional]
     provisional = ""
     if newcomers:
         needed = settings.LADDER_PROVISIONAL_MATCHES
         provisional = (f"Provisional, listed below and not ranked until they have played {needed} matches: "
-                       f"{', '.join(newcomers)}.")
+                       f"{', '.join(e.player.name for e in newcomers)}.")
+        if not ranked:  # a new ladder's board: say when it will have a ranking
+            closest = max(newcomers, key=lambda e: e.matches_played)
+            more = needed - closest.matches_played
+            provisional += (f" Nobody is ranked yet: the closest, {closest.player.name}, needs {more} more "
+                            f"{'match' if more == 1 else 'matches'}; the ladder plays on by itself.")
     return {"pairs": pairs, "provisional": provisional}
 
 

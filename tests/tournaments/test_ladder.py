@@ -95,6 +95,18 @@ def test_ladder_run_in_process_first_finishes_matches_an_interrupted_run_left(la
 
 
 @pytest.mark.django_db
+def test_ladder_run_unless_played_plays_the_demo_only_on_a_new_database(ladder, settings, capsys):
+    """`make run` on an existing database serves the site at once: the demo matches are played only the first time."""
+    settings.TASKS = "in_process"
+    call_command("ladder_run", "--ladder", "test", "--matches", "1", "--unless-played")
+    first = Match.objects.filter(status=Match.Status.FINISHED).count()
+    assert first >= 1
+    call_command("ladder_run", "--ladder", "test", "--matches", "1", "--unless-played")
+    assert Match.objects.filter(status=Match.Status.FINISHED).count() == first  # nothing played the second time
+    assert "were played before: no demo matches now" in capsys.readouterr().out
+
+
+@pytest.mark.django_db
 def test_the_commands_reject_bad_arguments_with_a_clear_message():
     with pytest.raises(CommandError, match="no active ladder"):
         call_command("ladder_run", "--matches", "1")

@@ -126,3 +126,12 @@ def test_a_long_rating_history_is_paged_and_its_chart_bounded(client, played, se
     last = client.get(url + "?page=5").content.decode()
     assert len(re.findall(r"<td><a href=\"/matches/(\d+)/\">", last)) == 50 and "page 5 of 5" in last
     assert "page 1 of 5" in client.get(url + "?page=zz").content.decode()  # not a number: the first page
+
+
+@pytest.mark.django_db
+def test_a_board_with_nobody_ranked_says_when_it_will_have_a_ranking(client, played, settings):
+    settings.LADDER_PROVISIONAL_MATCHES = 10
+    LadderEntry.objects.filter(ladder=played).update(matches_played=2)
+    LadderEntry.objects.filter(ladder=played, player__name="Professor").update(matches_played=7)
+    body = client.get(reverse("ladder-detail", args=[played.slug])).content.decode()
+    assert "Nobody is ranked yet: the closest, Professor, needs 3 more matches; the ladder plays on by itself." in body

@@ -59,8 +59,11 @@ class Command(BaseCommand):
         parser.add_argument("--poll", type=float, default=0.25,
                             help="seconds between looks for runnable matches without a broker (default 0.25)")
         parser.add_argument("--timeout", type=float, default=600.0, help="give up waiting after this many seconds")
+        parser.add_argument("--unless-played", action="store_true",
+                            help="do nothing when the ladders have finished matches already (`make run` on an "
+                                 "existing database: the site is served at once and the ladder loop plays on)")
 
-    def handle(self, *args, ladder, matches, forever, interval, poll, timeout, **options):
+    def handle(self, *args, ladder, matches, forever, interval, poll, timeout, unless_played=False, **options):
         if not 0 <= matches <= 100_000:
             raise CommandError(f"--matches must be from 0 to 100000, not {matches}")
         if not 0.1 <= interval <= 3600:  # also refuses nan
@@ -77,6 +80,12 @@ class Command(BaseCommand):
                 raise CommandError(f"no active ladder {ladder!r}; ladders: {slugs}")
         if not ladders.exists():
             raise CommandError("there is no active ladder: run `python manage.py demo_setup` first")
+        if unless_played and not forever:
+            played = Match.objects.filter(ladder_match__ladder__in=ladders, status=Match.Status.FINISHED).count()
+            if played:
+                self.stdout.write(f"{played} ladder matches were played before: no demo matches now (the ladder "
+                                  "loop plays on while the site is served)")
+                return
         in_process = tasks_mode() != "celery"
         in_main_thread = threading.current_thread() is threading.main_thread()  # signals can be set only there
         previous = signal.signal(signal.SIGTERM, _stop) if in_main_thread else None
