@@ -1,7 +1,7 @@
 """Eights Ladder settings, all from the environment (12-factor).
 
 DATABASE_URL (PostgreSQL via psycopg 3; unset = SQLite in var/, the zero-setup demo), CELERY_BROKER_URL
-(Redis; unset = tasks run in-process), SECRET_KEY, DEBUG, ALLOWED_HOSTS. See README.md.
+(Redis; unset = tasks run in-process), SECRET_KEY, DEBUG, ALLOWED_HOSTS. See README.md and docs/RUNNING.md (the settings table).
 """
 
 from __future__ import annotations

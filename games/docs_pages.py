@@ -1,8 +1,9 @@
 """The project's documents (``docs/*.md``) as pages at ``/docs/`` and ``/docs/<NAME>/``, so that what the pages and
 error messages name ("see docs/FAIRNESS.md") can be opened on the service itself.
 
-Only files whose name is upper-case letters and underscores (``FAIRNESS.md``) are served: the list is read from the
-folder, never from the request. Markdown is rendered by Python-Markdown (tables, fenced code, heading anchors) from
+Only files whose name is upper-case letters and underscores (``FAIRNESS.md``) are served, except ``README.md`` (the
+folder's index for readers of the source; ``/docs/`` is the site's): the list is read from the folder, never from
+the request. Markdown is rendered by Python-Markdown (tables, fenced code, heading anchors) from
 our own files; links between documents (``MATCH_RECORD.md#seeds``) are rewritten to their pages, and links to other
 files of the source tree (``../examples/go/README.md``) become their path in words."""
 
@@ -23,6 +24,10 @@ _SOURCE_LINK = re.compile(r'<a href="\.\./([^"#:]+)">(.*?)</a>')  # a file of th
 _DOC_LINK = re.compile(r'href="(?:\.\./docs/|docs/|\./)?([A-Z][A-Z_]{0,40})\.md(#[^"]*)?"')
 
 
+def _served(name: str) -> bool:
+    return bool(_NAME.fullmatch(name)) and name != "README"
+
+
 def _folder() -> Path:
     return Path(settings.BASE_DIR) / "docs"
 
@@ -32,7 +37,7 @@ def documents() -> list[dict]:
     the file's first heading)."""
     found = []
     for path in sorted(_folder().glob("*.md")):
-        if _NAME.fullmatch(path.stem):
+        if _served(path.stem):
             found.append({"name": path.stem, "title": _render(path.stem, path.stat().st_mtime_ns)[0]})
     return found
 
@@ -56,7 +61,7 @@ def docs_index(request):
 def docs_page(request, name: str):
     """``/docs/<name>/``: one document rendered. 404 for a name that is not a served document."""
     path = _folder() / f"{name}.md"
-    if not _NAME.fullmatch(name) or not path.is_file():
+    if not _served(name) or not path.is_file():
         raise Http404(f"There is no document {name[:40]!r}: the list is at /docs/.")
     title, html = _render(name, path.stat().st_mtime_ns)
     return render(request, "games/doc_page.html", {"title": title, "body": mark_safe(html), "name": name})
