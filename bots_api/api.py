@@ -28,8 +28,8 @@ from bots_api.serializers import (BotCheckOutput, BotOutput, BotWithSecretOutput
 from bots_api.services import (BotError, bot_check_request, bot_delete, bot_enter_ladder, bot_leave_ladder,
                                bot_register, bot_rotate_secret, bot_update)
 from games.accounts import login_failures_forget, login_locked_detail, login_retry_after
-from games.limits import AnonRateThrottle, ScopedRateThrottle, UserRateThrottle
-from games.pagination import BoundedLimitOffsetPagination
+from sitekit.limits import AnonRateThrottle, ScopedRateThrottle, UserRateThrottle
+from sitekit.pagination import BoundedLimitOffsetPagination
 
 #: BotError codes that mean "not in this state" (409); any other code is bad input (400).
 CONFLICT_CODES = frozenset({"name_taken", "suspended", "disabled", "not_verified", "ladder_closed", "verify_failed"})

@@ -7,7 +7,7 @@ import logging
 from celery import shared_task
 
 from bots_api import services
-from games.dispatch import send_task_on_commit
+from sitekit.dispatch import send_task_on_commit
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +27,7 @@ def check_bot(check_id: int) -> str | None:
 
 def run_soon(task, *args) -> None:
     """Run ``task(*args)`` once the current transaction commits (at once outside one), never in the caller's
-    thread (``games.dispatch.send_task``): a Celery worker takes it, or without a broker a short-lived thread of
+    thread (``sitekit.dispatch.send_task``): a Celery worker takes it, or without a broker a short-lived thread of
     this process does (a process that exits meanwhile loses it: a lost check is replaced by the next Verify, a lost
     ``match_end`` is ignored like a failed one)."""
     send_task_on_commit(task, *args, thread=True)

@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from bots_api import trials
 from bots_api.api import _AUTH, _ERR, _NOT_YOURS, CONFLICT_CODES, OwnerApi
 from bots_api.serializers import ErrorOutput
-from games.pagination import BoundedLimitOffsetPagination
+from sitekit.pagination import BoundedLimitOffsetPagination
 
 #: the fields of a trial request; any other is refused (a typo such as "seed" must not pass silently)
 FIELDS = ("opponents", "matches", "preset", "ladder", "seeds", "duplicate")

@@ -32,7 +32,7 @@ from bots_api.models import Bot, Trial, TrialMatch
 from bots_api.services import BotError
 from games.engine import PRESETS, STRATEGIES, Ruleset
 from games.engine.deal import check_ruleset_seats
-from games.limits import LimitRefused
+from sitekit.limits import LimitRefused
 from games.models import Match, Player
 from games.selectors import match_is_public
 from games.services import match_create, match_wake, new_match_secret, player_house_create

@@ -14,7 +14,7 @@ from rest_framework import exceptions
 from rest_framework.exceptions import NotFound
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from games.limits import limit_words
+from sitekit.limits import limit_words
 
 
 def exception_handler(exc, context):

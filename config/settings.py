@@ -146,7 +146,7 @@ LOGGING = {
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "games.pagination.BoundedLimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "sitekit.pagination.BoundedLimitOffsetPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "config.api.exception_handler",
     # DRF's three, with JSON's refusing a body nested too deeply (400 parse_error, not 500)
@@ -158,8 +158,8 @@ REST_FRAMEWORK = {
     ],
     # Counted in the shared cache (CACHES, "Limits" below); a 429 keeps {"error", "detail"}.
     "DEFAULT_THROTTLE_CLASSES": [
-        "games.limits.AnonRateThrottle",  # DRF's, counting by games.limits.client_address
-        "games.limits.UserRateThrottle",
+        "sitekit.limits.AnonRateThrottle",  # DRF's, counting by sitekit.limits.client_address
+        "sitekit.limits.UserRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {"anon": "30/min", "user": "120/min", "bot_verify": "12/min",
                                "seat_view": "600/min", "seat_action": "300/min", "signup": "10/hour",
@@ -183,11 +183,11 @@ SPECTACULAR_SETTINGS = {
 
 # ---- Celery -------------------------------------------------------------------------------------------
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "")
-#: Where tasks run (games.dispatch, the one function that sends them): "celery" with a broker; "in_process" without
+#: Where tasks run (sitekit.dispatch, the one function that sends them): "celery" with a broker; "in_process" without
 #: one (`make run`): tasks run in this process and the `ladder_run --forever` process is the one match worker,
 #: polling for runnable matches, so no web request ever plays a match (bot calls included). ("eager": tests.)
 TASKS = "celery" if CELERY_BROKER_URL else "in_process"
-CELERY_TASK_ALWAYS_EAGER = TASKS != "celery"  # a task sent without games.dispatch never waits in a memory broker
+CELERY_TASK_ALWAYS_EAGER = TASKS != "celery"  # a task sent without sitekit.dispatch never waits in a memory broker
 if not CELERY_BROKER_URL:
     CELERY_BROKER_URL = "memory://localhost/"
 CELERY_TASK_EAGER_PROPAGATES = True
@@ -252,7 +252,7 @@ LADDER_PROVISIONAL_MATCHES = env_int("LADDER_PROVISIONAL_MATCHES", 10, 0, 1000)
 #: A guest's move clock (seconds). A guest match waiting this long for the guest is abandoned: housekeeping ends it
 #: (aborted, unrated) instead of playing fallbacks. Also how long a closed tab can be reopened mid-turn.
 GUEST_MOVE_SECONDS = env_int("GUEST_MOVE_SECONDS", 300, 10, 86400)
-#: Running guest matches at once per browser (guest session) and per client address (games.limits.client_address).
+#: Running guest matches at once per browser (guest session) and per client address (sitekit.limits.client_address).
 GUEST_RUNNING_PER_BROWSER = env_int("GUEST_RUNNING_PER_BROWSER", 2, 1, 1000)
 GUEST_RUNNING_PER_ADDRESS = env_int("GUEST_RUNNING_PER_ADDRESS", 6, 1, 100000)
 #: New guest matches per client address (DRF rate syntax, counted in the shared cache like the other limits).
@@ -361,7 +361,7 @@ else:
 
 #: How many reverse proxies in front of the app append to X-Forwarded-For. 0 (the default): the header is ignored
 #: and the connection's address (REMOTE_ADDR) is the client, so a forged header buys no new limits. With N, the
-#: N-th address from the right is the client. One rule for every limit (games.limits.client_address; an IPv6
+#: N-th address from the right is the client. One rule for every limit (sitekit.limits.client_address; an IPv6
 #: address counts as its /64).
 NUM_PROXIES = env_int("NUM_PROXIES", 0, 0, 10)
 REST_FRAMEWORK["NUM_PROXIES"] = NUM_PROXIES
@@ -382,7 +382,7 @@ AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each on its own: per acc
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # "try again in N s" holds: refused tries do not extend it
 AXES_RESET_ON_SUCCESS = True
 AXES_HANDLER = "games.accounts.LoginAttemptHandler"
-AXES_CLIENT_IP_CALLABLE = "games.limits.client_address"
+AXES_CLIENT_IP_CALLABLE = "sitekit.limits.client_address"
 AXES_LOCKOUT_CALLABLE = "games.accounts.login_locked_response"
 AXES_DISABLE_ACCESS_LOG = True  # failures only: no table row per successful login
 AXES_VERBOSE = False
@@ -483,7 +483,7 @@ CELERY_TASK_ROUTES.update({"bots_api.tasks.check_bot": {"queue": MATCH_QUEUE_BOT
                            "bots_api.tasks.notify_match_end": {"queue": MATCH_QUEUE_BOTS}})
 
 # ---- Breaker fixes (fixa): open event streams per client address -------------------------------------------------
-#: Event streams (GET /api/matches/<id>/events/) one client address (games.limits.client_address) may hold open at
+#: Event streams (GET /api/matches/<id>/events/) one client address (sitekit.limits.client_address) may hold open at
 #: once, over all matches: past it the stream is refused (429, Retry-After). Each open stream holds a lease in the
 #: shared cache (Redis in production) that it renews every third of LIVE_STREAM_LEASE_SECONDS while it lives and
 #: gives back when it ends; the slots of a web process that was killed or stopped free themselves within a lease, and

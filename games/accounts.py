@@ -3,7 +3,7 @@ failed-login limits (django-axes) shared by the login page, the admin
 login and the token endpoint.
 
 Failed logins: ``settings.AXES_FAILURE_LIMIT`` failures against one account (from any addresses) or from one
-address (``games.limits.client_address``, against any accounts) lock that account or address until ``settings.AXES_COOLOFF_TIME`` has passed since
+address (``sitekit.limits.client_address``, against any accounts) lock that account or address until ``settings.AXES_COOLOFF_TIME`` has passed since
 the failures that reached the limit. A locked login is refused even with the right password: the page answers
 429 with the message on the login form, the API ``{"error": "throttled", "detail": ...}``, both with Retry-After.
 """
@@ -24,7 +24,7 @@ from django.template.response import TemplateResponse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from games.limits import AddressBudget
+from sitekit.limits import AddressBudget
 from games.names import NameRefused, player_name_check
 from games.services import player_for_user
 

@@ -33,7 +33,7 @@ from games.engine import PRESETS, IllegalAction
 from games.engine.cards import HOLLYWOOD_VALUES, STANDARD_VALUES, parse_card
 from games.engine.keys import CONTRIBUTION_PATTERN
 from games.guests import session_guest
-from games.limits import ScopedRateThrottle
+from sitekit.limits import ScopedRateThrottle
 from games.models import Match, Seat
 from games.selectors import (MatchNotFinished, match_export, match_is_public, match_state_snapshot,
                              person_seat, seat_etag, seat_view, seat_waits_for)

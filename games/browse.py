@@ -29,7 +29,7 @@ from rest_framework.exceptions import APIException, NotFound
 from rest_framework.pagination import CursorPagination
 
 from games.engine import PRESETS
-from games.ids import parse_id
+from sitekit.ids import parse_id
 from games.models import Match, Player, Seat
 
 ORDERS = ("newest", "oldest")

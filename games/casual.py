@@ -21,7 +21,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from rest_framework.throttling import SimpleRateThrottle
 
-from games.limits import LimitRefused
+from sitekit.limits import LimitRefused
 from games.models import Match, Player
 
 #: advisory lock namespace (the two-int form of pg_try_advisory_xact_lock): a casual match of this person starting

@@ -12,7 +12,7 @@ account's player (``guest_adopt``, on Django's ``user_logged_in``).
 
 Limits (``guest_deal``; each refusal is a ``GuestRefused`` with plain words and seconds to wait): running guest
 matches per browser (``GUEST_RUNNING_PER_BROWSER``) and per client address (``GUEST_RUNNING_PER_ADDRESS``,
-``games.limits.client_address``), and new guest matches per address (the ``guest_match`` throttle rate,
+``sitekit.limits.client_address``), and new guest matches per address (the ``guest_match`` throttle rate,
 ``GUEST_MATCH_RATE``, in the shared cache). The counts are read and the match created in one transaction that first
 takes try-locks (PostgreSQL advisory transaction locks) on the address and the guest: a second Deal of the same
 browser or address meanwhile is refused at once ("being started"), never kept waiting, so a burst cannot slip past a
@@ -38,7 +38,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from games.engine import Ruleset
-from games.limits import AddressBudget, LimitRefused, client_address
+from sitekit.limits import AddressBudget, LimitRefused, client_address
 from games.models import Match, Player, Seat
 from games.services import match_abort, match_create, match_wake, player_for_user, player_house_create
 

@@ -34,8 +34,8 @@ from rest_framework.views import APIView
 
 from games import live, state_cache
 from games.api import _err
-from games.ids import parse_id
-from games.limits import ScopedRateThrottle, client_address
+from sitekit.ids import parse_id
+from sitekit.limits import ScopedRateThrottle, client_address
 from games.models import Match
 
 log = logging.getLogger(__name__)

@@ -39,7 +39,7 @@ from prometheus_client import (  # noqa: E402 (after PROMETHEUS_MULTIPROC_DIR: t
     CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest, multiprocess)
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily  # noqa: E402
 
-from games.dispatch import tasks_mode  # noqa: E402
+from sitekit.dispatch import tasks_mode  # noqa: E402
 
 log = logging.getLogger(__name__)
 

@@ -26,7 +26,7 @@ from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from games import agents, live
-from games.dispatch import tasks_mode
+from sitekit.dispatch import tasks_mode
 from games.engine import ENGINE_VERSION, MatchState, Ruleset, keys, referee
 from games.engine.deal import ACTIONS
 from games.engine.fairness import SALT_BYTES, deal_commitment

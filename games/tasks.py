@@ -25,7 +25,7 @@ from celery import shared_task
 from django.conf import settings
 
 from games import services
-from games.dispatch import send_task
+from sitekit.dispatch import send_task
 from games.models import Player
 from games.selectors import match_seat_kinds
 
@@ -55,7 +55,7 @@ QUICK_PUBLISH = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "i
 def advance_match(self, match_id: int) -> str:
     """Play a match on for one slice of ``MATCH_SLICE_MS`` from its stored log (idempotent and resumable; see
     ``services.match_advance``); when the slice is used up, queue the match again (``match_queue``). Run in place
-    (``TASKS = "eager"``, ``games.dispatch``) it plays on without slices: there is no queue to go back to.
+    (``TASKS = "eager"``, ``sitekit.dispatch``) it plays on without slices: there is no queue to go back to.
 
     Rides out outages for up to ``RIDE_OUT_SECONDS`` (issue 21): when the next slice cannot be queued (the broker is
     unreachable) the task plays it itself, and when the database goes away it waits (0.5 s, doubling to 10 s) and

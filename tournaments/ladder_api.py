@@ -19,7 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games.api import ErrorOutput
-from games.pagination import BoundedLimitOffsetPagination
+from sitekit.pagination import BoundedLimitOffsetPagination
 from tournaments import selectors
 from tournaments.ratings import order_confidence, percent, trust_statement
 

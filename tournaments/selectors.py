@@ -9,7 +9,7 @@ from django.db.models import Count, FloatField, OuterRef, Prefetch, Q, QuerySet,
 from django.db.models.functions import Coalesce
 
 from games.browse import BadFilter
-from games.ids import parse_id
+from sitekit.ids import parse_id
 from games.models import Match, Seat
 from tournaments.models import (DuplicateSet, Ladder, LadderEntry, LadderMatch, RatingChange, Tournament,
                                 TournamentMatch)

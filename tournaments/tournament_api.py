@@ -219,7 +219,7 @@ class TournamentListApi(TournamentBase):
 
     @property
     def paginator(self):
-        from games.pagination import BoundedLimitOffsetPagination
+        from sitekit.pagination import BoundedLimitOffsetPagination
 
         if not hasattr(self, "_paginator"):
             self._paginator = BoundedLimitOffsetPagination()

@@ -22,9 +22,9 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.text import slugify
 
-from games.dispatch import send_task
+from sitekit.dispatch import send_task
 from games.engine import Ruleset
-from games.ids import parse_id
+from sitekit.ids import parse_id
 from games.models import Match, Player
 from games.services import match_create, match_wake, new_match_secret, player_for_user
 from tournaments import duplicate, formats

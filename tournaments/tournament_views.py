@@ -10,8 +10,8 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 
 from games.engine import Ruleset
-from games.pages import post_only
-from games.ids import parse_id
+from sitekit.pages import post_only
+from sitekit.ids import parse_id
 from games.models import Player
 from tournaments import tournament_selectors as selectors
 from tournaments import tournament_services as services

@@ -12,12 +12,12 @@ from games import selectors as game_selectors
 from games.engine import PRESETS, Ruleset
 from games.casual import casual_start
 from games.guests import guest_deal, guest_opponents, session_guest
-from games.limits import LimitRefused
+from sitekit.limits import LimitRefused
 from games.services import casual_match_create, player_for_user
 from games.views import RulesNotFound, rules_context, rules_index, watch_context
 from games.models import Match, Player
 from tournaments import selectors
-from games.pages import post_only
+from sitekit.pages import post_only
 from tournaments.duplicate_services import duplicate_set_page
 from tournaments.models import DuplicateSet, DuplicateSetMatch, Ladder, LadderEntry, TournamentMatch
 from tournaments.ratings import rating_chart

@@ -81,7 +81,7 @@ def test_behind_one_configured_proxy_the_address_the_proxy_saw_is_the_client(set
     ({"REMOTE_ADDR": "::ffff:192.0.2.1"}, 0, "192.0.2.1"),
 ])
 def test_client_address(settings, rf, meta, num_proxies, client):
-    from games.limits import client_address
+    from sitekit.limits import client_address
 
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": num_proxies}
     assert client_address(rf.get("/", **meta)) == client

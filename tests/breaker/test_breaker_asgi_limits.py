@@ -1,7 +1,7 @@
 """Breaker: limits of the production web server (Procfile's web line: gunicorn with uvicorn workers,
 ``config.asgi``), run for real against this run's database and Redis.
 
-1. X-Forwarded-For is trusted although ``NUM_PROXIES`` is 0. ``games.limits`` says "with 0, the default, the header
+1. X-Forwarded-For is trusted although ``NUM_PROXIES`` is 0. ``sitekit.limits`` says "with 0, the default, the header
    is never read, so a forged one buys no new budget", but uvicorn's worker runs with ``proxy_headers`` on and
    gunicorn's default ``forwarded_allow_ips`` (127.0.0.1): for every connection from loopback it rewrites the client
    address (``REMOTE_ADDR``) from X-Forwarded-For before Django sees it. The Procfile binds 127.0.0.1, i.e. it is

@@ -342,7 +342,7 @@ def test_the_guest_table_offers_sign_up_to_keep_the_matches(house_bots, client):
 
 
 def test_each_guest_behind_one_address_has_its_own_seat_view_budget(house_bots, monkeypatch):
-    from games.limits import ScopedRateThrottle
+    from sitekit.limits import ScopedRateThrottle
 
     monkeypatch.setitem(ScopedRateThrottle.THROTTLE_RATES, "seat_view", "3/min")  # DRF read the rates at import
     one, two = Client(REMOTE_ADDR="192.0.2.50"), Client(REMOTE_ADDR="192.0.2.50")

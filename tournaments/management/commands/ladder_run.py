@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError
 from kombu.exceptions import OperationalError
 
-from games.dispatch import tasks_mode
+from sitekit.dispatch import tasks_mode
 from games.engine import Ruleset
 from games.guests import guest_housekeeping
 from games.models import Match

@@ -1,8 +1,8 @@
-"""games.ids.parse_id: the one check every id from a URL, a form or a filter goes through."""
+"""sitekit.ids.parse_id: the one check every id from a URL, a form or a filter goes through."""
 
 import pytest
 
-from games.ids import parse_id
+from sitekit.ids import parse_id
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -1,4 +1,4 @@
-"""Where tasks run is decided in one place: ``settings.TASKS``, read by ``games.dispatch`` (issue 22, 3a)."""
+"""Where tasks run is decided in one place: ``settings.TASKS``, read by ``sitekit.dispatch`` (issue 22, 3a)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from games import dispatch
+from sitekit import dispatch
 
 ROOT = Path(__file__).resolve().parents[2]
-PRODUCTION = ("games", "tournaments", "bots_api", "config")
+PRODUCTION = ("games", "tournaments", "bots_api", "config", "sitekit")
 #: what used to decide it, in four expressions across nine places
 DECIDERS = re.compile(r"CELERY_TASK_ALWAYS_EAGER|MATCH_WORKER|memory://|\.delay\(|\.delay_on_commit\(|\.apply_async\(")
-OWNERS = {ROOT / "games" / "dispatch.py", ROOT / "config" / "settings.py"}
+OWNERS = {ROOT / "sitekit" / "dispatch.py", ROOT / "config" / "settings.py"}
 
 
 def test_only_the_dispatch_module_sends_tasks_or_asks_where_they_run():
@@ -26,7 +26,7 @@ def test_only_the_dispatch_module_sends_tasks_or_asks_where_they_run():
             for number, line in enumerate(path.read_text().splitlines(), start=1):
                 if DECIDERS.search(line):
                     found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
-    assert not found, "decide with games.dispatch.tasks_mode() and send with send_task:\n" + "\n".join(found)
+    assert not found, "decide with sitekit.dispatch.tasks_mode() and send with send_task:\n" + "\n".join(found)
 
 
 def test_the_setting_follows_the_broker_and_a_wrong_value_says_what_is_allowed(settings):
