@@ -25,29 +25,18 @@ from bots_api.models import Bot
 from bots_api.serializers import TurnOutput, VersionOutput
 from bots_api.serializers import (BotCheckOutput, BotOutput, BotWithSecretOutput, ErrorOutput, HealthOutput,
                                   LadderEntryOutput, MatchOutput, PlayerProfileOutput)
-from bots_api.services import (BotError, bot_check_request, bot_delete, bot_enter_ladder, bot_leave_ladder,
+from bots_api.services import (bot_check_request, bot_delete, bot_enter_ladder, bot_leave_ladder,
                                bot_register, bot_rotate_secret, bot_update)
 from games.accounts import login_failures_forget, login_locked_detail, login_retry_after
 from sitekit.limits import AnonRateThrottle, ScopedRateThrottle, UserRateThrottle
 from sitekit.pagination import BoundedLimitOffsetPagination
 
-#: BotError codes that mean "not in this state" (409); any other code is bad input (400).
-CONFLICT_CODES = frozenset({"name_taken", "suspended", "disabled", "not_verified", "ladder_closed", "verify_failed"})
 #: Answers holding a secret must not be kept by caches along the way.
 NO_STORE = {"Cache-Control": "no-store"}
 
 _ERR = OpenApiResponse(ErrorOutput, description="{error, detail}")
 _NOT_YOURS = OpenApiResponse(ErrorOutput, description="no such bot among yours (another owner's bot looks the same)")
 _AUTH = {401: OpenApiResponse(ErrorOutput, description="not logged in (token or session)"), 429: _ERR}
-
-
-class BotRefused(APIException):
-    """A ``BotError`` on its way out of the API, keeping its code."""
-
-    def __init__(self, error: BotError) -> None:
-        self.status_code = status.HTTP_409_CONFLICT if error.code in CONFLICT_CODES else status.HTTP_400_BAD_REQUEST
-        self.default_code = error.code  # read by config.api.exception_handler
-        super().__init__(error.detail, error.code)
 
 
 class BadCredentials(APIException):
@@ -71,9 +60,7 @@ class BotsApi(APIView):
     before the error handler sees it (it reads the code from the exception: ``not_found``, not ``error``)."""
 
     def handle_exception(self, exc):
-        if isinstance(exc, BotError):
-            exc = BotRefused(exc)
-        elif isinstance(exc, Http404):
+        if isinstance(exc, Http404):
             exc = NotFound(str(exc) or None)
         return super().handle_exception(exc)
 

@@ -26,6 +26,7 @@ from bots_api.protocol import match_end_body
 from games.engine import MatchState, Ruleset
 from games.models import Match, Move, Player
 from games.names import NameRefused, player_name_check
+from sitekit.errors import ApiError
 from tournaments.models import Ladder, LadderEntry
 from tournaments.services import ladder_entry_create
 
@@ -43,13 +44,16 @@ CHECK_MATCH_ID_SPREAD = 50
 COOLOFF_MAX_DOUBLINGS = 10
 
 
-class BotError(Exception):
-    """A bot request that cannot be done; ``code`` names the reason for the API (``{"error": code}``)."""
+#: BotError codes that mean "not in this state" (409); any other code is bad input (400).
+CONFLICT_CODES = frozenset({"name_taken", "suspended", "disabled", "not_verified", "ladder_closed", "verify_failed"})
 
-    def __init__(self, code: str, detail: str) -> None:
-        super().__init__(detail)
-        self.code = code
-        self.detail = detail
+
+class BotError(ApiError):
+    """A bot request that cannot be done; ``code`` names the reason for the API (``{"error": code}``): 409 for a
+    code of ``CONFLICT_CODES`` (the bot's or the ladder's state), else 400 (the input)."""
+
+    def status_for(self, code: str) -> int:
+        return 409 if code in CONFLICT_CODES else 400
 
 
 def _new_secret() -> str:

@@ -7,25 +7,15 @@ from __future__ import annotations
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException, Throttled
 from rest_framework.response import Response
 
 from bots_api import trials
-from bots_api.api import _AUTH, _ERR, _NOT_YOURS, CONFLICT_CODES, OwnerApi
+from bots_api.api import _AUTH, _ERR, _NOT_YOURS, OwnerApi
 from bots_api.serializers import ErrorOutput
 from sitekit.pagination import BoundedLimitOffsetPagination
 
 #: the fields of a trial request; any other is refused (a typo such as "seed" must not pass silently)
 FIELDS = ("opponents", "matches", "preset", "ladder", "seeds", "duplicate")
-
-
-class TrialBad(APIException):
-    """A ``TrialError`` on its way out: 400, or 409 for the bot's or the ladder's state."""
-
-    def __init__(self, code: str, detail: str) -> None:
-        self.status_code = status.HTTP_409_CONFLICT if code in CONFLICT_CODES else status.HTTP_400_BAD_REQUEST
-        self.default_code = code
-        super().__init__(detail, code)
 
 
 class TrialSummaryOutput(serializers.Serializer):
@@ -108,17 +98,6 @@ class TrialOutput(TrialOverviewOutput):
     comparison = TrialComparisonOutput(allow_null=True)
 
 
-def _refusal(exc):
-    if isinstance(exc, trials.TrialRefused):
-        refused = Throttled(detail=exc.detail)
-        refused.wait = exc.retry_after
-        refused.says_which_limit = True
-        return refused
-    if isinstance(exc, trials.TrialError):
-        return TrialBad(exc.code, exc.detail)
-    return exc
-
-
 class BotTrialListApi(OwnerApi):
     """Your bot's trials (GET, newest first) and a new one (POST)."""
 
@@ -141,9 +120,6 @@ class BotTrialListApi(OwnerApi):
         duplicate = serializers.BooleanField(required=False, default=False,
                                              help_text="play each seed once from each seat, one after another")
 
-    def handle_exception(self, exc):
-        return super().handle_exception(_refusal(exc))
-
     @extend_schema(tags=["trials"], responses={200: TrialOverviewOutput(many=True), 404: _NOT_YOURS, **_AUTH},
                    summary="Your bot's trials, newest first")
     def get(self, request, bot_id: int):
@@ -160,12 +136,12 @@ class BotTrialListApi(OwnerApi):
         bot = self.bot(bot_id)
         data = request.data
         if not isinstance(data, dict):
-            raise TrialBad("invalid_body", 'the body is a JSON object, e.g. {"opponents": ["house:heuristic"], '
-                                           '"matches": 20, "seeds": [1, 2, 3]}')
+            raise trials.TrialError("invalid_body", 'the body is a JSON object, e.g. {"opponents": '
+                                    '["house:heuristic"], "matches": 20, "seeds": [1, 2, 3]}')
         unknown = sorted(set(data) - set(FIELDS))
         if unknown:
-            raise TrialBad("unknown_field", f"{unknown[0][:40]!r} is not a field of a trial: use "
-                                            f"{', '.join(FIELDS)}")
+            raise trials.TrialError("unknown_field", f"{unknown[0][:40]!r} is not a field of a trial: use "
+                                    f"{', '.join(FIELDS)}")
         trial = trials.trial_create(bot=bot, **{k: data[k] for k in FIELDS if k in data})
         return Response(TrialOutput(trials.trial_detail(trial=trial)).data, status=status.HTTP_201_CREATED,
                         headers={"Location": reverse("api-trial", args=[trial.pk])})

@@ -51,7 +51,7 @@ _OWNER_LOCK = 0x7E1A
 
 class TrialError(BotError):
     """A trial refused for its input (400) or for the bot's or the ladder's state (409: ``code`` in
-    ``bots_api.api.CONFLICT_CODES``)."""
+    ``bots_api.services.CONFLICT_CODES``)."""
 
 
 class TrialRefused(LimitRefused):

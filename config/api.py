@@ -14,12 +14,31 @@ from rest_framework import exceptions
 from rest_framework.exceptions import NotFound
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from games.engine import IllegalAction
+from sitekit.errors import ApiError
 from sitekit.limits import limit_words
 
 
+class _Refused(exceptions.APIException):
+    """An ``ApiError`` (or the engine's ``IllegalAction``) as DRF answers it: its status, code and words."""
+
+    def __init__(self, error: ApiError) -> None:
+        self.status_code, self.default_code = error.status, error.code
+        if error.retry_after is not None:
+            self.wait = error.retry_after  # DRF's handler sends Retry-After
+        self.says_which_limit = True  # a limit's own words already name it
+        super().__init__(error.detail, error.code)
+
+
 def exception_handler(exc, context):
-    """DRF's handler, with the body rewritten to ``{"error": code, "detail": message}``."""
-    if isinstance(exc, Http404):
+    """DRF's handler, with the body rewritten to ``{"error": code, "detail": message}``: the one place where the
+    application's errors (``sitekit.errors.ApiError`` and its subclasses; the engine's ``IllegalAction``: 400
+    ``illegal_action`` with the engine's reason) become answers."""
+    if isinstance(exc, IllegalAction):
+        exc = ApiError("illegal_action", str(exc), 400)
+    if isinstance(exc, ApiError):
+        exc = _Refused(exc)
+    elif isinstance(exc, Http404):
         exc = NotFound(str(exc) or "not found")
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied(str(exc) or None)

@@ -22,7 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games.accounts import SignupAttemptThrottle, SignupForm, SignupThrottle
-from games.api import ErrorOutput
+from sitekit.errors import ErrorOutput
 from games.services import player_for_user
 
 

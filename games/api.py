@@ -18,7 +18,7 @@ from drf_spectacular.utils import (OpenApiResponse, extend_schema, extend_schema
                                    inline_serializer)
 from rest_framework import serializers, status
 from rest_framework.authentication import CSRFCheck
-from rest_framework.exceptions import APIException, NotAuthenticated, NotFound, PermissionDenied, Throttled
+from rest_framework.exceptions import NotAuthenticated, NotFound, PermissionDenied
 from rest_framework.permissions import SAFE_METHODS, AllowAny, BasePermission, IsAuthenticated
 from rest_framework.renderers import JSONRenderer
 from rest_framework.generics import ListAPIView
@@ -28,26 +28,19 @@ from rest_framework.views import APIView
 from games import services
 from games.browse import (MATCH_GROUPS, ORDERS, STATUSES, MatchCursorPagination, check_match_filters, list_seats,
                           match_browse, session_player)
-from games.casual import CasualRefused, casual_start
-from games.engine import PRESETS, IllegalAction
+from games.casual import casual_start
+from games.engine import PRESETS
 from games.engine.cards import HOLLYWOOD_VALUES, STANDARD_VALUES, parse_card
 from games.engine.keys import CONTRIBUTION_PATTERN
 from games.guests import session_guest
-from sitekit.limits import ScopedRateThrottle
 from games.models import Match, Seat
 from games.selectors import (MatchNotFinished, match_export, match_is_public, match_state_snapshot,
                              person_seat, seat_etag, seat_view, seat_waits_for)
+from sitekit.errors import ApiError, error_response
+from sitekit.limits import ScopedRateThrottle
 
 
-class ErrorOutput(serializers.Serializer):
-    """Every API error: a code for programs and words for people (``config.api.exception_handler``)."""
-
-    error = serializers.CharField(help_text="a short code, e.g. name_taken, invalid_endpoint, not_found")
-    detail = serializers.JSONField(help_text="what is wrong (a message; field errors as {field: [messages]})")
-
-
-def _err(description: str) -> OpenApiResponse:
-    return OpenApiResponse(ErrorOutput, description=description)
+_err = error_response
 
 
 #: the answers every seat endpoint may give besides its own
@@ -59,21 +52,6 @@ SEAT_ERRORS = {401: _err("not logged in (token or session) and no guest session 
 @extend_schema_field({"type": "object", "additionalProperties": True})
 class ActionField(serializers.JSONField):
     """An action: a JSON object (bot protocol v1's action vocabulary); the engine judges it, not the serializer."""
-
-
-class IllegalActionError(APIException):
-    status_code = status.HTTP_400_BAD_REQUEST
-    default_code = "illegal_action"
-
-
-class StalePlyError(APIException):
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "stale_ply"
-
-
-class InvalidMatchError(APIException):
-    status_code = status.HTTP_400_BAD_REQUEST
-    default_code = "invalid_match"
 
 
 class PersonOrGuest(BasePermission):
@@ -107,15 +85,10 @@ def _enforce_csrf(request) -> None:
 
 def _access_seat(request, match_id: int, seat: int) -> tuple[Match, list[Seat]]:
     """``services.access_seat`` for the requesting user or guest (the match and all its seats, one query), its errors
-    as 404 / 403."""
-    try:
-        match, _seat_row, seats = services.access_seat(match_id=match_id, seat=seat, user=request.user,
-                                                       guest=getattr(request, "guest", None))
-        return match, seats
-    except services.MatchNotFound as exc:
-        raise NotFound(str(exc)) from None
-    except services.SeatForbidden as exc:
-        raise PermissionDenied(str(exc)) from None
+    as 404 / 403 (``MatchNotFound``, ``SeatForbidden``: application errors, answered by the error handler)."""
+    match, _seat_row, seats = services.access_seat(match_id=match_id, seat=seat, user=request.user,
+                                                   guest=getattr(request, "guest", None))
+    return match, seats
 
 
 class SeatViewApi(APIView):
@@ -189,20 +162,10 @@ class SeatActionApi(APIView):
     def post(self, request, match_id: int, seat: int):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            given = data.validated_data.get("contribution")
-            stored = services.match_submit_action(match_id=match_id, seat=seat, ply=data.validated_data["ply"],
-                                                  action=data.validated_data["action"], user=request.user,
-                                                  guest=request.guest,
-                                                  contribution=bytes.fromhex(given) if given else None)
-        except services.MatchNotFound as exc:
-            raise NotFound(str(exc)) from None
-        except services.SeatForbidden as exc:
-            raise PermissionDenied(str(exc)) from None
-        except services.StalePly as exc:
-            raise StalePlyError(str(exc)) from None
-        except IllegalAction as exc:
-            raise IllegalActionError(str(exc)) from None
+        given = data.validated_data.get("contribution")  # refusals: 404, 403, 409 stale_ply, 400 illegal_action
+        stored = services.match_submit_action(match_id=match_id, seat=seat, ply=data.validated_data["ply"],
+                                              action=data.validated_data["action"], user=request.user,
+                                              guest=request.guest, contribution=bytes.fromhex(given) if given else None)
         return Response({"stored": True, "ply": stored.match.ply_count, "status": stored.match.status,
                          "seat_view": stored.seat_view})
 
@@ -380,16 +343,11 @@ class CasualMatchApi(APIView):
     def post(self, request):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
+        try:  # a limit refuses with CasualRefused: 429, its words and Retry-After
             match = casual_start(person=services.player_for_user(user=request.user), create=lambda: (
                 services.casual_match_create(user=request.user, **data.validated_data)))
         except ValueError as exc:  # which house bots exist is data, not schema: a documented 400 of its own
-            raise InvalidMatchError(str(exc)) from None
-        except CasualRefused as exc:
-            refused = Throttled(detail=exc.detail)  # the words say how long already
-            refused.wait = exc.retry_after  # Retry-After
-            refused.says_which_limit = True  # config.api.exception_handler keeps these words
-            raise refused from None
+            raise ApiError("invalid_match", str(exc)) from None
         return Response({"match_id": match.pk, "seat": 0}, status=status.HTTP_201_CREATED)
 
 

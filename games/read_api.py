@@ -18,7 +18,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.api import ErrorOutput
+from sitekit.errors import ErrorOutput
 from games.models import Match
 from games.selectors import match_fairness, match_page
 

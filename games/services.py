@@ -35,20 +35,31 @@ from games.models import Deal, Match, Move, Player, Seat
 from games.names import name_normalize, name_skeleton
 from games.selectors import match_state_snapshot, match_waits, seat_view  # match_waits: for callers here too
 from games.signals import match_created, match_finished
+from sitekit.errors import ApiError
 
 log = logging.getLogger(__name__)
 
 
-class MatchNotFound(Exception):
-    """No such match (or no such seat in it)."""
+class MatchNotFound(ApiError):
+    """No such match (or no such seat in it): 404 ``not_found``."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__("not_found", detail, 404)
 
 
-class SeatForbidden(Exception):
-    """The user does not play this seat."""
+class SeatForbidden(ApiError):
+    """The user does not play this seat: 403 ``permission_denied``."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__("permission_denied", detail, 403)
 
 
-class StalePly(Exception):
-    """The action answers a position that is gone: another ply was stored, the turn moved, or the match ended."""
+class StalePly(ApiError):
+    """The action answers a position that is gone (another ply was stored, the turn moved, or the match ended):
+    409 ``stale_ply``."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__("stale_ply", detail, 409)
 
 
 def match_create(*, players: list[Player], ruleset: Ruleset, preset: str = "", seed: int | None = None,

@@ -15,6 +15,8 @@ import ipaddress
 
 from rest_framework import throttling
 
+from sitekit.errors import ApiError
+
 
 def client_address(request) -> str:
     """The client as every limit counts it: an IPv4 address (``"192.0.2.1"``), an IPv6 address's /64 network
@@ -45,15 +47,13 @@ SCOPE_WORDS = {"anon": "API calls per address without an account", "user": "API 
                "live_public": "public match views per address", "live_events": "event streams opened per address"}
 
 
-class LimitRefused(Exception):
+class LimitRefused(ApiError):
     """Something refused by a limit outside DRF's throttles (a guest Deal: ``games.guests.GuestRefused``; a casual
-    match: ``games.casual.CasualRefused``). ``detail``: plain words naming the limit and what to do;
-    ``retry_after``: seconds (>= 1) until a new try may pass (the 429's Retry-After)."""
+    match: ``games.casual.CasualRefused``; a trial): 429 ``throttled``. ``detail``: plain words naming the limit and
+    what to do; ``retry_after``: seconds (>= 1) until a new try may pass (the 429's Retry-After)."""
 
     def __init__(self, detail: str, retry_after: int):
-        super().__init__(detail)
-        self.detail = detail
-        self.retry_after = max(1, int(retry_after))
+        super().__init__("throttled", detail, 429, retry_after=retry_after)
 
 
 def limit_words(*, scope: str | None, rate: str | None) -> str:

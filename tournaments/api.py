@@ -7,25 +7,13 @@ from __future__ import annotations
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer, inline_serializer
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.api import ErrorOutput
+from sitekit.errors import ApiError, ErrorOutput
 from tournaments.models import Ladder
-from tournaments.services import LadderBusy, ladder_play_now
-
-
-class CannotPlayError(APIException):
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "cannot_play"
-
-
-class BusyError(APIException):
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "busy"
-    wait = 1  # DRF's handler sends it as Retry-After (seconds)
+from tournaments.services import ladder_play_now
 
 
 class PlayNowApi(APIView):
@@ -56,10 +44,8 @@ class PlayNowApi(APIView):
         try:
             match, seat = ladder_play_now(ladder=ladder, user=request.user,
                                           match_with=data.validated_data.get("match_with"))
-        except ValueError as exc:
-            raise CannotPlayError(str(exc)) from None
-        except LadderBusy as exc:  # answered at once, never waited for inside the request
-            raise BusyError(str(exc)) from None
+        except ValueError as exc:  # LadderBusy (409 busy, Retry-After: 1) is answered by the error handler
+            raise ApiError("cannot_play", str(exc), 409) from None
         if match is None:
             return Response({"queued": True, "detail": "waiting for another person: post again to check"},
                             status=status.HTTP_202_ACCEPTED)

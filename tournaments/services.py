@@ -16,6 +16,7 @@ from games.engine import Ruleset
 from games.engine.deal import check_ruleset_seats
 from games.models import Match, Player, Seat
 from games.services import match_create, match_wake, player_for_user
+from sitekit.errors import ApiError
 from tournaments.matchmaking import Candidate, choose_matches
 from tournaments.duplicate_services import duplicate_set_create, on_set_match_finished
 from tournaments.models import Ladder, LadderEntry, LadderMatch, PlayRequest, RatingChange
@@ -24,9 +25,12 @@ log = logging.getLogger(__name__)
 _MODEL = PlackettLuce()
 
 
-class LadderBusy(Exception):
+class LadderBusy(ApiError):
     """Another transaction is seating this person right now (their other Play now, or another person's pairing
-    them): try again in a second. Raised at once, so no web request waits on a lock."""
+    them): try again in a second (409 ``busy``, Retry-After: 1). Raised at once, so no web request waits on a lock."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__("busy", detail, 409, retry_after=1)
 
 
 def ladder_create(*, name: str, slug: str, preset: str = "pagat", seats_per_match: int = 2,

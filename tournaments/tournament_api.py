@@ -11,15 +11,13 @@ the bot's owner or the organiser); ``POST /api/tournaments/{id}/start/`` starts 
 from __future__ import annotations
 
 from django.urls import reverse
-from drf_spectacular.utils import (OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer,
-                                   inline_serializer)
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer, inline_serializer
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.api import ErrorOutput
+from sitekit.errors import error_response
 from games.engine import PRESETS
 from games.models import Player
 from tournaments import tournament_selectors as selectors
@@ -28,17 +26,7 @@ from tournaments.models import Tournament
 from tournaments.tournament_services import TournamentError
 
 
-class TournamentRefused(APIException):
-    """A ``TournamentError`` on its way out, keeping its status and code."""
-
-    def __init__(self, error: TournamentError) -> None:
-        self.status_code = error.status
-        self.default_code = error.code  # read by config.api.exception_handler
-        super().__init__(error.detail, error.code)
-
-
-def _err(description: str) -> OpenApiResponse:
-    return OpenApiResponse(ErrorOutput, description=description)
+_err = error_response
 
 
 class ReadOrLoggedIn(BasePermission):
@@ -48,11 +36,6 @@ class ReadOrLoggedIn(BasePermission):
 
 class TournamentBase(APIView):
     permission_classes = [ReadOrLoggedIn]
-
-    def handle_exception(self, exc):
-        if isinstance(exc, TournamentError):
-            exc = TournamentRefused(exc)
-        return super().handle_exception(exc)
 
     def tournament(self, tournament_id: int) -> Tournament:
         return services.access_tournament(key=int(tournament_id))
@@ -296,8 +279,6 @@ class StartApi(TournamentBase):
         services.check_organiser(tournament=t, user=request.user)
         try:
             t = services.tournament_start(tournament=t)
-        except TournamentError:
-            raise
         except ValueError as exc:  # e.g. the pairing could not keep one owner's entrants apart
             raise TournamentError("same_owner", f"the first round cannot be paired: {exc}") from None
         return Response(_tournament(t))

@@ -24,6 +24,7 @@ from django.utils.text import slugify
 
 from sitekit.dispatch import send_task
 from games.engine import Ruleset
+from sitekit.errors import ApiError
 from sitekit.ids import parse_id
 from games.models import Match, Player
 from games.services import match_create, match_wake, new_match_secret, player_for_user
@@ -38,13 +39,12 @@ MAX_MATCHES = 2000
 MAX_SWISS_ROUNDS = 30
 
 
-class TournamentError(Exception):
+class TournamentError(ApiError):
     """A refused tournament operation: ``code`` for programs, ``detail`` for people (what is wrong and what would be
-    right), ``status`` the HTTP status the API answers with (400 bad input, 403, 404, 409 the state forbids it)."""
+    right), ``status`` the HTTP status the API answers with (400 bad input, 403, 404, 409 the state forbids it: the
+    default)."""
 
-    def __init__(self, code: str, detail: str, status: int = 409) -> None:
-        super().__init__(detail)
-        self.code, self.detail, self.status = code, detail, status
+    status = 409
 
 
 def _bad(detail: str) -> TournamentError:
