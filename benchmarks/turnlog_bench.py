@@ -55,7 +55,7 @@ def main() -> None:
     import bots_api.agent as agent_module
     from bots_api.models import Bot, BotTurn
     from bots_api.services import bot_register
-    from games import agents
+    from games import hooks
     from games.engine import Ruleset
     from games.models import Player
     from games.services import match_advance, match_create
@@ -83,7 +83,7 @@ def main() -> None:
     match_s = {False: [], True: []}
     plies = {False: 0, True: 0}
     real_record = agent_module.turn_log_record
-    real_agent = agents.agent_for("bot")
+    real_agent = hooks.agent_for("bot")
     logging_on = {"on": True}
     record_s: list[float] = []
 
@@ -101,7 +101,7 @@ def main() -> None:
         finally:
             agent_s[logging_on["on"]].append(time.perf_counter() - started)
 
-    agents.register("bot", timed_agent)
+    hooks.register_agent("bot", timed_agent)
     try:
         for i in range(args.matches):
             on = i % 2 == 1
@@ -118,7 +118,7 @@ def main() -> None:
             print(f"  {i + 1}/{args.matches} matches", end="\r", file=sys.stderr)
     finally:
         agent_module.turn_log_record = real_record
-        agents.register("bot", real_agent)
+        hooks.register_agent("bot", real_agent)
         for p in procs:
             p.terminate()
             p.wait(10)

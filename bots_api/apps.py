@@ -6,17 +6,14 @@ class BotsApiConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from games import agents, replay_tools
-        from games.signals import match_created, match_finished
+        """Plug into games (``games.hooks``): the bot agent, match-end calls and bots' versions, a trial's note on
+        the match page, and the replay viewer's "what my bot saw here"."""
         from bots_api import agent, services, turnlog, versions
-
-        agents.register("bot", agent.bot_agent)
-        match_finished.connect(services.on_match_finished, dispatch_uid="bots-match-end")
-        # -- trials (bots_api.trials): the match page says a trial's match is an unrated test run
-        from games.views import MATCH_PAGE_EXTRAS
         from bots_api.trial_views import trial_match_page_extras
+        from games import hooks
 
-        if trial_match_page_extras not in MATCH_PAGE_EXTRAS:
-            MATCH_PAGE_EXTRAS.append(trial_match_page_extras)
-        match_created.connect(versions.on_match_created, dispatch_uid="bots-match-versions")
-        replay_tools.register_replay_tool(turnlog.replay_turn_tool)
+        hooks.register_agent("bot", agent.bot_agent)
+        hooks.match_finished.connect(services.on_match_finished, dispatch_uid="bots-match-end")
+        hooks.match_created.connect(versions.on_match_created, dispatch_uid="bots-match-versions")
+        hooks.register_match_page_extra(trial_match_page_extras)
+        hooks.register_replay_tool(turnlog.replay_turn_tool)

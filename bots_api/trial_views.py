@@ -21,7 +21,7 @@ def trial_detail(request, trial_id: int):
 
 
 def trial_match_page_extras(match) -> dict:
-    """The match page's note on a trial's match (registered into ``games.views.MATCH_PAGE_EXTRAS``): that it is an
+    """The match page's note on a trial's match (registered into ``games.hooks.MATCH_PAGE_EXTRAS``): that it is an
     unrated test run of which bot; the trial's link is drawn for the trial's owner only (it answers nobody else)."""
     entry = TrialMatch.objects.filter(match_id=match.pk).select_related("trial__bot__player").first()
     if entry is None:

@@ -243,7 +243,7 @@ def turn_log_prune(*, now=None) -> int:
 
 
 def replay_turn_tool(*, match, user) -> list[dict]:
-    """The replay viewer's "what my bot saw here" (``games.replay_tools``): for each seat of ``match`` played by one
+    """The replay viewer's "what my bot saw here" (``games.hooks.replay_tools``): for each seat of ``match`` played by one
     of ``user``'s bots, the turn log URL the page's script fetches with ``match``, ``deal`` and ``ply`` (one query)."""
     from django.urls import reverse
 

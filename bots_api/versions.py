@@ -1,5 +1,5 @@
 """Bot versions: the version a bot last reported (``Bot.reported_version``, from its check's ping) is recorded with
-every match it takes a seat in (``BotMatchVersion``, written by the ``games.signals.match_created`` receiver in the
+every match it takes a seat in (``BotMatchVersion``, written by the ``games.hooks.match_created`` receiver in the
 match's own transaction: no outbound call), and the bot's page shows results and rating movement per version."""
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Where a seat's decisions come from: an *agent* per player kind, in a registry other apps fill.
 
-``games`` never imports ``bots_api`` or ``tournaments``; they register their agents in ``AppConfig.ready()``.
+``games`` never imports ``bots_api`` or ``tournaments``; they register their agents in ``AppConfig.ready()``
+(``games.hooks.register_agent``).
 An agent is ``fn(*, player, turn, rng, seat_row, match, contribution_open) -> Answer | None``: ``turn`` is the
 referee's ``Turn`` (``games.engine.referee``: the seat's view, its legal actions, the ply, the deadline; never the
 match state with every hand), ``rng`` the seat's own random source for this ply (``strategy_rng``, keyed by the deal
@@ -20,21 +21,7 @@ from django.utils import timezone
 from games.engine.referee import Answer, Fault, Turn
 from games.engine.strategies import choose_turn
 
-Agent = Callable[..., Optional[Answer]]
-_AGENTS: dict[str, Agent] = {}
-
-
-def register(kind: str, agent: Agent) -> None:
-    """Make ``agent`` decide for every player of ``kind`` (``house``, ``bot``, ``human``)."""
-    _AGENTS[kind] = agent
-
-
-def agent_for(kind: str) -> Agent:
-    """The registered agent for a player kind; ``LookupError`` when no app registered one."""
-    try:
-        return _AGENTS[kind]
-    except KeyError:
-        raise LookupError(f"no agent is registered for players of kind {kind!r}") from None
+Agent = Callable[..., Optional[Answer]]  # registered in games.hooks (register_agent, agent_for)
 
 
 def house_agent(*, player, turn: Turn, rng, **context) -> Answer:

@@ -26,7 +26,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import services
-from games.browse import (MATCH_GROUPS, ORDERS, STATUSES, MatchCursorPagination, check_match_filters, list_seats,
+from games.hooks import MATCH_GROUPS
+from games.browse import (ORDERS, STATUSES, MatchCursorPagination, check_match_filters, list_seats,
                           match_browse, session_player)
 from games.casual import casual_start
 from games.engine import PRESETS

@@ -25,9 +25,9 @@ class GamesConfig(AppConfig):
     def ready(self) -> None:
         from django.contrib.auth.signals import user_logged_in
 
-        from games import agents
+        from games import agents, hooks
 
-        agents.register("house", agents.house_agent)
-        agents.register("human", agents.human_agent)
+        hooks.register_agent("house", agents.house_agent)
+        hooks.register_agent("human", agents.human_agent)
         post_migrate.connect(_create_cache_table, sender=self)
         user_logged_in.connect(_on_user_logged_in, dispatch_uid="games.guests.on_user_logged_in")

@@ -9,7 +9,7 @@ id, so it never shifts a page that is being read.
 Order: "newest" (highest id first, the default) or "oldest". A match's id is given when it is created, so id order
 is creation order; ``created_at`` (what ``from``/``to`` filter) is the same instant's clock.
 
-Filters other apps own (a match's ladder, later its tournament: issue 12) are registered in ``MATCH_GROUPS`` from
+Filters other apps own (a match's ladder, later its tournament: issue 12) are registered in ``games.hooks.MATCH_GROUPS`` from
 their ``AppConfig.ready()``, so ``games`` never imports them. Each takes the query parameter of its name.
 
 Hidden information: rows are whole ``Match`` rows, but what a list shows of them is only public facts (status,
@@ -21,7 +21,6 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
-from typing import Callable
 
 from django.db.models import Prefetch, Q, QuerySet
 from rest_framework import status as http_status
@@ -29,8 +28,9 @@ from rest_framework.exceptions import APIException, NotFound
 from rest_framework.pagination import CursorPagination
 
 from games.engine import PRESETS
-from sitekit.ids import parse_id
+from games.hooks import MATCH_GROUPS
 from games.models import Match, Player, Seat
+from sitekit.ids import parse_id
 
 ORDERS = ("newest", "oldest")
 STATUSES = tuple(s.value for s in Match.Status)
@@ -48,24 +48,6 @@ class BadFilter(APIException):
     def __init__(self, param: str, message: str) -> None:
         self.param = param
         super().__init__(f"{param}: {message}")
-
-
-@dataclass(frozen=True)
-class MatchGroup:
-    """A filter another app contributes: ``lookup(value)`` gives the ``Q`` over ``Match`` selecting the group's
-    matches, or raises ``BadFilter`` when ``value`` names no group; ``help`` documents the parameter."""
-
-    help: str
-    lookup: Callable[[str], Q]
-
-
-#: name (the query parameter) -> MatchGroup; filled by other apps' ``ready()`` (tournaments: "ladder")
-MATCH_GROUPS: dict[str, MatchGroup] = {}
-
-
-def register_match_group(name: str, group: MatchGroup) -> None:
-    """Add (or replace) the filter ``name`` of the match list (call from ``AppConfig.ready()``)."""
-    MATCH_GROUPS[name] = group
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
-from games import agents, live
+from games import live
 from sitekit.dispatch import tasks_mode
 from games.engine import ENGINE_VERSION, MatchState, Ruleset, keys, referee
 from games.engine.deal import ACTIONS
@@ -34,7 +34,7 @@ from games.engine.strategies import strategy_rng
 from games.models import Deal, Match, Move, Player, Seat
 from games.names import name_normalize, name_skeleton
 from games.selectors import match_state_snapshot, match_waits, seat_view  # match_waits: for callers here too
-from games.signals import match_created, match_finished
+from games.hooks import agent_for, match_created, match_finished
 from sitekit.errors import ApiError
 
 log = logging.getLogger(__name__)
@@ -351,7 +351,7 @@ def _play_turn(match: Match, state: MatchState, seat_row: Seat, *,
     answer is judged under the seat's fault policy and applied to ``state``. Returns the ruling (None: the agent has no answer yet, ``state`` unchanged) and the
     think time in ms (the agent's own measure, else the wall clock around the call)."""
     player = seat_row.player
-    agent = agents.agent_for(player.kind)
+    agent = agent_for(player.kind)
     deal_seed = state.deal.seed
     took = {"ms": 0}
     offers = takes_contributions(match)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Callable
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -23,12 +22,11 @@ from games.engine import PRESETS, Ruleset
 from games.engine.describe import describe_rules
 from games.guests import session_guest
 from games.models import Deal, Match, Move, Seat
-from games.replay_tools import replay_tools
+from games.hooks import register_match_page_extra, replay_tools
+from games import hooks
 
-#: Other apps add context to the match page here (tournaments: rating changes) without games importing them.
-MATCH_PAGE_EXTRAS: list[Callable[[Match], dict]] = []
 # the fair-deal block (templates/games/_fairness.html): commitments always, seeds and salts once finished
-MATCH_PAGE_EXTRAS.append(lambda match: {"fairness": selectors.match_fairness(match=match),
+register_match_page_extra(lambda match: {"fairness": selectors.match_fairness(match=match),
                                          "fairness_v2": match.engine_version == "2",
                                          "fairness_secret": match.secret if selectors.match_is_public(match=match)
                                          else None})
@@ -40,7 +38,7 @@ def match_list(request):
     drf_request = Request(request)  # DRF's cursor pages read query_params and build the links from it
     me, signed_in = browse.session_player(request)
     context = {"statuses": browse.STATUSES, "presets": sorted(PRESETS), "orders": browse.ORDERS,
-               "groups": sorted(browse.MATCH_GROUPS), "query": request.GET, "signed_in": signed_in}
+               "groups": sorted(hooks.MATCH_GROUPS), "query": request.GET, "signed_in": signed_in}
     try:
         filters = browse.check_match_filters(request.GET, me=me, signed_in=signed_in)
         paginator = browse.MatchCursorPagination()
@@ -62,8 +60,7 @@ def match_detail(request, match_id: int):
     match, seats = context["match"], context["seats"]
     context["my_seat"] = (selectors.person_seat(match=match, user=request.user, guest=session_guest(request))
                           if match.status == Match.Status.RUNNING else None)  # a person's own seat, never their bot's
-    for extra in MATCH_PAGE_EXTRAS:
-        context.update(extra(match))
+    context.update(hooks.match_page_extras(match))
     if match.is_finished:
         context["podium"] = sorted(seats, key=lambda s: (s.place, s.index))
     context["sides"] = partnership_sides(match)

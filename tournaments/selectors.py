@@ -99,7 +99,7 @@ def match_rating_changes(*, match: Match) -> dict[int, RatingChange]:
 
 
 def ladder_matches_q(slug: str) -> Q:
-    """The match list's ``ladder`` filter (registered into ``games.browse.MATCH_GROUPS``): a ``Q`` over ``Match``
+    """The match list's ``ladder`` filter (registered into ``games.hooks.MATCH_GROUPS``): a ``Q`` over ``Match``
     selecting the matches of the ladder with this slug. Raises ``BadFilter`` naming the ladders when there is none."""
     ladder_id = Ladder.objects.filter(slug=slug).values_list("pk", flat=True).first()
     if ladder_id is None:
@@ -110,7 +110,7 @@ def ladder_matches_q(slug: str) -> Q:
 
 
 def tournament_matches_q(slug: str) -> Q:
-    """The match list's ``tournament`` filter (registered into ``games.browse.MATCH_GROUPS``): a ``Q`` over ``Match``
+    """The match list's ``tournament`` filter (registered into ``games.hooks.MATCH_GROUPS``): a ``Q`` over ``Match``
     selecting every match of the tournament with this slug (or id). Raises ``BadFilter`` naming some tournaments when
     there is none."""
     query = Q(slug=slug) | Q(pk=parse_id(slug))

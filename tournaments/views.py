@@ -158,7 +158,7 @@ def ladder_rules(request, slug: str):
 
 
 def match_page_extras(match) -> dict:
-    """Rating changes for the match page (registered into games.views.MATCH_PAGE_EXTRAS): ``rating_changes`` (per
+    """Rating changes for the match page (registered into games.hooks.MATCH_PAGE_EXTRAS): ``rating_changes`` (per
     player id) and ``ladder_ratings`` (the same, best place first, for ``tournaments/_match_rating.html``); for a match of a duplicate
     set, the set (``duplicate_set``, its rating changes, stored against its first match) and the note that links it;
     ``tournament_match`` (with its round and tournament) for a tournament's match, else None."""

@@ -6,7 +6,7 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from games import agents
+from games import hooks
 from games.engine import Ruleset, replay
 from games.engine.keys import key_code
 from games.models import Deal, Match, Move
@@ -65,7 +65,7 @@ def test_it_recovers_from_a_worker_that_died_holding_the_match(house_bots, monke
     whole = _play(house_bots[:2])
     match = match_create(players=house_bots[:2], ruleset=Ruleset.preset("pagat"), seed=SEED)
     calls = {"n": 0}
-    real = agents.agent_for("house")
+    real = hooks.agent_for("house")
 
     def dies_at_ply_30(**kw):
         calls["n"] += 1
@@ -73,10 +73,10 @@ def test_it_recovers_from_a_worker_that_died_holding_the_match(house_bots, monke
             raise SystemExit("worker killed")
         return real(**kw)
 
-    monkeypatch.setitem(agents._AGENTS, "house", dies_at_ply_30)
+    monkeypatch.setitem(hooks._AGENTS, "house", dies_at_ply_30)
     with pytest.raises(SystemExit):
         match_advance(match_id=match.pk)
-    monkeypatch.setitem(agents._AGENTS, "house", real)
+    monkeypatch.setitem(hooks._AGENTS, "house", real)
     # a SIGKILLed worker never releases its lease: fake that, with the lease already expired
     Match.objects.filter(pk=match.pk).update(lease_owner="dead-worker", lease_until=timezone.now(),
                                             last_progress_at=timezone.now() - timezone.timedelta(hours=1))
@@ -111,7 +111,7 @@ def test_a_retried_task_that_loses_the_race_overwrites_nothing_and_the_match_fin
     whole = _play(house_bots[:2])
     match = match_create(players=house_bots[:2], ruleset=Ruleset.preset("pagat"), seed=SEED)
     assert match_advance(match_id=match.pk, ply_budget=10) == "budget"
-    real = agents.agent_for("house")
+    real = hooks.agent_for("house")
     raced = []
 
     def another_writer_first(**kw):
@@ -124,7 +124,7 @@ def test_a_retried_task_that_loses_the_race_overwrites_nothing_and_the_match_fin
             Match.objects.filter(pk=turn.match_id).update(ply_count=11)
         return decision
 
-    monkeypatch.setitem(agents._AGENTS, "house", another_writer_first)
+    monkeypatch.setitem(hooks._AGENTS, "house", another_writer_first)
     assert match_advance(match_id=match.pk) == "finished"  # lost ply 10, read the log again, played on
     match.refresh_from_db()
     assert _log(match) == _log(whole) and match.totals == whole.totals

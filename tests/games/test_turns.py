@@ -15,7 +15,7 @@ from bots_api import localrun
 from bots_api.models import Bot
 from bots_api.protocol import turn_request
 from bots_api.services import bot_register
-from games import agents
+from games import hooks
 from games.engine import STRATEGIES, Ruleset, referee
 from games.services import casual_match_create, match_advance, match_create
 
@@ -57,8 +57,8 @@ def test_the_worker_the_local_runner_and_a_house_strategy_give_a_seat_the_same_t
     # the worker: the bot in seat 0, the house heuristic in seat 1
     worker_turns = []
     for kind in ("bot", "house"):
-        real = agents.agent_for(kind)
-        monkeypatch.setitem(agents._AGENTS, kind,
+        real = hooks.agent_for(kind)
+        monkeypatch.setitem(hooks._AGENTS, kind,
                             lambda real=real, **kw: worker_turns.append(kw["turn"]) or real(**kw))
     seen = _spy_strategy(monkeypatch, "heuristic")
     match = match_create(players=[bot.player, house_bots[3]], ruleset=Ruleset.preset("pagat"), seed=SEED,
@@ -102,8 +102,8 @@ def test_the_worker_the_local_runner_and_a_house_strategy_give_a_seat_the_same_t
 def test_a_person_is_shown_the_turn_the_worker_holds_for_their_seat(house_bots, monkeypatch):
     person = get_user_model().objects.create_user("lin", password="pw-lin-12345")
     asked = []
-    real = agents.agent_for("human")
-    monkeypatch.setitem(agents._AGENTS, "human", lambda **kw: asked.append(kw["turn"]) or real(**kw))
+    real = hooks.agent_for("human")
+    monkeypatch.setitem(hooks._AGENTS, "human", lambda **kw: asked.append(kw["turn"]) or real(**kw))
     match = casual_match_create(user=person, opponents=["Professor"])
     match_advance(match_id=match.pk)  # the house bot plays until the person is to play
     client = APIClient()

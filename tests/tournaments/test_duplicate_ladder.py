@@ -9,7 +9,7 @@ from games.engine import Deal as EngineDeal
 from games.engine import Ruleset
 from games.models import Deal, Match
 from games.services import match_abort, match_advance, player_house_create
-from games.signals import match_finished
+from games.hooks import match_finished
 from tournaments.duplicate import SetMatch, combined_places
 from tournaments.models import DuplicateSet, LadderEntry, LadderMatch, RatingChange
 from tournaments.services import ladder_create, ladder_entry_create, ladder_schedule_matches

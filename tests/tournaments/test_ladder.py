@@ -7,7 +7,7 @@ from django.core.management import CommandError, call_command
 
 from games.models import Match
 from games.services import match_advance, player_house_create
-from games.signals import match_finished
+from games.hooks import match_finished
 from tournaments.models import LadderEntry, RatingChange
 from tournaments.services import ladder_create, ladder_entry_create, ladder_schedule_matches
 
