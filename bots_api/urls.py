@@ -1,8 +1,8 @@
-"""The bot owners' API (under /api/) and the bot and player pages."""
+"""Bots' routes: the owners' API (included under /api/) and the bot, player and trial pages."""
 
 from django.urls import path
 
-from bots_api import api, views
+from bots_api import api, trial_api, trial_views, views
 
 api_patterns = [
     path("auth/token/", api.TokenCreateApi.as_view(), name="api-token"),
@@ -17,6 +17,8 @@ api_patterns = [
     path("bots/<int:bot_id>/turns/", api.BotTurnListApi.as_view(), name="api-bot-turns"),
     path("bots/<int:bot_id>/turns.ndjson", api.BotTurnExportApi.as_view(), name="api-bot-turns-export"),
     path("bots/<int:bot_id>/versions/", api.BotVersionsApi.as_view(), name="api-bot-versions"),
+    path("bots/<int:bot_id>/trials/", trial_api.BotTrialListApi.as_view(), name="api-bot-trials"),
+    path("trials/<int:trial_id>/", trial_api.TrialDetailApi.as_view(), name="api-trial"),
     path("players/<path:name>/", api.PlayerProfileApi.as_view(), name="api-player"),
 ]
 
@@ -24,16 +26,6 @@ page_patterns = [
     path("bots/", views.bot_list, name="bot-list"),
     path("bots/<int:bot_id>/", views.bot_detail, name="bot-detail"),
     path("bots/<int:bot_id>/turns/", views.bot_turns, name="bot-turns"),
-    path("players/<path:name>/", views.player_profile, name="player-profile"),
-]
-
-# ---- trials (issue 14: unrated test runs, bots_api.trials) ----
-from bots_api import trial_api, trial_views  # noqa: E402
-
-api_patterns += [
-    path("bots/<int:bot_id>/trials/", trial_api.BotTrialListApi.as_view(), name="api-bot-trials"),
-    path("trials/<int:trial_id>/", trial_api.TrialDetailApi.as_view(), name="api-trial"),
-]
-page_patterns += [
     path("trials/<int:trial_id>/", trial_views.trial_detail, name="trial-detail"),
+    path("players/<path:name>/", views.player_profile, name="player-profile"),
 ]

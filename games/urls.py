@@ -1,0 +1,42 @@
+"""Games' routes: matches, the table, replays, deal codes, rules, accounts and the documents (pages), the match
+API (included under /api/), and the operators' endpoints (``/healthz``, ``/metrics``)."""
+
+from django.urls import include, path
+
+from games import account_api, accounts, api, docs_pages, live_api, metrics, read_api, views
+
+page_patterns = [
+    path("rules/", views.rules_index, name="rules-index"),
+    path("rules/<str:preset>/", views.rules_preset, name="rules-preset"),
+    path("matches/", views.match_list, name="match-list"),
+    path("matches/<int:match_id>/", views.match_detail, name="match-detail"),
+    path("matches/<int:match_id>/rules/", views.match_rules, name="match-rules"),
+    path("matches/<int:match_id>/play/", views.match_table, name="match-table"),
+    path("matches/<int:match_id>/replay/", views.match_replay, name="match-replay"),
+    path("matches/<int:match_id>/watch/", views.match_watch, name="match-watch"),
+    path("deals/<str:code>/", views.deal_code_page, name="deal-code"),
+    path("deals/<str:code>/play/", views.deal_code_play, name="deal-code-play"),
+    path("docs/", docs_pages.docs_index, name="docs-index"),
+    path("docs/<str:name>/", docs_pages.docs_page, name="doc-page"),
+    path("accounts/signup/", accounts.signup, name="signup"),
+    path("accounts/", include("django.contrib.auth.urls")),  # login / logout
+]
+
+api_patterns = [
+    path("matches/", api.MatchListApi.as_view(), name="api-match-list"),
+    path("matches/casual/", api.CasualMatchApi.as_view(), name="api-casual-match"),
+    path("matches/<int:match_id>/", read_api.MatchReadApi.as_view(), name="api-match-detail"),
+    path("matches/<int:match_id>/seats/<int:seat>/", api.SeatViewApi.as_view(), name="api-seat-view"),
+    path("matches/<int:match_id>/seats/<int:seat>/actions/", api.SeatActionApi.as_view(), name="api-seat-action"),
+    path("matches/<int:match_id>/deals/<int:number>/", api.DealResultApi.as_view(), name="api-deal-result"),
+    path("matches/<int:match_id>/record/", api.MatchRecordApi.as_view(), name="api-match-record"),
+    path("matches/<int:match_id>/public/", live_api.MatchPublicApi.as_view(), name="api-match-public"),
+    path("matches/<int:match_id>/events/", live_api.MatchEventsApi.as_view(), name="api-match-events"),
+    path("records/signing-key/", api.RecordSigningKeyApi.as_view(), name="api-record-signing-key"),
+    path("accounts/", account_api.AccountCreateApi.as_view(), name="api-accounts"),
+]
+
+operations_patterns = [
+    path("healthz", metrics.healthz, name="healthz"),
+    path("metrics", metrics.metrics_view, name="metrics"),
+]
