@@ -6,6 +6,16 @@ import warnings
 import pytest
 
 
+def pytest_collection_modifyitems(config, items):
+    """Mark the slow tests (``tests/support/slow.py``): ``pytest -m "not slow"`` runs the rest in a few minutes."""
+    from slow import SLOW_FOLDERS, SLOW_MARKERS, SLOW_TESTS
+
+    for item in items:
+        if (item.nodeid.startswith(SLOW_FOLDERS) or item.nodeid.split("[")[0] in SLOW_TESTS
+                or any(item.get_closest_marker(name) for name in SLOW_MARKERS)):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup, django_db_blocker):
     """pytest-django's test database, plus: drop what dead runs left behind (``testdb``), and at the end close
