@@ -1,4 +1,4 @@
-"""Trials: unrated test runs of an owner's bot on the service (issue 14; docs/TRIALS.md).
+"""Trials: unrated test runs of an owner's bot on the service (docs/TRIALS.md).
 
 ``trial_create`` checks a request (opponents, ruleset or ladder, number of matches, an optional fixed seed set,
 duplicate seating) against the owner's limits and creates every match of the trial at once, in

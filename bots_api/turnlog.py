@@ -1,4 +1,4 @@
-"""The turn log: every turn call of a bot, as the bot saw it, for its owner only (issue 14).
+"""The turn log: every turn call of a bot, as the bot saw it, for its owner only.
 
 Written by the bot agent (``bots_api.agent.bot_agent``) right after each call, outside any transaction, one INSERT
 per turn (BENCHMARKS.md, "Turn log"). A row holds what went over the wire: the exact request body (the seat's own

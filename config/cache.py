@@ -1,4 +1,4 @@
-"""The shared cache, riding through a Redis outage (issue 21).
+"""The shared cache, riding through a Redis outage.
 
 Throttle counts, open-stream leases and short-lived read caches live in the shared cache (Redis in production). While
 Redis is unreachable, Django's ``RedisCache`` raises on every call, and every API request that counts a throttle

@@ -4,7 +4,7 @@ A pooled PostgreSQL connection can die under the pool (``pg_terminate_backend``,
 checks each connection before handing it out (``psycopg_pool.ConnectionPool.check_connection``, config/settings.py),
 so a dead one is replaced, but a connection can still die between that check and the query, and the database can be
 briefly down. A trial saw 11 of 566 seat views answer 500 in the 30 s after the service's connections were
-terminated (issue 21). ``DatabaseAwayMiddleware``:
+terminated. ``DatabaseAwayMiddleware``:
 
 - hears of every uncaught error of a request through Django's ``got_request_exception`` signal (sent for a view's
   error and a middleware's alike, before Django builds its 500), and notes the database's (``OperationalError``,

@@ -99,7 +99,7 @@ if DATABASE_URL:
         DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps the connections; Django refuses both at once
         DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
             "min_size": 1, "max_size": DB_POOL_MAX, "timeout": env_float("DB_POOL_TIMEOUT", 10, 0.1, 600)}
-    #: a connection is checked before use (issue 21): one from the pool before it is handed out (Django passes
+    #: a connection is checked before use: one from the pool before it is handed out (Django passes
     #: psycopg_pool's check_connection, one round trip, ~0.1 ms on loopback), one kept between requests or tasks
     #: (CONN_MAX_AGE) before its first use in each, so one that died (a terminated backend, a restart) is replaced
     #: instead of failing the request
@@ -181,7 +181,32 @@ SPECTACULAR_SETTINGS = {
                              "config.api.schema_common_errors"],
 }
 
-# ---- Celery -------------------------------------------------------------------------------------------
+# ---- Content-Security-Policy (django-csp 4: no page runs inline script or style) ---------------------------------
+
+# No inline script or style anywhere (not even the API docs: config/urls.py): pages load static/js and
+# static/css, and every user's words reach a page as text. Should one slip happen, the browser still refuses to
+# run what got in. A view that ever needs more says so with csp.decorators. static/ is served by WhiteNoise.
+from csp.constants import NONE, SELF  # noqa: E402
+
+INSTALLED_APPS += ["csp"]
+MIDDLEWARE += ["config.csp.CSPMiddleware"]  # django-csp's, also on 404/500 with DEBUG
+STATICFILES_DIRS = [BASE_DIR / "static"]
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF],
+    },
+}
+
+# ---- Tasks: Celery, its queues and where tasks run (sitekit.dispatch) --------------------------------------------
+
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "")
 #: Where tasks run (sitekit.dispatch, the one function that sends them): "celery" with a broker; "in_process" without
 #: one (`make run`): tasks run in this process and the `ladder_run --forever` process is the one match worker,
@@ -213,22 +238,29 @@ CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 CELERY_TASK_SOFT_TIME_LIMIT = 600
 CELERY_TASK_TIME_LIMIT = 660
-CELERY_BEAT_SCHEDULE = {
-    "ladder-schedule-matches": {
-        "task": "tournaments.tasks.schedule_ladder_matches",
-        "schedule": timedelta(seconds=env_int("LADDER_TICK_SECONDS", 10, 1, 86400)),
-    },
-    "match-watchdog": {
-        "task": "games.tasks.watchdog",
-        "schedule": timedelta(seconds=env_int("WATCHDOG_SECONDS", 30, 1, 86400)),
-    },
-    "tournaments-tick": {  # start tournaments at their start time; advance rounds (behind the match-finished signal)
-        "task": "tournaments.tasks.tournaments_tick",
-        "schedule": timedelta(seconds=env_int("TOURNAMENT_TICK_SECONDS", 15, 1, 86400)),
-    },
-}
 
-# ---- Eights Ladder ------------------------------------------------------------------------------------
+#: Celery queues: housekeeping (beat's tasks: watchdog, guest housekeeping, ladder and tournament ticks,
+#: and anything else unrouted) on CELERY_QUEUE itself; matches with a bot or a person seated (I/O bound: they wait on
+#: HTTP bots and people) on "<CELERY_QUEUE>.bots"; house-only matches (CPU bound) on "<CELERY_QUEUE>.house"
+#: (games.tasks.match_queue picks one by the match's seats). Derived from CELERY_QUEUE, so deployments and test runs
+#: sharing a broker stay apart. A worker started without -Q takes all three (the tests' worker, `make` targets);
+#: the Procfile runs one pool per queue: threads for .bots, prefork for .house, one process for housekeeping.
+from kombu import Queue  # noqa: E402
+
+MATCH_QUEUE_BOTS = f"{CELERY_TASK_DEFAULT_QUEUE}.bots"
+MATCH_QUEUE_HOUSE = f"{CELERY_TASK_DEFAULT_QUEUE}.house"
+HOUSEKEEPING_QUEUE = CELERY_TASK_DEFAULT_QUEUE
+CELERY_TASK_QUEUES = [Queue(name) for name in (HOUSEKEEPING_QUEUE, MATCH_QUEUE_BOTS, MATCH_QUEUE_HOUSE)]
+CELERY_TASK_ROUTES = {"games.tasks.watchdog": {"queue": HOUSEKEEPING_QUEUE},
+                      "games.tasks.guest_housekeeping": {"queue": HOUSEKEEPING_QUEUE}}
+#: The bots_api tasks that call bots over HTTP (a Verify's conformance check, up to ~45 s; match_end notices) go
+#: to the bots' queue (a threads pool made for waiting on HTTP), never to the single housekeeping process, which
+#: must stay free for the watchdog and beat's ticks (tests/breaker/test_breaker_housekeeping_queue.py).
+CELERY_TASK_ROUTES.update({"bots_api.tasks.check_bot": {"queue": MATCH_QUEUE_BOTS},
+                           "bots_api.tasks.notify_match_end": {"queue": MATCH_QUEUE_BOTS}})
+
+# ---- Matches and ladders: the match lifecycle, its speed, match records ------------------------------------------
+
 #: A match whose task has not stored a ply for this long (seconds) is re-queued by the watchdog.
 MATCH_STALL_SECONDS = env_int("MATCH_STALL_SECONDS", 60, 5, 86400)
 #: How long (seconds) a worker's claim on a match lasts before another worker may take it over.
@@ -238,7 +270,7 @@ MATCH_LEASE_SECONDS = env_int("MATCH_LEASE_SECONDS", 120, 10, 86400)
 MATCH_SLICE_MS = env_int("MATCH_SLICE_MS", 1000, 50, 600000)
 #: A match that a worker took and got nothing from (no ply stored: the worker died with it, or playing it raised)
 #: more often than this in a row is aborted (unrated): our failure, not a player's. An outage of the broker, the
-#: cache or the database never counts (games.services.match_note_stall). MATCH_MAX_RESUMES: its name before issue 21.
+#: cache or the database never counts (games.services.match_note_stall). MATCH_MAX_RESUMES: its older name, still read.
 MATCH_MAX_FAILURES = env_int("MATCH_MAX_FAILURES", env_int("MATCH_MAX_RESUMES", 5, 1, 1000), 1, 1000)
 
 #: A person's move clock (seconds): when it runs out the fallback action is played for them (a "clock" fault).
@@ -248,7 +280,38 @@ HUMAN_MOVE_SECONDS = env_int("HUMAN_MOVE_SECONDS", 60, 5, 86400)
 #: never ranks it above an entry whose rating has settled. 0: nobody is provisional.
 LADDER_PROVISIONAL_MATCHES = env_int("LADDER_PROVISIONAL_MATCHES", 10, 0, 1000)
 
-# ---- Guests (issue 10): play without an account (games.guests) ---------------------------------------------
+#: Engine states kept per process (games.state_cache), one per match: a seat view, a move or a worker's slice
+#: brings the match's cached state up to date with the plies stored since instead of replaying its whole log.
+#: 0 turns the cache off.
+MATCH_STATE_CACHE_SIZE = env_int("MATCH_STATE_CACHE_SIZE", 512, 0, 1_000_000)
+#: Consecutive house-strategy plies a worker stores in one transaction (games.services._Plies): at most this many,
+#: or as many as it plays in MATCH_BATCH_MS ms. 1 stores every ply on its own.
+MATCH_BATCH_PLIES = env_int("MATCH_BATCH_PLIES", 32, 1, 10_000)
+MATCH_BATCH_MS = env_int("MATCH_BATCH_MS", 25, 0, 10_000)
+
+#: The Ed25519 key that signs every exported match record: 64 hex digits (its 32-byte private seed), e.g. from
+#: `python -c "import secrets; print(secrets.token_hex(32))"`. Unset: one is made on first use and kept in
+#: RECORD_SIGNING_KEY_FILE (zero-setup and development; a deployment sets the variable, from its secret store).
+RECORD_SIGNING_KEY = env_str("RECORD_SIGNING_KEY", "").strip().lower()
+if RECORD_SIGNING_KEY and not (len(RECORD_SIGNING_KEY) == 64 and all(c in "0123456789abcdef" for c in RECORD_SIGNING_KEY)):
+    raise ImproperlyConfigured("RECORD_SIGNING_KEY is 64 hex digits (an Ed25519 private seed of 32 bytes), e.g. from "
+                               "python -c \"import secrets; print(secrets.token_hex(32))\"")
+RECORD_SIGNING_KEY_FILE = Path(env_str("RECORD_SIGNING_KEY_FILE", str(VAR_DIR / "record-signing.key")))
+#: Failed matches in a row that suspend a bot: a match it forfeited, or faulted on at least
+#: BOT_FAILED_MATCH_FAULT_SHARE of its turns in.
+BOT_SUSPEND_AFTER_FAILED_MATCHES = env_int("BOT_SUSPEND_AFTER_FAILED_MATCHES", 3, 1, 100)
+#: The share of its turns (0 < share <= 1) a bot must fault on for a match to count as failed.
+BOT_FAILED_MATCH_FAULT_SHARE = env_float("BOT_FAILED_MATCH_FAULT_SHARE", 0.25, 0.01, 1.0)
+#: The cool-off (minutes) of a bot's second suspension; it doubles with each later one. The first has none.
+BOT_SUSPENSION_COOLOFF_MINUTES = env_int("BOT_SUSPENSION_COOLOFF_MINUTES", 60, 0, 525600)
+if "BOT_SUSPEND_AFTER_FORFEITS" in os.environ:
+    raise ImproperlyConfigured("BOT_SUSPEND_AFTER_FORFEITS is now BOT_SUSPEND_AFTER_FAILED_MATCHES (a failed match is "
+                               "a forfeit or a match with faults on most of the bot's turns): rename it")
+BOTS_ALLOW_HTTP = env_bool("BOTS_ALLOW_HTTP", True)  # plain http endpoints (https is always allowed)
+BOTS_ALLOW_LOOPBACK = env_bool("BOTS_ALLOW_LOOPBACK", DEBUG)  # 127.0.0.1/::1 endpoints: development and demo
+
+# ---- People: guests, casual matches, limits, failed logins, passwords --------------------------------------------
+
 #: A guest's move clock (seconds). A guest match waiting this long for the guest is abandoned: housekeeping ends it
 #: (aborted, unrated) instead of playing fallbacks. Also how long a closed tab can be reopened mid-turn.
 GUEST_MOVE_SECONDS = env_int("GUEST_MOVE_SECONDS", 300, 10, 86400)
@@ -277,60 +340,7 @@ GUEST_OPPONENTS = env_list("GUEST_OPPONENTS", list(_guest_opponents_default))
 if len(GUEST_OPPONENTS) < 2:
     raise ImproperlyConfigured(f"GUEST_OPPONENTS={','.join(GUEST_OPPONENTS)!r}: name at least two house strategies "
                                "(a three-seat guest table seats two), e.g. eager,greedy")
-CELERY_BEAT_SCHEDULE["guest-housekeeping"] = {"task": "games.tasks.guest_housekeeping",
-                                              "schedule": timedelta(seconds=GUEST_HOUSEKEEPING_SECONDS)}
 
-# ---- Bots (bot protocol v1, docs/BOT_PROTOCOL.md) -------------------------------------------------------
-BOT_TURN_TIMEOUT_MS = env_int("BOT_TURN_TIMEOUT_MS", 1000, 50, 60000)  # per turn, default of every ladder
-BOT_TIME_BANK_MS = env_int("BOT_TIME_BANK_MS", 5000, 0, 600000)  # per bot seat and match: absorbs slow turns
-BOT_MAX_CONSECUTIVE_FAULTS = env_int("BOT_MAX_CONSECUTIVE_FAULTS", 3, 1, 100)  # then the match is forfeited
-
-# ---- Match records (docs/MATCH_RECORD.md) -----------------------------------------------------------------
-#: The Ed25519 key that signs every exported match record: 64 hex digits (its 32-byte private seed), e.g. from
-#: `python -c "import secrets; print(secrets.token_hex(32))"`. Unset: one is made on first use and kept in
-#: RECORD_SIGNING_KEY_FILE (zero-setup and development; a deployment sets the variable, from its secret store).
-RECORD_SIGNING_KEY = env_str("RECORD_SIGNING_KEY", "").strip().lower()
-if RECORD_SIGNING_KEY and not (len(RECORD_SIGNING_KEY) == 64 and all(c in "0123456789abcdef" for c in RECORD_SIGNING_KEY)):
-    raise ImproperlyConfigured("RECORD_SIGNING_KEY is 64 hex digits (an Ed25519 private seed of 32 bytes), e.g. from "
-                               "python -c \"import secrets; print(secrets.token_hex(32))\"")
-RECORD_SIGNING_KEY_FILE = Path(env_str("RECORD_SIGNING_KEY_FILE", str(VAR_DIR / "record-signing.key")))
-#: Failed matches in a row that suspend a bot: a match it forfeited, or faulted on at least
-#: BOT_FAILED_MATCH_FAULT_SHARE of its turns in.
-BOT_SUSPEND_AFTER_FAILED_MATCHES = env_int("BOT_SUSPEND_AFTER_FAILED_MATCHES", 3, 1, 100)
-#: The share of its turns (0 < share <= 1) a bot must fault on for a match to count as failed.
-BOT_FAILED_MATCH_FAULT_SHARE = env_float("BOT_FAILED_MATCH_FAULT_SHARE", 0.25, 0.01, 1.0)
-#: The cool-off (minutes) of a bot's second suspension; it doubles with each later one. The first has none.
-BOT_SUSPENSION_COOLOFF_MINUTES = env_int("BOT_SUSPENSION_COOLOFF_MINUTES", 60, 0, 525600)
-if "BOT_SUSPEND_AFTER_FORFEITS" in os.environ:
-    raise ImproperlyConfigured("BOT_SUSPEND_AFTER_FORFEITS is now BOT_SUSPEND_AFTER_FAILED_MATCHES (a failed match is "
-                               "a forfeit or a match with faults on most of the bot's turns): rename it")
-BOTS_ALLOW_HTTP = env_bool("BOTS_ALLOW_HTTP", True)  # plain http endpoints (https is always allowed)
-BOTS_ALLOW_LOOPBACK = env_bool("BOTS_ALLOW_LOOPBACK", DEBUG)  # 127.0.0.1/::1 endpoints: development and demo
-
-# ---- Content-Security-Policy (django-csp 4; issue 8: no name runs script) ------------------------------
-# No inline script or style anywhere (not even the API docs: config/urls.py): pages load static/js and
-# static/css, and every user's words reach a page as text. Should one slip happen, the browser still refuses to
-# run what got in. A view that ever needs more says so with csp.decorators. static/ is served by WhiteNoise.
-from csp.constants import NONE, SELF  # noqa: E402
-
-INSTALLED_APPS += ["csp"]
-MIDDLEWARE += ["config.csp.CSPMiddleware"]  # django-csp's, also on 404/500 with DEBUG
-STATICFILES_DIRS = [BASE_DIR / "static"]
-CONTENT_SECURITY_POLICY = {
-    "DIRECTIVES": {
-        "default-src": [SELF],
-        "script-src": [SELF],
-        "style-src": [SELF],
-        "img-src": [SELF, "data:"],
-        "connect-src": [SELF],
-        "object-src": [NONE],
-        "base-uri": [NONE],
-        "frame-ancestors": [NONE],
-        "form-action": [SELF],
-    },
-}
-# ---- end of the Content-Security-Policy block -----------------------------------------------------------
-# ---- Limits (issue 8): one shared cache for the counts, the client's address, failed logins ------------------
 # Kept in one block: CACHES, REST_FRAMEWORK["NUM_PROXIES"], django-axes (app, middleware, backend, AXES_*).
 
 #: The cache every process shares (throttle counts live there): a Redis URL; "db" for Django's database cache
@@ -386,9 +396,7 @@ AXES_CLIENT_IP_CALLABLE = "sitekit.limits.client_address"
 AXES_LOCKOUT_CALLABLE = "games.accounts.login_locked_response"
 AXES_DISABLE_ACCESS_LOG = True  # failures only: no table row per successful login
 AXES_VERBOSE = False
-# ---- end of Limits ---------------------------------------------------------------------------------------------
 
-# ---- Passwords (issue 14: sign-up over the API) -----------------------------------------------------------------
 # Django's four validators, for the sign-up page and POST /api/accounts/ alike (games.accounts.SignupForm): at least
 # 8 characters, not like the user name, not a common password, not all digits.
 AUTH_PASSWORD_VALIDATORS = [
@@ -398,7 +406,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-# ---- Trials (issue 14: unrated test runs of a bot, bots_api.trials; docs/TRIALS.md) ------------------------------
+# ---- Bots: the protocol's numbers, trials, the turn log (docs/BOT_PROTOCOL.md, docs/TRIALS.md) -------------------
+
+BOT_TURN_TIMEOUT_MS = env_int("BOT_TURN_TIMEOUT_MS", 1000, 50, 60000)  # per turn, default of every ladder
+BOT_TIME_BANK_MS = env_int("BOT_TIME_BANK_MS", 5000, 0, 600000)  # per bot seat and match: absorbs slow turns
+BOT_MAX_CONSECUTIVE_FAULTS = env_int("BOT_MAX_CONSECUTIVE_FAULTS", 3, 1, 100)  # then the match is forfeited
+
 #: matches in one trial (a duplicate trial's rotations count one each)
 TRIAL_MAX_MATCHES = env_int("TRIAL_MAX_MATCHES", 100, 1, 10000)
 #: trials of one owner with a match still running; a new one beyond it answers 429
@@ -408,31 +421,14 @@ TRIAL_MATCHES_PER_DAY = env_int("TRIAL_MATCHES_PER_DAY", 500, 1, 1000000)
 #: matches of one trial played at once (the others wait, running, behind them: Match.after)
 TRIAL_PARALLEL_MATCHES = env_int("TRIAL_PARALLEL_MATCHES", 2, 1, 100)
 
-# ---- Turn log (issue 14: every turn of a bot, for its owner; bots_api.turnlog) ------------------------------
 #: Days a bot's logged turns are kept; older ones are deleted by the hourly housekeeping (bots_api.tasks.prune_turn_logs,
 #: or `manage.py prune_turn_logs`). Owners download theirs (NDJSON) before then.
 TURN_LOG_DAYS = env_int("TURN_LOG_DAYS", 30, 1, 3650)
 #: Bytes of a bot's reply kept in its turn log (the rest is cut; the full size is stored): replies may be 64 KiB.
 TURN_LOG_REPLY_MAX_BYTES = env_int("TURN_LOG_REPLY_MAX_BYTES", 4096, 256, 65536)
-CELERY_BEAT_SCHEDULE["turn-log-prune"] = {"task": "bots_api.tasks.prune_turn_logs",
-                                          "schedule": timedelta(seconds=env_int("TURN_LOG_PRUNE_SECONDS", 3600, 60,
-                                                                                86400))}
-# ---- end of Turn log ---------------------------------------------------------------------------------------
 
-# ---- Operations (issue 13): /healthz and /metrics (games.metrics; docs/SCALING.md "Watching it") ----------------
-#: Where each process keeps its Prometheus counters and histograms (prometheus_client's multiprocess mode: one file
-#: per process; /metrics sums them). One directory per machine and deployment, emptied when the deployment starts.
-METRICS_DIR = env_str("PROMETHEUS_MULTIPROC_DIR", str(VAR_DIR / "metrics"))
-os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", METRICS_DIR)
-#: A bearer token that may read /metrics from anywhere (Authorization: Bearer <token>); empty: none.
-METRICS_TOKEN = env_str("METRICS_TOKEN", "")
-#: Loopback callers may read /metrics without the token, unless a proxy is configured (NUM_PROXIES > 0: every
-#: caller then arrives from the proxy's address) or this is off.
-METRICS_ALLOW_LOOPBACK = env_bool("METRICS_ALLOW_LOOPBACK", True)
-MIDDLEWARE.insert(0, "games.metrics.RequestMetricsMiddleware")  # first: times the whole request
-# ---- end of Operations ------------------------------------------------------------------------------------------
+# ---- Live: watching matches, event streams (docs/LIVE.md) --------------------------------------------------------
 
-# ---- Live (issue 13: docs/LIVE.md) ------------------------------------------------------------------------------
 #: Redis for the live events' wake-ups (pub/sub, one message per committed store): LIVE_REDIS_URL, else the cache's
 #: or the broker's Redis; empty (zero-setup): every open stream polls its match's ply count instead.
 LIVE_REDIS_URL = env_str("LIVE_REDIS_URL", "") or next(
@@ -447,42 +443,11 @@ LIVE_STREAM_MAX_SECONDS = env_float("LIVE_STREAM_MAX_SECONDS", 600, 0.1, 86400)
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["live_public"] = env_str("LIVE_PUBLIC_RATE", "600/min")
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["live_events"] = env_str("LIVE_EVENTS_RATE", "120/min")
 ASGI_APPLICATION = "config.asgi.application"
-# ---- end of Live ------------------------------------------------------------------------------------------------
 
-# -- issue 13 (live-pages): "Playing now" and the featured match (tournaments.selectors.matches_playing_now) are kept in
-# the cache this long (s; 0: read on every request)
+#: "Playing now" and the featured match (tournaments.selectors.matches_playing_now) are kept in
+#: the cache this long (s; 0: read on every request)
 PLAYING_NOW_CACHE_SECONDS = env_float("PLAYING_NOW_CACHE_SECONDS", 5, 0, 300)
 
-# ---- Speed (issue 13): cached match states, batched ply storage ------------------------------------------------
-#: Engine states kept per process (games.state_cache), one per match: a seat view, a move or a worker's slice
-#: brings the match's cached state up to date with the plies stored since instead of replaying its whole log.
-#: 0 turns the cache off.
-MATCH_STATE_CACHE_SIZE = env_int("MATCH_STATE_CACHE_SIZE", 512, 0, 1_000_000)
-#: Consecutive house-strategy plies a worker stores in one transaction (games.services._Plies): at most this many,
-#: or as many as it plays in MATCH_BATCH_MS ms. 1 stores every ply on its own.
-MATCH_BATCH_PLIES = env_int("MATCH_BATCH_PLIES", 32, 1, 10_000)
-MATCH_BATCH_MS = env_int("MATCH_BATCH_MS", 25, 0, 10_000)
-#: Celery queues (issue 13): housekeeping (beat's tasks: watchdog, guest housekeeping, ladder and tournament ticks,
-#: and anything else unrouted) on CELERY_QUEUE itself; matches with a bot or a person seated (I/O bound: they wait on
-#: HTTP bots and people) on "<CELERY_QUEUE>.bots"; house-only matches (CPU bound) on "<CELERY_QUEUE>.house"
-#: (games.tasks.match_queue picks one by the match's seats). Derived from CELERY_QUEUE, so deployments and test runs
-#: sharing a broker stay apart. A worker started without -Q takes all three (the tests' worker, `make` targets);
-#: the Procfile runs one pool per queue: threads for .bots, prefork for .house, one process for housekeeping.
-from kombu import Queue  # noqa: E402
-
-MATCH_QUEUE_BOTS = f"{CELERY_TASK_DEFAULT_QUEUE}.bots"
-MATCH_QUEUE_HOUSE = f"{CELERY_TASK_DEFAULT_QUEUE}.house"
-HOUSEKEEPING_QUEUE = CELERY_TASK_DEFAULT_QUEUE
-CELERY_TASK_QUEUES = [Queue(name) for name in (HOUSEKEEPING_QUEUE, MATCH_QUEUE_BOTS, MATCH_QUEUE_HOUSE)]
-CELERY_TASK_ROUTES = {"games.tasks.watchdog": {"queue": HOUSEKEEPING_QUEUE},
-                      "games.tasks.guest_housekeeping": {"queue": HOUSEKEEPING_QUEUE}}
-#: The bots_api tasks that call bots over HTTP (a Verify's conformance check, up to ~45 s; match_end notices) go
-#: to the bots' queue (a threads pool made for waiting on HTTP), never to the single housekeeping process, which
-#: must stay free for the watchdog and beat's ticks (breaker finding: tests/breaker/test_breaker_housekeeping_queue).
-CELERY_TASK_ROUTES.update({"bots_api.tasks.check_bot": {"queue": MATCH_QUEUE_BOTS},
-                           "bots_api.tasks.notify_match_end": {"queue": MATCH_QUEUE_BOTS}})
-
-# ---- Breaker fixes (fixa): open event streams per client address -------------------------------------------------
 #: Event streams (GET /api/matches/<id>/events/) one client address (sitekit.limits.client_address) may hold open at
 #: once, over all matches: past it the stream is refused (429, Retry-After). Each open stream holds a lease in the
 #: shared cache (Redis in production) that it renews every third of LIVE_STREAM_LEASE_SECONDS while it lives and
@@ -496,3 +461,42 @@ if LIVE_STREAM_LEASE_SECONDS * 2 / 3 <= LIVE_KEEPALIVE_SECONDS:
     raise ImproperlyConfigured(f"LIVE_STREAM_LEASE_SECONDS={LIVE_STREAM_LEASE_SECONDS:g} is too short for "
                                f"LIVE_KEEPALIVE_SECONDS={LIVE_KEEPALIVE_SECONDS:g}: a living stream's lease would "
                                "run out between its writes; use more than 1.5 times the keep-alive")
+
+# ---- Operations: /healthz and /metrics (games.metrics; docs/SCALING.md "Watching it") ----------------------------
+
+#: Where each process keeps its Prometheus counters and histograms (prometheus_client's multiprocess mode: one file
+#: per process; /metrics sums them). One directory per machine and deployment, emptied when the deployment starts.
+METRICS_DIR = env_str("PROMETHEUS_MULTIPROC_DIR", str(VAR_DIR / "metrics"))
+os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", METRICS_DIR)
+#: A bearer token that may read /metrics from anywhere (Authorization: Bearer <token>); empty: none.
+METRICS_TOKEN = env_str("METRICS_TOKEN", "")
+#: Loopback callers may read /metrics without the token, unless a proxy is configured (NUM_PROXIES > 0: every
+#: caller then arrives from the proxy's address) or this is off.
+METRICS_ALLOW_LOOPBACK = env_bool("METRICS_ALLOW_LOOPBACK", True)
+MIDDLEWARE.insert(0, "games.metrics.RequestMetricsMiddleware")  # first: times the whole request
+
+# ---- Periodic tasks ----------------------------------------------------------------------------------------------
+
+#: Celery beat's one schedule: every periodic task of every app, on the housekeeping queue unless routed above.
+CELERY_BEAT_SCHEDULE = {
+    "ladder-schedule-matches": {  # start ladder matches (tournaments.services.ladder_schedule_matches)
+        "task": "tournaments.tasks.schedule_ladder_matches",
+        "schedule": timedelta(seconds=env_int("LADDER_TICK_SECONDS", 10, 1, 86400)),
+    },
+    "match-watchdog": {  # queue stalled, lost and clock-expired matches again (games.tasks.watchdog)
+        "task": "games.tasks.watchdog",
+        "schedule": timedelta(seconds=env_int("WATCHDOG_SECONDS", 30, 1, 86400)),
+    },
+    "tournaments-tick": {  # start tournaments at their start time; advance rounds (behind the match-finished signal)
+        "task": "tournaments.tasks.tournaments_tick",
+        "schedule": timedelta(seconds=env_int("TOURNAMENT_TICK_SECONDS", 15, 1, 86400)),
+    },
+    "guest-housekeeping": {  # end abandoned guest matches, delete old ones (games.guests.guest_housekeeping)
+        "task": "games.tasks.guest_housekeeping",
+        "schedule": timedelta(seconds=GUEST_HOUSEKEEPING_SECONDS),
+    },
+    "turn-log-prune": {  # delete turn logs older than TURN_LOG_DAYS (bots_api.turnlog)
+        "task": "bots_api.tasks.prune_turn_logs",
+        "schedule": timedelta(seconds=env_int("TURN_LOG_PRUNE_SECONDS", 3600, 60, 86400)),
+    },
+}

@@ -30,6 +30,6 @@ BOTS_ALLOW_LOOPBACK = True  # the tests' bot servers listen on 127.0.0.1
 # each test run gets its own database, so two runs on one machine (a developer and CI, or parallel sessions)
 # cannot trample each other's tables; pytest-django drops it at the end of the run
 DATABASES["default"]["TEST"] = {"NAME": f"test_eights_{os.getpid()}"}  # noqa: F405
-# issue 13 (live-pages): the table and the watch page hold an events stream open; under the live server (WSGI) a
+# the table and the watch page hold an events stream open; under the live server (WSGI) a
 # stream notices its closed page only at its next write, so a short keep-alive ends it (and its connection) soon
 LIVE_KEEPALIVE_SECONDS = 1

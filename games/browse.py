@@ -9,7 +9,7 @@ id, so it never shifts a page that is being read.
 Order: "newest" (highest id first, the default) or "oldest". A match's id is given when it is created, so id order
 is creation order; ``created_at`` (what ``from``/``to`` filter) is the same instant's clock.
 
-Filters other apps own (a match's ladder, later its tournament: issue 12) are registered in ``games.hooks.MATCH_GROUPS`` from
+Filters other apps own (a match's ladder, its tournament) are registered in ``games.hooks.MATCH_GROUPS`` from
 their ``AppConfig.ready()``, so ``games`` never imports them. Each takes the query parameter of its name.
 
 Hidden information: rows are whole ``Match`` rows, but what a list shows of them is only public facts (status,

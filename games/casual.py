@@ -1,5 +1,5 @@
 """Limits on a person's casual (unrated) matches: the home page's Deal when logged in (``/play/guest/``), the API's
-``POST /api/matches/casual/`` and "Play this deal" (breaker F2: without them one account could start matches
+``POST /api/matches/casual/`` and "Play this deal" (without them one account could start matches
 without end, each holding house bots' turns on the workers).
 
 Two limits, per account (its person player): running casual matches at once (``CASUAL_RUNNING_PER_PERSON``; a

@@ -1,4 +1,4 @@
-"""Guests: people who play without an account (issue 10, "Play at once").
+"""Guests: people who play without an account ("Play at once").
 
 A guest is a browser session (Django's session: a random key in an HttpOnly, SameSite=Lax cookie, the data on the
 server) carrying a guest player: a ``Player`` of kind human with ``is_guest`` set and no user, named ``Guest

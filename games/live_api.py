@@ -302,7 +302,7 @@ class _StreamSlot:
 
     The address's cache value is ``{slot id: expiry (Unix s)}``; the count is its unexpired entries. A lease lasts
     ``LIVE_STREAM_LEASE_SECONDS``, so the slots of a web process that was killed or stopped (every deploy) free
-    themselves within a lease, and a refused attempt writes nothing: it never extends anyone's lease (issue 21: the
+    themselves within a lease, and a refused attempt writes nothing: it never extends anyone's lease (the
     old +1/-1 count kept an address locked out for 11 minutes, for good while it kept retrying). Every cache backend
     works (Redis, the database's, the zero-setup files); two writes racing for one address may lose one update,
     which heals within a lease (a lost renewal is written again by the next; a lost release expires), so the cap

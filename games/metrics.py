@@ -1,4 +1,4 @@
-"""Operations (issue 13): ``/healthz`` and the Prometheus metrics at ``/metrics`` (docs/SCALING.md, "Watching it").
+"""Operations: ``/healthz`` and the Prometheus metrics at ``/metrics`` (docs/SCALING.md, "Watching it").
 
 Two kinds of figures, so that every process's work is counted however many processes run:
 

@@ -57,7 +57,7 @@ def advance_match(self, match_id: int) -> str:
     ``services.match_advance``); when the slice is used up, queue the match again (``match_queue``). Run in place
     (``TASKS = "eager"``, ``sitekit.dispatch``) it plays on without slices: there is no queue to go back to.
 
-    Rides out outages for up to ``RIDE_OUT_SECONDS`` (issue 21): when the next slice cannot be queued (the broker is
+    Rides out outages for up to ``RIDE_OUT_SECONDS``: when the next slice cannot be queued (the broker is
     unreachable) the task plays it itself, and when the database goes away it waits (0.5 s, doubling to 10 s) and
     tries again; past that it leaves the match to the watchdog (marked ``wake_pending``, or stalled), which never
     counts an outage as the match's failure."""

@@ -160,7 +160,7 @@ def watch_context(*, match: Match | None, featured: bool = False) -> dict:
 
 
 def match_watch(request, match_id: int):
-    """Watch a match as it is played (issue 13): the public view only (``static/js/watch.js`` follows the events
+    """Watch a match as it is played: the public view only (``static/js/watch.js`` follows the events
     stream). A running match of a duplicate set answers 403 saying when it can be watched (as a replay, once its set
     is over: ``games.live.check_watchable``). A match that is over answers with its replay at the last ply when the
     replay is public (``match_is_public``), else with the match page (an aborted match, or a duplicate set still

@@ -128,7 +128,7 @@ def duplicate_sets_recent(*, ladder: Ladder, last: int = 10) -> list[DuplicateSe
                 .prefetch_related("set_matches__match__seats__player")[:last])
 
 
-# -- playing now (issue 13: watch any running match; the featured match follows the strongest one)
+# -- playing now (watch any running match; the featured match follows the strongest one)
 
 def _seat_rating() -> Coalesce:
     """A seat's rating as an SQL expression over ``Seat`` rows: the player's ordinal (mu - 3 sigma, the leaderboard's

@@ -222,7 +222,7 @@ def skip_next_seat(deal, card: int) -> None:
 def reverse_direction(deal, card: int) -> None:
     """Reverse (D E): the direction flips. With two seats in play, ``reverse_two_seats="skip"`` makes it a skip (a
     step of two seats in play: the player again, or, when the player has just gone out on it with its partner still
-    in, past the next seat in play, so the turn never comes back to an empty hand; issue 9) and ``noop`` does
+    in, past the next seat in play, so the turn never comes back to an empty hand) and ``noop`` does
     nothing. The count of seats in play excludes the player going out."""
     deal._step = 1
     deal.twos_run = 0
@@ -238,7 +238,7 @@ def refill_stock(deal, seat: int) -> None:
     """Empty stock: the top card stays, every card under it is shuffled into a new stock (B C D); the declared
     suit does not change. The k-th reshuffle of a deal is keyed by (seed or key, k). The public history records it as
     an event of its own, not a ply: ``(seat, "reshuffle", count)``, ``seat`` the one whose draw found the stock
-    empty, ``count`` the cards that went back (seeing them go back is a player's only proof; issue 10)."""
+    empty, ``count`` the cards that went back (seeing them go back is a player's only proof)."""
     deal.reshuffles += 1
     deal._log.append((seat, "reshuffle", len(deal.discard) - 1))
     top = deal.discard.pop()

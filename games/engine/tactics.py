@@ -56,7 +56,7 @@ CLOSE_TO_OUT = 2
 #: a "king": a card worth this much or more, kept rather than played into a suit the hand cannot follow.
 KING_VALUE = 10
 
-#: The house strategies a beginner's guest table seats, in seat order (issue 10; ``settings.GUEST_OPPONENTS`` takes
+#: The house strategies a beginner's guest table seats, in seat order (``settings.GUEST_OPPONENTS`` takes
 #: its default from here): one on one the first, three seats both. Chosen from BENCHMARKS.md ("House strategies against
 #: each other"), with ``eager`` standing in for a beginner (it plays the first card that fits and draws only when stuck,
 #: as someone who has just read the rules does). One on one against ``eager`` such a player wins about half (by

@@ -134,7 +134,7 @@
     box.append(h("p", {className: "done"}, "Score card complete."));
   }
 
-  // The reshuffle in words: the log line and the notice say the same (issue 10: seeing the cards go back is the
+  // The reshuffle in words: the log line and the notice say the same (seeing the cards go back is the
   // only proof a player has that the cards played earlier are in the stock again).
   function reshuffleWords(count) {
     return `The stock ran out: ${count} ${count === 1 ? "card" : "cards"} from the discard pile ${count === 1 ? "was" : "were"} ` +
@@ -254,7 +254,7 @@
     }
   }
   setInterval(drawTurn, 1000);
-  // Pushed updates (issue 13): the match's events stream (GET /api/matches/{id}/events/, docs/LIVE.md) says when a ply
+  // Pushed updates: the match's events stream (GET /api/matches/{id}/events/, docs/LIVE.md) says when a ply
   // is stored; only then is the seat's view fetched, with If-None-Match so an unchanged view costs a 304 (our own
   // move's answer carries the view after it: no fetch). A slow poll stays as a fallback, faster while the stream is down.
   const SLOW_POLL_MS = 10000, FAST_POLL_MS = 2000;

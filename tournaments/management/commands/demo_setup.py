@@ -99,7 +99,7 @@ class Command(BaseCommand):
         call_command("tournament_run", str(t.pk), stdout=self.stdout)
 
     def _duplicate_ladder(self, house: dict) -> None:
-        """-- duplicate play (issue 12): a duplicate ladder (pagat, 2 seats: each pairing plays a match and its mirror
+        """-- duplicate play: a duplicate ladder (pagat, 2 seats: each pairing plays a match and its mirror
         from one seed, rated once from the combined result), kept running by the ladder loop like the others."""
         ladder = ladder_create(name="Duplicate ladder (pagat, 2 seats, mirrored)", slug=DUPLICATE_SLUG, preset="pagat",
                                seats_per_match=2, max_running_matches=2, duplicate=True)
