@@ -20,7 +20,7 @@ from bots_api.client import post_json
 from bots_api.localhttp import ask_turn
 from bots_api.models import Bot
 from bots_api.turnlog import turn_log_record
-from games.metrics import bot_call_observed
+from games.operations.metrics import bot_call_observed
 
 
 def bot_agent(*, player, turn: Turn, **context) -> Answer:
@@ -43,5 +43,5 @@ def bot_agent(*, player, turn: Turn, **context) -> Answer:
         # the bot did nothing wrong (docs/FAIRNESS.md)
         answer = replace(answer, contribution=None)
     turn_log_record(bot=bot, turn=turn, trace=trace, think_ms=answer.think_ms, warning=ignored)
-    bot_call_observed(answer, turn)  # /metrics: bot call latency and faults by kind (games.metrics)
+    bot_call_observed(answer, turn)  # /metrics: bot call latency and faults by kind (games.operations.metrics)
     return answer

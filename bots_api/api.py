@@ -27,7 +27,7 @@ from bots_api.serializers import (BotCheckOutput, BotOutput, BotWithSecretOutput
                                   LadderEntryOutput, MatchOutput, PlayerProfileOutput)
 from bots_api.services import (bot_check_request, bot_delete, bot_enter_ladder, bot_leave_ladder,
                                bot_register, bot_rotate_secret, bot_update)
-from games.accounts import login_failures_forget, login_locked_detail, login_retry_after
+from games.people.accounts import login_failures_forget, login_locked_detail, login_retry_after
 from sitekit.limits import AnonRateThrottle, ScopedRateThrottle, UserRateThrottle
 from sitekit.pagination import BoundedLimitOffsetPagination
 
@@ -46,7 +46,7 @@ class BadCredentials(APIException):
 
 
 class LoginLocked(Throttled):
-    """Too many failed logins for the account or from the address (``games.accounts``): 429 with Retry-After."""
+    """Too many failed logins for the account or from the address (``games.people.accounts``): 429 with Retry-After."""
 
     says_which_limit = True  # config.api.exception_handler adds nothing to the detail
 
@@ -76,7 +76,7 @@ class OwnerApi(BotsApi):
 
 class TokenCreateApi(BotsApi):
     """Trade a user name and password for the API token (the same token every time until it is deleted).
-    Failed tries count with the login page's (``games.accounts``): past the limit the answer is 429."""
+    Failed tries count with the login page's (``games.people.accounts``): past the limit the answer is 429."""
 
     authentication_classes: list = []
     permission_classes = [AllowAny]

@@ -25,7 +25,8 @@ from bots_api.models import Bot, BotCheck, TrialMatch
 from bots_api.protocol import match_end_body
 from games.engine import MatchState, Ruleset
 from games.models import Match, Move, Player
-from games.names import NameRefused, player_name_check
+from games.people.players import player_name_check
+from sitekit.names import NameRefused
 from sitekit.errors import ApiError
 from tournaments.models import Ladder, LadderEntry
 from tournaments.services import ladder_entry_create
@@ -61,7 +62,7 @@ def _new_secret() -> str:
 
 
 def _check_name(name: object, exclude_player: int | None = None) -> str:
-    """A bot name: ``games.names.player_name_check`` (2 to 40 characters, normalised, no invisible or control
+    """A bot name: ``sitekit.names.player_name_check`` (2 to 40 characters, normalised, no invisible or control
     characters, not a look-alike of another player's name), its refusal as a ``BotError``."""
     try:
         return player_name_check(name=name, exclude_player_id=exclude_player)

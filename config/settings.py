@@ -323,7 +323,7 @@ GUEST_MATCH_RATE = env_str("GUEST_MATCH_RATE", "30/hour")
 if not re.fullmatch(r"[1-9][0-9]{0,6}/(s|sec|second|m|min|minute|h|hour|d|day)", GUEST_MATCH_RATE):
     raise ImproperlyConfigured(f"GUEST_MATCH_RATE={GUEST_MATCH_RATE!r}: write a count per period, e.g. 30/hour")
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["guest_match"] = GUEST_MATCH_RATE
-#: A logged-in person's casual (unrated) matches (games.casual): running at once, and new ones per account (the
+#: A logged-in person's casual (unrated) matches (games.people.casual): running at once, and new ones per account (the
 #: home page's Deal, POST /api/matches/casual/, "Play this deal").
 CASUAL_RUNNING_PER_PERSON = env_int("CASUAL_RUNNING_PER_PERSON", 3, 1, 1000)
 CASUAL_MATCH_RATE = env_str("CASUAL_MATCH_RATE", "60/hour")
@@ -380,7 +380,7 @@ REST_FRAMEWORK["NUM_PROXIES"] = NUM_PROXIES
 # authenticate(). LOGIN_FAILURE_LIMIT failures against one account (from any address) or from one address (against
 # any accounts) within LOGIN_COOLOFF_SECONDS lock that account or address until the cool-off has passed since the
 # failures; a locked login is refused even with the right password (429, Retry-After). A successful login forgets
-# the failures against that account (games.accounts.LoginAttemptHandler).
+# the failures against that account (games.people.accounts.LoginAttemptHandler).
 INSTALLED_APPS += ["axes"]
 MIDDLEWARE += ["axes.middleware.AxesMiddleware"]  # turns a locked page login into the 429 page
 # last: 400 for NUL in the path, query, cookies or body, before any view or query sees it (answers keep the CSP)
@@ -391,13 +391,13 @@ AXES_COOLOFF_TIME = timedelta(seconds=env_int("LOGIN_COOLOFF_SECONDS", 900, 1, 3
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each on its own: per account, per address
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # "try again in N s" holds: refused tries do not extend it
 AXES_RESET_ON_SUCCESS = True
-AXES_HANDLER = "games.accounts.LoginAttemptHandler"
+AXES_HANDLER = "games.people.accounts.LoginAttemptHandler"
 AXES_CLIENT_IP_CALLABLE = "sitekit.limits.client_address"
-AXES_LOCKOUT_CALLABLE = "games.accounts.login_locked_response"
+AXES_LOCKOUT_CALLABLE = "games.people.accounts.login_locked_response"
 AXES_DISABLE_ACCESS_LOG = True  # failures only: no table row per successful login
 AXES_VERBOSE = False
 
-# Django's four validators, for the sign-up page and POST /api/accounts/ alike (games.accounts.SignupForm): at least
+# Django's four validators, for the sign-up page and POST /api/accounts/ alike (games.people.accounts.SignupForm): at least
 # 8 characters, not like the user name, not a common password, not all digits.
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -452,7 +452,7 @@ PLAYING_NOW_CACHE_SECONDS = env_float("PLAYING_NOW_CACHE_SECONDS", 5, 0, 300)
 #: once, over all matches: past it the stream is refused (429, Retry-After). Each open stream holds a lease in the
 #: shared cache (Redis in production) that it renews every third of LIVE_STREAM_LEASE_SECONDS while it lives and
 #: gives back when it ends; the slots of a web process that was killed or stopped free themselves within a lease, and
-#: a refused attempt extends nothing (games.live_api._StreamSlot). A watch page or a table opens one stream. 0: no cap.
+#: a refused attempt extends nothing (games.live.api._StreamSlot). A watch page or a table opens one stream. 0: no cap.
 LIVE_STREAMS_PER_ADDRESS = env_int("LIVE_STREAMS_PER_ADDRESS", 20, 0, 1_000_000)
 #: A stream's lease on its slot (s). Renewed on the stream's next write after a third of it, and a stream writes at
 #: least every LIVE_KEEPALIVE_SECONDS: so it must exceed a third of itself plus the keep-alive.
@@ -462,7 +462,7 @@ if LIVE_STREAM_LEASE_SECONDS * 2 / 3 <= LIVE_KEEPALIVE_SECONDS:
                                f"LIVE_KEEPALIVE_SECONDS={LIVE_KEEPALIVE_SECONDS:g}: a living stream's lease would "
                                "run out between its writes; use more than 1.5 times the keep-alive")
 
-# ---- Operations: /healthz and /metrics (games.metrics; docs/SCALING.md "Watching it") ----------------------------
+# ---- Operations: /healthz and /metrics (games.operations.metrics; docs/SCALING.md "Watching it") ----------------------------
 
 #: Where each process keeps its Prometheus counters and histograms (prometheus_client's multiprocess mode: one file
 #: per process; /metrics sums them). One directory per machine and deployment, emptied when the deployment starts.
@@ -473,7 +473,7 @@ METRICS_TOKEN = env_str("METRICS_TOKEN", "")
 #: Loopback callers may read /metrics without the token, unless a proxy is configured (NUM_PROXIES > 0: every
 #: caller then arrives from the proxy's address) or this is off.
 METRICS_ALLOW_LOOPBACK = env_bool("METRICS_ALLOW_LOOPBACK", True)
-MIDDLEWARE.insert(0, "games.metrics.RequestMetricsMiddleware")  # first: times the whole request
+MIDDLEWARE.insert(0, "games.operations.metrics.RequestMetricsMiddleware")  # first: times the whole request
 
 # ---- Periodic tasks ----------------------------------------------------------------------------------------------
 
@@ -491,7 +491,7 @@ CELERY_BEAT_SCHEDULE = {
         "task": "tournaments.tasks.tournaments_tick",
         "schedule": timedelta(seconds=env_int("TOURNAMENT_TICK_SECONDS", 15, 1, 86400)),
     },
-    "guest-housekeeping": {  # end abandoned guest matches, delete old ones (games.guests.guest_housekeeping)
+    "guest-housekeeping": {  # end abandoned guest matches, delete old ones (games.people.guests.guest_housekeeping)
         "task": "games.tasks.guest_housekeeping",
         "schedule": timedelta(seconds=GUEST_HOUSEKEEPING_SECONDS),
     },

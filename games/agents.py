@@ -35,7 +35,7 @@ def house_agent(*, player, turn: Turn, rng, **context) -> Answer:
 def human_agent(*, player, turn: Turn, match, **context) -> Answer | None:
     """People move through ``games.services.match_submit_action``; the worker answers for them only when their move
     clock (``Match.move_clock_seconds`` since the last stored ply) has run out: a ``clock`` fault, on which the
-    referee plays the fallback (three in a row forfeit the match, as for bots). Never for a guest (``games.guests``):
+    referee plays the fallback (three in a row forfeit the match, as for bots). Never for a guest (``games.people.guests``):
     a guest's match that waits past the clock is abandoned and ended unrated by guest housekeeping."""
     waited = (timezone.now() - match.last_progress_at).total_seconds()
     clock = match.move_clock_seconds

@@ -29,11 +29,11 @@ from games import services
 from games.hooks import MATCH_GROUPS
 from games.browse import (ORDERS, STATUSES, MatchCursorPagination, check_match_filters, list_seats,
                           match_browse, session_player)
-from games.casual import casual_start
+from games.people.casual import casual_start
 from games.engine import PRESETS
 from games.engine.cards import HOLLYWOOD_VALUES, STANDARD_VALUES, parse_card
 from games.engine.keys import CONTRIBUTION_PATTERN
-from games.guests import session_guest
+from games.people.guests import session_guest
 from games.models import Match, Seat
 from games.selectors import (MatchNotFinished, match_export, match_is_public, match_state_snapshot,
                              person_seat, seat_etag, seat_view, seat_waits_for)
@@ -57,7 +57,7 @@ class ActionField(serializers.JSONField):
 
 class PersonOrGuest(BasePermission):
     """A logged-in person (token or session), or a browser whose session carries a guest player
-    (``games.guests.session_guest``, kept on ``request.guest``). A guest is known by the session cookie alone, so
+    (``games.people.guests.session_guest``, kept on ``request.guest``). A guest is known by the session cookie alone, so
     its writes must pass Django's CSRF check (DRF checks it only for logged-in sessions). Anyone else: 401 saying
     how to get a seat."""
 

@@ -11,9 +11,9 @@ def _create_cache_table(using: str = "default", **kwargs) -> None:
 
 
 def _on_user_logged_in(sender, request=None, user=None, **kwargs) -> None:
-    """A log-in or sign-up keeps the session's guest matches (``games.guests.on_user_logged_in``; imported when
+    """A log-in or sign-up keeps the session's guest matches (``games.people.guests.on_user_logged_in``; imported when
     called, so loading the app imports no services)."""
-    from games.guests import on_user_logged_in
+    from games.people.guests import on_user_logged_in
 
     on_user_logged_in(sender, request=request, user=user, **kwargs)
 
@@ -26,8 +26,9 @@ class GamesConfig(AppConfig):
         from django.contrib.auth.signals import user_logged_in
 
         from games import agents, hooks
+        from games.people import tasks as people_tasks  # noqa: F401 (registers the guest housekeeping task)
 
         hooks.register_agent("house", agents.house_agent)
         hooks.register_agent("human", agents.human_agent)
         post_migrate.connect(_create_cache_table, sender=self)
-        user_logged_in.connect(_on_user_logged_in, dispatch_uid="games.guests.on_user_logged_in")
+        user_logged_in.connect(_on_user_logged_in, dispatch_uid="games.people.guests.on_user_logged_in")

@@ -202,7 +202,7 @@ class MatchCursorPagination(CursorPagination):
 def session_player(request) -> tuple[Player | None, bool]:
     """``(player, signed_in)`` of ``request`` (Django's or DRF's) for ``player=me``: a logged-in person's own player
     (None before their first match), or this browser's guest player; ``signed_in`` False for anyone else."""
-    from games.guests import session_guest
+    from games.people.guests import session_guest
 
     user = getattr(request, "user", None)
     if user is not None and user.is_authenticated:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from games.names import name_skeleton
+from sitekit.names import name_skeleton
 
 
 class Player(models.Model):
@@ -19,7 +19,7 @@ class Player(models.Model):
 
     name = models.CharField(max_length=60, unique=True)
     name_skeleton = models.TextField(db_index=True, editable=False, default="",
-                                     help_text="games.names.name_skeleton(name): look-alike names share it")
+                                     help_text="sitekit.names.name_skeleton(name): look-alike names share it")
     kind = models.CharField(max_length=10, choices=Kind.choices)
     strategy = models.CharField(max_length=30, blank=True, help_text="house strategy name (house bots only)")
     # the person (human), or the bot's owner (bot: who owns it, never who plays its seat); empty for house bots
@@ -31,7 +31,7 @@ class Player(models.Model):
         help_text="whom a person wants to be matched with by Play now")
     is_guest = models.BooleanField(default=False, db_index=True,
                                    help_text="a guest: a person without an account (kind human, no user), played "
-                                             "only by the browser session that dealt its matches (games.guests)")
+                                             "only by the browser session that dealt its matches (games.people.guests)")
     guest_address = models.CharField(max_length=64, blank=True,
                                      help_text="a guest's client address at its latest Deal (the per-address limit)")
     created_at = models.DateTimeField(auto_now_add=True)

@@ -168,7 +168,7 @@ class StateSnapshot:
 def seat_etag(match: Match, seat: int, waits_for: int | None, seats: list[Seat]) -> str:
     """The seat view's ETag: ``W/"<id>.<seat>.<ply>.<status>.<waits_for or None>.<digest>"``, the digest over what
     else the view shows: the seats' players (ids, names, users, guest flags: a guest who signs up takes the seat
-    over, ``games.guests.guest_adopt``) and the move clock (``move_seconds`` and ``last_progress_at``, the
+    over, ``games.people.guests.guest_adopt``) and the move clock (``move_seconds`` and ``last_progress_at``, the
     deadline's parts). The view changes only when one of these does (places and forfeits come with the status)."""
     players = tuple((s.player_id, s.player.name, s.player.user_id, s.player.is_guest) for s in seats)
     moved = match.last_progress_at.timestamp() if match.last_progress_at else None

@@ -24,7 +24,7 @@ import redis
 from celery import shared_task
 from django.conf import settings
 
-from games import services
+from games.matches import lifecycle, plies
 from sitekit.dispatch import send_task
 from games.models import Player
 from games.selectors import match_seat_kinds
@@ -54,7 +54,7 @@ QUICK_PUBLISH = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "i
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def advance_match(self, match_id: int) -> str:
     """Play a match on for one slice of ``MATCH_SLICE_MS`` from its stored log (idempotent and resumable; see
-    ``services.match_advance``); when the slice is used up, queue the match again (``match_queue``). Run in place
+    ``plies.match_advance``); when the slice is used up, queue the match again (``match_queue``). Run in place
     (``TASKS = "eager"``, ``sitekit.dispatch``) it plays on without slices: there is no queue to go back to.
 
     Rides out outages for up to ``RIDE_OUT_SECONDS``: when the next slice cannot be queued (the broker is
@@ -62,11 +62,11 @@ def advance_match(self, match_id: int) -> str:
     tries again; past that it leaves the match to the watchdog (marked ``wake_pending``, or stalled), which never
     counts an outage as the match's failure."""
     if self.request.is_eager:
-        return services.match_advance(match_id=match_id)
+        return plies.match_advance(match_id=match_id)
     started, pause = time.monotonic(), 0.5
     while True:
         try:
-            outcome = services.match_advance(match_id=match_id, time_budget_ms=settings.MATCH_SLICE_MS)
+            outcome = plies.match_advance(match_id=match_id, time_budget_ms=settings.MATCH_SLICE_MS)
         except DATABASE_AWAY as exc:
             if time.monotonic() - started + pause > RIDE_OUT_SECONDS:
                 raise
@@ -93,7 +93,7 @@ def match_queue(*, match_id: int, kinds: set[str] | None = None, quick: bool = F
     caller has them (else one query). ``quick``: publish with few retries (``QUICK_PUBLISH``: a web request).
 
     Returns whether the task was queued: when the broker is unreachable the match is marked ``wake_pending``
-    (``services.match_note_wake_lost``) and the watchdog queues it once the broker answers; nothing is raised."""
+    (``lifecycle.match_note_wake_lost``) and the watchdog queues it once the broker answers; nothing is raised."""
     kinds = match_seat_kinds(match_id=match_id) if kinds is None else kinds
     priority = PEOPLE_PRIORITY if Player.Kind.HUMAN in kinds else BOTS_PRIORITY
     queue = settings.MATCH_QUEUE_HOUSE if kinds <= {Player.Kind.HOUSE} else settings.MATCH_QUEUE_BOTS
@@ -103,7 +103,7 @@ def match_queue(*, match_id: int, kinds: set[str] | None = None, quick: bool = F
     except BROKER_UNREACHABLE as exc:
         log.warning("match %s could not be queued (%s): the watchdog queues it once the broker answers", match_id,
                     type(exc).__name__)
-        services.match_note_wake_lost(match_id=match_id)
+        lifecycle.match_note_wake_lost(match_id=match_id)
         return False
     return True
 
@@ -130,36 +130,27 @@ def broker_lost_its_queues() -> bool:
 @shared_task(ignore_result=True)
 def watchdog() -> list[int]:
     """Queue running matches that nobody is playing: all the runnable ones when the broker lost its queues
-    (``broker_lost_its_queues``); those whose task could not be queued (``services.matches_wake_pending``); those
-    that stopped making progress (a killed worker, a lost message: ``services.match_note_stall`` tells a match that
+    (``broker_lost_its_queues``); those whose task could not be queued (``lifecycle.matches_wake_pending``); those
+    that stopped making progress (a killed worker, a lost message: ``lifecycle.match_note_stall`` tells a match that
     no worker took, queued again however long that lasted, from one that failed in a worker's hands, counted and
     aborted past ``MATCH_MAX_FAILURES``); and those whose person's clock ran out. Returns the stalled ones' ids."""
     queued = set()
     if broker_lost_its_queues():
-        runnable = services.matches_runnable()
+        runnable = lifecycle.matches_runnable()
         if runnable:
             log.warning("watchdog: the broker lost its queued messages; queueing %s runnable matches", len(runnable))
         queued.update(match_id for match_id in runnable if match_queue(match_id=match_id))
-    for match_id in services.matches_wake_pending():
+    for match_id in lifecycle.matches_wake_pending():
         if match_id not in queued and match_queue(match_id=match_id):
             queued.add(match_id)
-    stalled = services.matches_stalled()
+    stalled = lifecycle.matches_stalled()
     for match_id in stalled:
-        if not services.match_note_stall(match_id=match_id):
+        if not lifecycle.match_note_stall(match_id=match_id):
             log.error("watchdog: match %s aborted: it failed %s times in a row", match_id,
                       settings.MATCH_MAX_FAILURES + 1)
         elif match_id not in queued:
             log.warning("watchdog: match %s stalled, queued again", match_id)
             match_queue(match_id=match_id)
-    for match_id in services.matches_clock_expired():  # a person's clock ran out: play their fallback
+    for match_id in lifecycle.matches_clock_expired():  # a person's clock ran out: play their fallback
         match_queue(match_id=match_id)
     return stalled
-
-
-@shared_task(ignore_result=True)
-def guest_housekeeping() -> dict:
-    """End abandoned guest matches and delete old ones (``games.guests.guest_housekeeping``); on Celery beat every
-    ``GUEST_HOUSEKEEPING_SECONDS`` (the zero-setup ladder loop runs the same function without a broker)."""
-    from games.guests import guest_housekeeping as housekeeping
-
-    return housekeeping()

@@ -3,7 +3,10 @@ API (included under /api/), and the operators' endpoints (``/healthz``, ``/metri
 
 from django.urls import include, path
 
-from games import account_api, accounts, api, docs_pages, live_api, metrics, read_api, views
+from games import api, read_api, views
+from games.live import api as live_api
+from games.operations import docs_pages, metrics
+from games.people import account_api, accounts
 
 page_patterns = [
     path("rules/", views.rules_index, name="rules-index"),

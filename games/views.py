@@ -17,10 +17,10 @@ from django.views.decorators.http import require_POST
 from rest_framework.request import Request
 
 from games import browse, selectors, services
-from games.casual import CasualRefused, casual_start
+from games.people.casual import CasualRefused, casual_start
 from games.engine import PRESETS, Ruleset
 from games.engine.describe import describe_rules
-from games.guests import session_guest
+from games.people.guests import session_guest
 from games.models import Deal, Match, Move, Seat
 from games.hooks import register_match_page_extra, replay_tools
 from games import hooks

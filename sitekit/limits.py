@@ -1,5 +1,5 @@
 """Who a request limit counts: the client's address, one rule for every limit (the API throttles, sign-ups and
-the failed-login limits in ``games.accounts``).
+the failed-login limits in ``games.people.accounts``).
 
 The address is the connection's (``REMOTE_ADDR``) unless ``REST_FRAMEWORK["NUM_PROXIES"]`` (settings
 ``NUM_PROXIES``) says N reverse proxies of ours append to X-Forwarded-For: then the N-th entry from the right
@@ -48,8 +48,8 @@ SCOPE_WORDS = {"anon": "API calls per address without an account", "user": "API 
 
 
 class LimitRefused(ApiError):
-    """Something refused by a limit outside DRF's throttles (a guest Deal: ``games.guests.GuestRefused``; a casual
-    match: ``games.casual.CasualRefused``; a trial): 429 ``throttled``. ``detail``: plain words naming the limit and
+    """Something refused by a limit outside DRF's throttles (a guest Deal: ``games.people.guests.GuestRefused``; a casual
+    match: ``games.people.casual.CasualRefused``; a trial): 429 ``throttled``. ``detail``: plain words naming the limit and
     what to do; ``retry_after``: seconds (>= 1) until a new try may pass (the 429's Retry-After)."""
 
     def __init__(self, detail: str, retry_after: int):

@@ -72,7 +72,7 @@ def ladder_create(*, name: str, slug: str, preset: str = "pagat", seats_per_matc
 
 def ladder_entry_create(*, ladder: Ladder, player: Player) -> LadderEntry:
     """Put ``player`` on ``ladder`` with the default rating (or reactivate the entry). ``ValueError`` for a guest
-    (``games.guests``): guests are never rated and never on a leaderboard."""
+    (``games.people.guests``): guests are never rated and never on a leaderboard."""
     if player.is_guest:
         raise ValueError(f"{player.name} is a guest: guests play casual matches only; sign up to join a ladder")
     entry, created = LadderEntry.objects.get_or_create(ladder=ladder, player=player)

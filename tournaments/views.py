@@ -10,8 +10,8 @@ from django.urls import reverse
 
 from games import selectors as game_selectors
 from games.engine import PRESETS, Ruleset
-from games.casual import casual_start
-from games.guests import guest_deal, guest_opponents, session_guest
+from games.people.casual import casual_start
+from games.people.guests import guest_deal, guest_opponents, session_guest
 from sitekit.limits import LimitRefused
 from games.services import casual_match_create, player_for_user
 from games.views import RulesNotFound, rules_context, rules_index, watch_context
@@ -58,9 +58,9 @@ def _person(request) -> Player | None:
 @post_only("home", say="Choose a table and press Deal to play.")
 def guest_deal_page(request):
     """The home page's Deal: a casual, unrated match against house bots at once, then its table. Without an account
-    the browser plays as a guest (``games.guests.guest_deal``: its limits answer 429 with Retry-After and the home
+    the browser plays as a guest (``games.people.guests.guest_deal``: its limits answer 429 with Retry-After and the home
     page saying which limit); a logged-in person plays as themselves, under the casual match limits
-    (``games.casual``, answered the same way). A preset without a ladder (other than
+    (``games.people.casual``, answered the same way). A preset without a ladder (other than
     ``web-table``) or a seat count other than 2 or 3 answers 400. Nothing is created when refused."""
     preset = request.POST.get("preset") or GUEST_DEFAULT_PRESET
     seats_text = request.POST.get("seats") or "2"
@@ -78,7 +78,7 @@ def guest_deal_page(request):
                 user=request.user, opponents=opponents, preset=preset))
         else:
             match = guest_deal(request, preset=preset, seats=int(seats_text))
-    except LimitRefused as exc:  # a guest limit, or the account's casual match limits (games.casual)
+    except LimitRefused as exc:  # a guest limit, or the account's casual match limits (games.people.casual)
         response = home(request, status=429, guest_error=exc.detail, chosen=chosen)
         response["Retry-After"] = str(exc.retry_after)
         return response

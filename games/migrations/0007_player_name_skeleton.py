@@ -4,8 +4,8 @@ from django.db import migrations, models
 
 
 def fill_skeletons(apps, schema_editor):
-    """Existing players get their name's skeleton (games.names.name_skeleton)."""
-    from games.names import name_skeleton
+    """Existing players get their name's skeleton (sitekit.names.name_skeleton)."""
+    from sitekit.names import name_skeleton
 
     Player = apps.get_model("games", "Player")
     for player in Player.objects.only("pk", "name"):
@@ -22,7 +22,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='player',
             name='name_skeleton',
-            field=models.TextField(db_index=True, default='', editable=False, help_text='games.names.name_skeleton(name): look-alike names share it'),
+            field=models.TextField(db_index=True, default='', editable=False, help_text='sitekit.names.name_skeleton(name): look-alike names share it'),
         ),
         migrations.RunPython(fill_skeletons, migrations.RunPython.noop),
     ]

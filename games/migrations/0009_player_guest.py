@@ -18,6 +18,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='player',
             name='is_guest',
-            field=models.BooleanField(db_index=True, default=False, help_text='a guest: a person without an account (kind human, no user), played only by the browser session that dealt its matches (games.guests)'),
+            field=models.BooleanField(db_index=True, default=False, help_text='a guest: a person without an account (kind human, no user), played only by the browser session that dealt its matches (games.people.guests)'),
         ),
     ]

@@ -158,7 +158,7 @@ def test_without_redis_two_processes_share_counts(tmp_path, cache_url, backend):
 
     manage("migrate", "--noinput", "-v", "0")
     count = ("from django.conf import settings; from django.test import RequestFactory;"
-             "from games.accounts import SignupThrottle;"
+             "from games.people.accounts import SignupThrottle;"
              "print(settings.CACHES['default']['BACKEND']);"
              "request = RequestFactory().post('/accounts/signup/');"
              "print([SignupThrottle().allow_request(request, None) for _ in range(6)])")

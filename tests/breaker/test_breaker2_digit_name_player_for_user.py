@@ -1,6 +1,6 @@
 """Breaker: a person's player can still be named with ASCII digits only.
 
-Today's change refuses a name of ASCII digits only at sign-up and for bots (``games.names.player_name_check``:
+Today's change refuses a name of ASCII digits only at sign-up and for bots (``sitekit.names.player_name_check``:
 ``/api/players/<ref>/`` reads digits as a player id). ``services.player_for_user`` (the person's player, made on first
 use from the user name) only normalises the name: a user made by ``createsuperuser``, the Django admin, or before
 today (a user name "2024") gets the player name "2024", which ``/api/players/2024/`` reads as player id 2024 (another

@@ -2,7 +2,7 @@
 
 The seat view's ETag is (ply count, status, waits_for) (``selectors.seat_etag``), and since today the 304 is answered
 from the access read alone. Signing up or logging in in the guest's browser moves the guest's seats to the account's
-player (``games.guests.guest_adopt``): the seat's name, its ``guest`` flag and the match's move clock
+player (``games.people.guests.guest_adopt``): the seat's name, its ``guest`` flag and the match's move clock
 (``move_seconds``: GUEST_MOVE_SECONDS -> HUMAN_MOVE_SECONDS, so ``move_deadline``) all change, but none of the ETag's
 parts does. The table revalidating with its last ETag (``Cache-Control: private, no-cache``) keeps getting 304 and
 keeps showing "Guest xxxxxx", the guest badge and a deadline minutes later than the one the move clock enforces

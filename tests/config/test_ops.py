@@ -191,7 +191,7 @@ def test_metrics_serve_sums_this_machines_processes_for_a_worker_only_machine():
     """``manage.py metrics_serve`` (its own process) serves what another process (this test) counted."""
     import httpx
 
-    from games import metrics
+    from games.operations import metrics
 
     port = _closed_port()
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.test_settings"}
@@ -249,7 +249,7 @@ def test_request_latency_is_timed_under_asgi_too(client):
     from asgiref.sync import async_to_sync
     from django.test import AsyncClient
 
-    from games.metrics import RequestMetricsMiddleware
+    from games.operations.metrics import RequestMetricsMiddleware
 
     labels = {"view": "healthz", "method": "GET", "status": "2xx"}
     before = _total(_scrape(client), "eights_http_request_duration_seconds_count", **labels)

@@ -282,7 +282,7 @@ def _waiting_guest_match(client, settings) -> Match:
 
 
 def test_an_abandoned_guest_match_ends_unrated_past_the_move_clock(house_bots, client, settings):
-    from games.guests import guest_housekeeping
+    from games.people.guests import guest_housekeeping
 
     match = _waiting_guest_match(client, settings)
     assert match.move_clock_seconds == settings.GUEST_MOVE_SECONDS
@@ -300,7 +300,7 @@ def test_an_abandoned_guest_match_ends_unrated_past_the_move_clock(house_bots, c
 
 
 def test_housekeeping_deletes_old_guest_matches_and_players_only(house_bots, client, settings):
-    from games.guests import guest_housekeeping
+    from games.people.guests import guest_housekeeping
 
     old = Match.objects.get(pk=_table(_deal(client)))
     fresh = Match.objects.get(pk=_table(_deal(Client())))
@@ -377,7 +377,7 @@ def test_an_abandoned_guest_match_ends_through_the_one_abort(house_bots, client,
     import redis as redis_lib
 
     from games import live
-    from games.guests import guest_housekeeping
+    from games.people.guests import guest_housekeeping
 
     match = _waiting_guest_match(client, settings)
     follower = match_create(players=house_bots[:2], ruleset=Ruleset.preset("pagat"), after=match)

@@ -4,7 +4,7 @@ free name instead of rewriting a non-house player with the wanted name."""
 import pytest
 from django.contrib.auth import get_user_model
 
-from games.guests import guest_opponents
+from games.people.guests import guest_opponents
 from games.models import Player
 from games.services import player_house_create
 

@@ -1,4 +1,4 @@
-"""The cap on open event streams per client address (``LIVE_STREAMS_PER_ADDRESS``, games.live_api): past it a new
+"""The cap on open event streams per client address (``LIVE_STREAMS_PER_ADDRESS``, games.live.api): past it a new
 stream is a 429 in the usual error shape with Retry-After, and a stream that ends (closed by its watcher, or at the
 end of its match) gives its slot back, under WSGI (Django's handler, as in the zero-setup server) and under the
 production server (gunicorn + uvicorn workers: ``test_live_asgi.asgi_server``)."""
@@ -70,7 +70,7 @@ def test_under_the_production_server_closed_streams_give_their_slots_back(asgi_s
 
 
 # ---- issue 21: slots are leases ---------------------------------------------------------------------------------
-from games.live_api import TooManyStreams, _StreamSlot  # noqa: E402
+from games.live.api import TooManyStreams, _StreamSlot  # noqa: E402
 
 
 def _slot(address="203.0.113.9") -> _StreamSlot:

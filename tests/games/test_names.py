@@ -9,7 +9,8 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from games.models import Player
-from games.names import NameRefused, name_skeleton, player_name_check
+from games.people.players import player_name_check
+from sitekit.names import NameRefused, name_skeleton
 from games.services import player_for_user
 
 LOOK_ALIKES = [

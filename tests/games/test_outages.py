@@ -16,7 +16,7 @@ from django.db import connection
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from games import services, tasks
+from games import tasks
 from games.engine import Ruleset
 from games.models import Match, Move
 from games.services import match_advance, match_create, match_note_stall, matches_stalled, player_for_user
@@ -132,7 +132,7 @@ def test_the_broker_marker_tells_a_broker_that_lost_its_data():
 @pytest.mark.django_db(transaction=True)
 def test_the_match_task_waits_out_a_terminated_database_connection(house_bots, monkeypatch):
     match = _match(house_bots[:2])
-    met, real = [], services.match_advance
+    met, real = [], tasks.plies.match_advance
 
     def terminated_first(**kwargs):
         """The real match_advance, after the connection it is about to use is terminated the first time."""
@@ -151,7 +151,7 @@ def test_the_match_task_waits_out_a_terminated_database_connection(house_bots, m
             met.append(exc)
             raise
 
-    monkeypatch.setattr(tasks.services, "match_advance", terminated_first)
+    monkeypatch.setattr(tasks.plies, "match_advance", terminated_first)
     outcome = tasks.advance_match.run(match.pk)  # as a worker runs it: not eager, in slices
     assert outcome in ("budget", "finished")
     match.refresh_from_db()

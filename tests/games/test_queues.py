@@ -16,7 +16,8 @@ from config.celery import app
 from games.engine import Ruleset
 from games.models import Match
 from games.services import match_create, player_for_user
-from games.tasks import guest_housekeeping, match_queue, watchdog
+from games.people.tasks import guest_housekeeping
+from games.tasks import match_queue, watchdog
 
 ROOT = Path(__file__).resolve().parents[2]
 

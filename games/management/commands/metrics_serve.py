@@ -24,7 +24,7 @@ class Command(BaseCommand):
     def handle(self, *args, bind: str, port: int, **options):
         from prometheus_client import CollectorRegistry, multiprocess, start_http_server
 
-        from games import metrics  # noqa: F401 (sets PROMETHEUS_MULTIPROC_DIR from the settings)
+        from games.operations import metrics  # noqa: F401 (sets PROMETHEUS_MULTIPROC_DIR from the settings)
 
         try:
             ipaddress.ip_address(bind)

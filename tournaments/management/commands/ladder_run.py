@@ -12,7 +12,7 @@ from kombu.exceptions import OperationalError
 
 from sitekit.dispatch import tasks_mode
 from games.engine import Ruleset
-from games.guests import guest_housekeeping
+from games.people.guests import guest_housekeeping
 from games.models import Match
 from games.services import match_advance, match_note_failure, matches_clock_expired, matches_runnable
 from games.tasks import match_queue
@@ -220,7 +220,7 @@ class _Worker:
             self.started.update(m.pk for m in ladder_schedule_matches(ladder=lad, limit=limit))
 
     def _housekeeping(self) -> None:
-        """Guest housekeeping (``games.guests.guest_housekeeping``): with no broker there is no Celery beat, so the
+        """Guest housekeeping (``games.people.guests.guest_housekeeping``): with no broker there is no Celery beat, so the
         loop (``--forever``) runs it every ``GUEST_HOUSEKEEPING_SECONDS``."""
         guest_housekeeping()
 

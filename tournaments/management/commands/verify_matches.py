@@ -110,7 +110,7 @@ def verify_matches(matches, *, total: int | None = None, chunk: int = 200, progr
     ``chunk``) with ``games.engine.record.verify_record``; a mismatch is recorded and the next match checked. A
     match created after commitments existed here (``commitments_since``) must have one on every deal. A version 2
     match's seats must hold the players its commitment binds (``seating``), but for a seat whose committed player
-    is gone (a guest who signed up: the account's player took the seat over, ``games.guests.guest_adopt``).
+    is gone (a guest who signed up: the account's player took the seat over, ``games.people.guests.guest_adopt``).
     ``progress``: a tqdm bar on ``err`` (a stream; stderr by default)."""
     report = Report()
     since = commitments_since()

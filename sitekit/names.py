@@ -114,7 +114,7 @@ def name_skeleton(name: str) -> str:
 
 @lru_cache(maxsize=1)
 def _guest_pattern() -> re.Pattern:
-    """Skeletons of the guests' naming scheme (``games.guests``: ``Guest <6 hex digits>``): ``guest`` alone, or
+    """Skeletons of the guests' naming scheme (``games.people.guests``: ``Guest <6 hex digits>``): ``guest`` alone, or
     followed by any run of spaces, ``_``, ``.`` or ``-`` and six characters whose skeletons are a hex digit's (``0``
     and ``O`` are both ``o``)."""
     hex_like = "".join(sorted({name_skeleton(ch) for ch in "0123456789abcdef"}))
@@ -125,46 +125,3 @@ def looks_like_a_guest(name: str) -> bool:
     """Whether ``name`` could pass for a guest's name (``Guest 0a0a0a``, ``Guest``, ``GUEST_0A0A0A``, ``Guеst``
     with a Cyrillic e, ...): compared by skeleton, like names among themselves."""
     return _guest_pattern().fullmatch(name_skeleton(name)) is not None
-
-
-def player_name_check(*, name: object, exclude_player_id: int | None = None, min_length: int = 2,
-                      max_length: int = 40) -> str:
-    """A name a new or renamed player may take: returns it normalised (``name_normalize``). Raises ``NameRefused``:
-    ``invalid_name`` for a length outside ``min_length``..``max_length`` characters or an invisible or control
-    character, a name of ASCII digits only (it would read as a player id), or a name that looks like a guest's
-    (``looks_like_a_guest``), ``name_taken`` when another player (not
-    ``exclude_player_id``) has a name that looks the same."""
-    from games.models import Player
-
-    if not isinstance(name, str):
-        raise NameRefused("invalid_name", f"a name is {min_length} to {max_length} characters of text")
-    problem = name_problem(name)
-    if problem:
-        raise NameRefused("invalid_name", problem)
-    name = name_normalize(name)
-    if not min_length <= len(name) <= max_length:
-        raise NameRefused("invalid_name", f"a name is {min_length} to {max_length} characters (after joining "
-                                          f"spaces); {name!r:.60} has {len(name)}")
-    problem = name_problem(name)  # NFKC could make one (it maps U+3164 to U+1160)
-    if problem:
-        raise NameRefused("invalid_name", problem)
-    if name.isascii() and name.isdigit():  # /api/players/<ref>/ reads digits as an id: this name could never be
-        raise NameRefused("invalid_name", f"the name {name!r} is all digits, which reads as a player id "  # looked up
-                                          "(/api/players/<id>/): add a letter")
-    if looks_like_a_guest(name):
-        raise NameRefused("invalid_name", f"the name {name!r} looks like a guest's (guests who play without an "
-                                          "account are named \"Guest\" and six hex digits): choose another name")
-    taken = Player.objects.filter(name_skeleton=name_skeleton(name))
-    if exclude_player_id is not None:
-        taken = taken.exclude(pk=exclude_player_id)
-    other = taken.values_list("name", flat=True).first()
-    if other is not None:
-        if other == name:
-            raise NameRefused("name_taken", f"the name {name!r} is taken: choose another name")
-        if other.casefold() == name.casefold():
-            raise NameRefused("name_taken", f"the name {name!r} is taken by {other!r} (names are compared ignoring "
-                                            "case): choose another name")
-        raise NameRefused("name_taken", f"the name {name!r} looks like {other!r}, which is taken (case, accents, "
-                                        "letters from other scripts, small capitals, fullwidth forms and look-alike "
-                                        "characters count as the same): choose another name")
-    return name

@@ -25,7 +25,8 @@ from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from sitekit.limits import AddressBudget
-from games.names import NameRefused, player_name_check
+from games.people.players import player_name_check
+from sitekit.names import NameRefused
 from games.services import player_for_user
 
 
@@ -115,7 +116,7 @@ class SignupAttemptThrottle(SignupThrottle):
 
 class SignupForm(UserCreationForm):
     """Django's form, and the user name must make a player name no one can mistake for another's
-    (``games.names.player_name_check``: no invisible characters, no look-alike of a taken name)."""
+    (``sitekit.names.player_name_check``: no invisible characters, no look-alike of a taken name)."""
 
     def clean_username(self):
         username = super().clean_username()

@@ -2,8 +2,8 @@
 "password"}`` creates the account and its player and answers 201 with the API token (the one
 ``POST /api/auth/token/`` gives for these credentials from then on).
 
-The same rules as the sign-up page (``games.accounts.SignupForm``): Django's user name rules, a user name that
-makes a player name no one can mistake for another's (``games.names.player_name_check``), Django's password
+The same rules as the sign-up page (``games.people.accounts.SignupForm``): Django's user name rules, a user name that
+makes a player name no one can mistake for another's (``sitekit.names.player_name_check``), Django's password
 validators (``AUTH_PASSWORD_VALIDATORS``); and the same limits per client address (``SignupAttemptThrottle``
 attempts, ``SignupThrottle`` accounts created): past them 429 with Retry-After.
 """
@@ -21,7 +21,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.accounts import SignupAttemptThrottle, SignupForm, SignupThrottle
+from games.people.accounts import SignupAttemptThrottle, SignupForm, SignupThrottle
 from sitekit.errors import ErrorOutput
 from games.services import player_for_user
 

@@ -33,7 +33,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import live, state_cache
-from games.api import _err
+from sitekit.errors import error_response as _err
 from sitekit.ids import parse_id
 from sitekit.limits import ScopedRateThrottle, client_address
 from games.models import Match

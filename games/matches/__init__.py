@@ -1,0 +1,1 @@
+"""Matches: their lifecycle (``lifecycle``) and their plies (``plies``); ``games.services`` gathers both for callers."""
