@@ -255,7 +255,7 @@ CELERY_TASK_ROUTES = {"games.tasks.watchdog": {"queue": HOUSEKEEPING_QUEUE},
                       "games.tasks.guest_housekeeping": {"queue": HOUSEKEEPING_QUEUE}}
 #: The bots_api tasks that call bots over HTTP (a Verify's conformance check, up to ~45 s; match_end notices) go
 #: to the bots' queue (a threads pool made for waiting on HTTP), never to the single housekeeping process, which
-#: must stay free for the watchdog and beat's ticks (tests/breaker/test_breaker_housekeeping_queue.py).
+#: must stay free for the watchdog and beat's ticks (tests/games/test_housekeeping_queue.py).
 CELERY_TASK_ROUTES.update({"bots_api.tasks.check_bot": {"queue": MATCH_QUEUE_BOTS},
                            "bots_api.tasks.notify_match_end": {"queue": MATCH_QUEUE_BOTS}})
 

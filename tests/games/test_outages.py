@@ -3,7 +3,7 @@
 The watchdog tells a match that no worker took (queued again, however often) from one that failed in a worker's
 hands (counted, aborted past MATCH_MAX_FAILURES in a row); a wake the broker refused is kept in the database and
 queued by the watchdog; the match task waits out a database that went away. The broker's own outage is played for
-real by benchmarks/fault_trial.py (tests/breaker/test_fault_trial.py); here the publish is made to fail as an
+real by benchmarks/fault_trial.py (tests/config/test_fault_trial.py); here the publish is made to fail as an
 unreachable Redis makes it fail (kombu's OperationalError), because this test run's broker must stay up."""
 
 import kombu.exceptions

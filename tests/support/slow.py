@@ -1,11 +1,13 @@
-"""The tests ``pytest -m "not slow"`` leaves out (tests/conftest.py marks them): every browser test (tests/e2e/), the
-breakers (tests/breaker/), every test with a real Celery worker or the zero-setup processes, and these, each over
+"""The tests ``pytest -m "not slow"`` leaves out (tests/conftest.py marks them): every browser test (tests/e2e/),
+every test with a real Celery worker or the zero-setup processes, and these, each over
 about 2.5 s in a measured run of the whole suite (``pytest --durations=120``). A name that no longer exists marks
 nothing; a new slow test belongs here."""
 
-SLOW_FOLDERS = ("tests/e2e/", "tests/breaker/")
+SLOW_FOLDERS = ("tests/e2e/",)
 SLOW_MARKERS = ("worker", "zero_setup")
 SLOW_TESTS = frozenset({
+    "tests/config/test_fault_trial.py::test_the_shortened_fault_trial_passes_every_check",
+    "tests/games/test_housekeeping_queue.py::test_breaker_a_slow_bots_check_never_holds_the_watchdog_back",
     "tests/accounts/test_throttles.py::test_two_server_processes_share_one_budget",
     "tests/accounts/test_throttles.py::test_without_redis_two_processes_share_counts",
     "tests/bots_api/test_bot_checks.py::test_a_check_whose_secret_was_rotated_while_it_ran_does_not_verify_the_bot",
