@@ -26,7 +26,6 @@ class _Refused(exceptions.APIException):
         self.status_code, self.default_code = error.status, error.code
         if error.retry_after is not None:
             self.wait = error.retry_after  # DRF's handler sends Retry-After
-        self.says_which_limit = True  # a limit's own words already name it
         super().__init__(error.detail, error.code)
 
 
