@@ -87,7 +87,7 @@ def main() -> None:
     from django.test.utils import CaptureQueriesContext
     from games.api import MatchRecordApi
     from games.engine.frames import positions
-    from games.selectors import match_replay
+    from games.match_pages import match_replay
 
     MatchRecordApi.throttle_classes = []  # timed many times a minute from one address: the limit is not measured
 

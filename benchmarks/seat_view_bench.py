@@ -54,7 +54,7 @@ def main() -> None:
     from games import state_cache
     from games.engine import Ruleset
     from games.models import Match
-    from games.selectors import match_state_snapshot
+    from games.matches.snapshots import match_state_snapshot
     from games.services import match_advance, match_create, match_submit_action, player_for_user, \
         player_house_create
 
@@ -100,7 +100,7 @@ def main() -> None:
 
     def state_three_behind():
         from games.engine import replay
-        from games.selectors import match_record
+        from games.matches.snapshots import match_record
 
         record = match_record(match=match)
         deal = record["deals"][-1]

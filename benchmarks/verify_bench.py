@@ -5,7 +5,7 @@ Creates its own database ``eights_verify_bench`` afresh (and drops it at the end
 in-process, rows written in bulk, with salts and commitments), then times, ``--repeats`` times each and in turn:
 
 * ``verify``: what the command does (``verify_matches``: read in chunks + replay + every check), progress bar off;
-* ``read``: the reading alone (``games.selectors.match_exports``: four queries a chunk, records built);
+* ``read``: the reading alone (``games.matches.exports.match_exports``: four queries a chunk, records built);
 * ``replay``: the checking alone (``games.engine.record.verify_record`` over the same records held in memory).
 
 Prints medians, the ratio of the parts, the command's own summary line once, and the peak Python memory
@@ -62,7 +62,7 @@ def main() -> None:
     from games.engine import Ruleset
     from games.engine.record import verify_record
     from games.models import Match, Move
-    from games.selectors import match_exports, matches_for_export
+    from games.matches.exports import match_exports, matches_for_export
     from games.services import player_house_create
     from stored_matches import store_house_matches
     from tournaments.management.commands.verify_matches import verify_matches

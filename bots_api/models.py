@@ -113,7 +113,7 @@ class Trial(models.Model):
     """An unrated test run of a bot (``bots_api.trials``): ``match_count`` matches of ``bot`` against
     ``opponents`` under ``ruleset``, played by the workers like ladder matches but never rated, never on a ladder and
     never counted by the fault policy. Visible to its owner only (the matches themselves are public like any
-    casual match, their hidden information once each is public: ``games.selectors.match_is_public``).
+    casual match, their hidden information once each is public: ``games.matches.exports.match_is_public``).
 
     ``seeds``: the owner's fixed seed set (match seeds, in match order; a duplicate trial plays each seed once per
     rotation), or null for random seeds. ``bot_version``: the bot's ``reported_version`` when the trial was created

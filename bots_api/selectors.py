@@ -13,7 +13,7 @@ from django.db.models.functions import RowNumber
 from django.http import Http404
 
 from bots_api.models import Bot, BotCheck
-from games import selectors as game_selectors
+from games import match_pages
 from games.models import Match, Move, Player
 from tournaments.models import Ladder, LadderEntry
 
@@ -66,7 +66,7 @@ def ladders_active() -> QuerySet[Ladder]:
 
 def player_matches(*, player: Player) -> QuerySet[Match]:
     """Matches ``player`` sat in, newest first, with seats, players and ladder loaded."""
-    return (game_selectors.match_list().filter(seats__player=player)
+    return (match_pages.match_list().filter(seats__player=player)
             .select_related("ladder_match__ladder").order_by("-created_at", "-id"))
 
 

@@ -34,7 +34,7 @@ from games.engine import PRESETS, STRATEGIES, Ruleset
 from games.engine.deal import check_ruleset_seats
 from sitekit.limits import LimitRefused
 from games.models import Match, Player
-from games.selectors import match_is_public
+from games.matches.exports import match_is_public
 from games.services import match_create, match_wake, new_match_secret, player_house_create
 from tournaments.duplicate import rotations
 from tournaments.models import Ladder

@@ -34,7 +34,7 @@ from bots_api.models import Bot, BotTurn
 from bots_api.protocol import FAULT_KINDS, reply_contribution, reply_debug
 from games.browse import BadFilter
 from games.models import Match, Move
-from games.selectors import public_matches
+from games.matches.exports import public_matches
 
 #: ``fault=`` also takes ``any`` (a turn with any fault) and ``none`` (a turn whose answer stood).
 FAULT_FILTERS = FAULT_KINDS + ("any", "none")
@@ -128,7 +128,7 @@ def _moves_at(**where) -> QuerySet[Move]:
 def bot_turns(*, bot: Bot, filters: TurnFilters = TurnFilters()) -> QuerySet[BotTurn]:
     """``bot``'s logged turns that ``filters`` select (a bot the caller may see: ``selectors.access_bot``), in no
     order yet (``TurnCursorPagination`` orders and cuts them). Only turns of matches that are public
-    (``games.selectors.match_is_public``: finished, and no match dealt the same seeds still running): the owner sees
+    (``games.matches.exports.match_is_public``: finished, and no match dealt the same seeds still running): the owner sees
     no more of a running match than anyone else. The fault filter reads the stored move (an ``EXISTS`` on the
     move's unique (deal, ply) index)."""
     # only turns of public matches: while a match runs (or a match dealt the same seeds does) the bot's hand is the

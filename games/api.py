@@ -6,7 +6,7 @@ when it is their turn, and ``ply`` (the match's ply count) to send back with the
 rule's reason for an illegal action, 403 for someone else's seat (a bot's seat too, also for its owner), 404 for an unknown match or seat, 409 ``stale_ply``
 when the position moved on (another ply was stored first, e.g. the move clock's fallback, or the match ended). A
 move never waits for the worker, and a double submit stores the ply once. The view and its ``ply`` are read at one
-instant (``games.selectors.match_snapshot``, or ``match_state_snapshot``: the same from a cached state).
+instant (``games.matches.snapshots.match_snapshot``, or ``match_state_snapshot``: the same from a cached state).
 """
 
 from __future__ import annotations
@@ -35,8 +35,9 @@ from games.engine.cards import HOLLYWOOD_VALUES, STANDARD_VALUES, parse_card
 from games.engine.keys import CONTRIBUTION_PATTERN
 from games.people.guests import session_guest
 from games.models import Match, Seat
-from games.selectors import (MatchNotFinished, match_export, match_is_public, match_state_snapshot,
-                             person_seat, seat_etag, seat_view, seat_waits_for)
+from games.matches.exports import MatchNotFinished, match_export, match_is_public
+from games.matches.seats import person_seat, seat_etag, seat_view, seat_waits_for
+from games.matches.snapshots import match_state_snapshot
 from sitekit.errors import ApiError, error_response
 from sitekit.limits import ScopedRateThrottle
 

@@ -1,8 +1,8 @@
 """A match over the API, read only: ``GET /api/matches/{id}/`` gives its seats, deals and results exactly as the
-match page shows them (``games.selectors.match_page``, one instant's read), and nothing the page hides.
+match page shows them (``games.match_pages.match_page``, one instant's read), and nothing the page hides.
 
 Hidden information: while a match runs, or after an abort, or while a match dealt the same cards (its duplicate
-set) still runs (``games.selectors.match_is_public``), the answer has no deal code, seed, salt or hand: only each
+set) still runs (``games.matches.exports.match_is_public``), the answer has no deal code, seed, salt or hand: only each
 deal's commitment (public from the deal's start), dealer and, once the deal ended, its outcome and points. Once the
 match is public it adds each deal's code, seed, salt and the seats' starting hands, and links the record and the
 replay. A running match's seats show running totals and no places or forfeits (written with the match's end).
@@ -20,7 +20,8 @@ from rest_framework.views import APIView
 
 from sitekit.errors import ErrorOutput
 from games.models import Match
-from games.selectors import match_fairness, match_page
+from games.match_pages import match_page
+from games.matches.exports import match_fairness
 
 
 class ReadSeatOutput(serializers.Serializer):

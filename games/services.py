@@ -13,7 +13,7 @@ from games.matches.lifecycle import (MatchNotFound, SeatForbidden, StalePly, acc
                                      new_match_secret, takes_contributions)
 from games.matches.plies import MoveStored, _fault_policy, _finish, match_advance, match_submit_action
 from games.people.players import casual_match_create, deal_replay_create, player_for_user, player_house_create
-from games.selectors import match_waits
+from games.matches.seats import match_waits
 
 __all__ = [
     "MatchNotFound", "MoveStored", "SeatForbidden", "StalePly", "access_seat", "casual_match_create",

@@ -1,7 +1,7 @@
 """A per-process cache of engine states, one per match, each with the ply count it stands at.
 
 Reading a long match from its whole log costs a replay of every ply (milliseconds per thousand plies) on every seat
-view, move and worker slice. ``games.selectors.match_state_snapshot`` takes the match's cached state out of this
+view, move and worker slice. ``games.matches.snapshots.match_state_snapshot`` takes the match's cached state out of this
 cache, brings it up to date with only the plies stored after it (read in the same single SELECT as the match's
 progress: one consistent snapshot) and hands it to its caller, who owns it until they put it back with the ply
 count it stands at. A state is never shared while in use (``take`` removes it), so it needs no lock and no copy;

@@ -27,7 +27,7 @@ from django.conf import settings
 from games.matches import lifecycle, plies
 from sitekit.dispatch import send_task
 from games.models import Player
-from games.selectors import match_seat_kinds
+from games.matches.seats import match_seat_kinds
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,10 @@ from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_POST
 from rest_framework.request import Request
 
-from games import browse, selectors, services
+from games import browse, services
+from games import match_pages
+from games.matches import exports, snapshots
+from games.matches import seats as match_seats
 from games.people.casual import CasualRefused, casual_start
 from games.engine import PRESETS, Ruleset
 from games.engine.describe import describe_rules
@@ -26,9 +29,9 @@ from games.hooks import register_match_page_extra, replay_tools
 from games import hooks
 
 # the fair-deal block (templates/games/_fairness.html): commitments always, seeds and salts once finished
-register_match_page_extra(lambda match: {"fairness": selectors.match_fairness(match=match),
+register_match_page_extra(lambda match: {"fairness": exports.match_fairness(match=match),
                                          "fairness_v2": match.engine_version == "2",
-                                         "fairness_secret": match.secret if selectors.match_is_public(match=match)
+                                         "fairness_secret": match.secret if exports.match_is_public(match=match)
                                          else None})
 
 
@@ -54,17 +57,17 @@ def match_list(request):
 
 
 def match_detail(request, match_id: int):
-    context = selectors.match_page(match_id=match_id)  # one instant: a deal's end is wholly in or out
+    context = match_pages.match_page(match_id=match_id)  # one instant: a deal's end is wholly in or out
     if context is None:
         raise Http404(f"no match {match_id}")
     match, seats = context["match"], context["seats"]
-    context["my_seat"] = (selectors.person_seat(match=match, user=request.user, guest=session_guest(request))
+    context["my_seat"] = (match_seats.person_seat(match=match, user=request.user, guest=session_guest(request))
                           if match.status == Match.Status.RUNNING else None)  # a person's own seat, never their bot's
     context.update(hooks.match_page_extras(match))
     if match.is_finished:
         context["podium"] = sorted(seats, key=lambda s: (s.place, s.index))
     context["sides"] = partnership_sides(match)
-    ruleset = selectors.ruleset_of(match)
+    ruleset = snapshots.ruleset_of(match)
     context["lower_total_wins"] = ruleset.lower_total_wins
     context["chart"] = totals_chart(deals=context["deals"], seats=seats, target=ruleset.target_for(match.seat_count))
     return render(request, "games/match_detail.html", context)
@@ -134,7 +137,7 @@ def match_table(request, match_id: int):
         raise PermissionDenied("This table is not open to you: you are not logged in, and this browser has no guest "
                                "session (a guest's table opens only in the browser that dealt it, while its session "
                                "lasts). Log in, or deal a new guest table on the home page.")
-    seat = selectors.person_seat(match=match, user=request.user, guest=guest)
+    seat = match_seats.person_seat(match=match, user=request.user, guest=guest)
     if seat is None:  # also a bot's owner: the bot plays its seat, not they
         raise PermissionDenied("you have no seat in this match")
     return render(request, "games/table.html", {"match": match, "seat": seat.index, "guest": guest})
@@ -149,7 +152,7 @@ def watch_context(*, match: Match | None, featured: bool = False) -> dict:
         return {"match": None, "featured": featured, "watch": {"match_id": None, "featured": featured,
                                                                "next_url": reverse("watch-featured")}}
     seats = list(Seat.objects.filter(match_id=match.pk).select_related("player").order_by("index"))
-    waits_for = selectors.seat_waits_for(match)
+    waits_for = match_seats.seat_waits_for(match)
     watch_url = reverse("match-watch", args=[match.pk])
     return {"match": match, "featured": featured, "seats": seats, "waits_for": waits_for, "watch": {
         "match_id": match.pk, "featured": featured, "public_url": f"/api/matches/{match.pk}/public/",
@@ -167,7 +170,7 @@ def match_watch(request, match_id: int):
     running)."""
     match = get_object_or_404(Match, pk=match_id)
     if match.status != Match.Status.RUNNING:
-        if selectors.match_is_public(match=match):
+        if exports.match_is_public(match=match):
             last = Deal.objects.filter(match_id=match.pk).order_by("-number").values_list("pk", "number").first()
             # the deal's stored moves, not Deal.plies: a deal cut off by a forfeit keeps plies = 0
             query = f"?deal={last[1]}&ply={Move.objects.filter(deal_id=last[0]).count()}" if last else ""
@@ -183,7 +186,7 @@ def match_watch(request, match_id: int):
 
 def deal_code_page(request, code: str):
     """A deal code's page: everyone who played those cards (finished matches only) and their points."""
-    plays = selectors.deal_plays(code=code)
+    plays = exports.deal_plays(code=code)
     if not plays:
         raise Http404("no finished match has a deal with this code (a code is public once its match ends)")
     rows = []
@@ -226,18 +229,18 @@ def deal_code_play(request, code: str):
 @gzip_page  # the frames of a 2,000-ply match are ~250 KiB of JSON, ~25 KiB gzipped (Django's gzip pads against BREACH)
 def match_replay(request, match_id: int):
     """The replay viewer of a finished match: every ply of every deal, all hands face up (``templates/games/
-    replay.html``, ``static/js/replay.js``). The frames (``selectors.match_replay``) go into the page as a JSON data
+    replay.html``, ``static/js/replay.js``). The frames (``match_pages.match_replay``) go into the page as a JSON data
     block, and the page is sent gzipped to a browser that accepts it. ``?deal=D&ply=P`` opens at deal D (1-based) after its P-th action (0: as dealt); a value outside the match
     answers 400 saying the range. A running or aborted match answers 403 and shows nothing of it; an unknown one 404.
     """
     match = get_object_or_404(Match, pk=match_id)
     try:
         if match.status != Match.Status.FINISHED:
-            raise selectors.MatchNotFinished
-        data = selectors.match_replay(match=match)
+            raise exports.MatchNotFinished
+        data = match_pages.match_replay(match=match)
     except Match.DoesNotExist:
         raise Http404(f"no match {match_id}") from None
-    except selectors.MatchNotFinished:
+    except exports.MatchNotFinished:
         why = ("it was aborted: the deals of an aborted match are never published" if match.status ==
                Match.Status.ABORTED else "it is still being played: its hands and deals are published once it is "
                "finished")

@@ -6,7 +6,7 @@ with one match seed (so deal k deals seat s the same cards with the same dealer 
 queued together but played one after another (``Match.after``: a rotation waits, running, until the previous one
 ends; played at once, each entrant would see its opponent's hand and the stock from its own seat in the mirror),
 sharing ``Match.reveal_group`` so that none publishes its seeds, codes, hands or record while one of
-them runs (``games.selectors.match_is_public``). The ratings move once per set, from ``duplicate.combined_places``,
+them runs (``games.matches.exports.match_is_public``). The ratings move once per set, from ``duplicate.combined_places``,
 when its last match finishes; a set with an aborted match is not rated (as an aborted match is not).
 
 What duplicate cannot hide: a bot plays every seat of the set's deals (one per match), so it has seen the starting hand

@@ -8,7 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
-from games import selectors as game_selectors
+from games import match_pages
 from games.engine import PRESETS, Ruleset
 from games.people.casual import casual_start
 from games.people.guests import guest_deal, guest_opponents, session_guest
@@ -40,10 +40,10 @@ def home(request, *, status: int = 200, guest_error: str = "", chosen: dict | No
     """The home page: "Play now as a guest" (a table choice and Deal), the ladders and the recent matches."""
     return render(request, "tournaments/home.html", {
         "ladders": selectors.ladder_list(),
-        "recent": game_selectors.match_list(status="finished")[:10],
+        "recent": match_pages.match_list(status="finished")[:10],
         "guest_presets": guest_presets(), "guest_error": guest_error,
         "chosen": chosen or {"preset": GUEST_DEFAULT_PRESET, "seats": "2"},
-        "your_tables": game_selectors.running_tables(player=_person(request)),
+        "your_tables": match_pages.running_tables(player=_person(request)),
         "playing": selectors.matches_playing_now(limit=PLAYING_NOW_SHOWN),
     }, status=status)
 
@@ -100,7 +100,7 @@ def ladder_detail(request, slug: str):
         e.bar_width = 100 * 6 * e.sigma / span
         e.bar_mu = 100 * (e.mu - scale_min) / span
     trust = selectors.ladder_trust(board=board)
-    recent = game_selectors.match_list().filter(ladder_match__ladder=ladder)[:15]
+    recent = match_pages.match_list().filter(ladder_match__ladder=ladder)[:15]
     match_with = "both"
     if request.user.is_authenticated:
         me = Player.objects.filter(user=request.user, kind=Player.Kind.HUMAN).first()

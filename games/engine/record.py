@@ -1,6 +1,6 @@
 """Checking an exported match record offline (docs/MATCH_RECORD.md), with the engine alone (no Django, no I/O).
 
-An exported record (``games.selectors.match_export``; schema in docs/match-record.schema.json) is the engine's
+An exported record (``games.matches.exports.match_export``; schema in docs/match-record.schema.json) is the engine's
 replay record (``MatchState.record``: ruleset, engine version, seats, match seed, per deal its seed and actions)
 plus what the service stored about it: per deal the dealer, outcome, winner, hand values and points, and the
 match result (totals, places, a forfeited seat). ``verify_record`` replays it ply by ply and checks every stored

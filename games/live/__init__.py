@@ -25,7 +25,8 @@ from django.db import transaction
 from games.engine.actions import entry_dict
 from games.engine.match import MatchState, start_from_record
 from games.models import Match, Move, Player, Seat
-from games.selectors import MatchSnapshot, match_is_public, match_snapshot, record_head
+from games.matches.exports import match_is_public
+from games.matches.snapshots import MatchSnapshot, match_snapshot, record_head
 
 log = logging.getLogger(__name__)
 

@@ -30,7 +30,8 @@ from games.engine import MatchState, referee
 from games.engine.deal import ACTIONS
 from games.engine.strategies import strategy_rng
 from games.models import Deal, Match, Move, Player, Seat
-from games.selectors import match_state_snapshot, match_waits, seat_view  # match_waits: for callers here too
+from games.matches.seats import match_waits, seat_view  # match_waits: for callers here too
+from games.matches.snapshots import match_state_snapshot
 from games.hooks import agent_for, match_finished
 from games.matches.lifecycle import (StalePly, _deal_row_new, _wake_followers, access_seat, match_abort, match_wake,
                                       takes_contributions)

@@ -70,7 +70,7 @@ def deal_replay_create(*, code: str, user, seat: int = 0) -> Match:
     person in ``seat`` and house bots in the other seats (the same strategy where the original seat was a house
     bot, the heuristic elsewhere). ``ValueError`` when the code is not public (no finished match dealt it) or the
     seat does not exist."""
-    from games.selectors import deal_plays
+    from games.matches.exports import deal_plays
 
     plays = deal_plays(code=code)
     if not plays:

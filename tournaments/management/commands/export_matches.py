@@ -9,7 +9,7 @@ from datetime import timezone as dt_timezone
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.dateparse import parse_date, parse_datetime
 
-from games.selectors import match_exports, matches_for_export
+from games.matches.exports import match_exports, matches_for_export
 
 
 def _since(text: str) -> datetime:

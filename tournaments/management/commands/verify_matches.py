@@ -13,7 +13,7 @@ from tqdm import tqdm
 
 from games.engine import ReplayMismatch
 from games.engine.record import verify_record
-from games.selectors import match_exports, matches_for_export
+from games.matches.exports import match_exports, matches_for_export
 from tournaments.management.commands.export_matches import _since
 
 
@@ -106,7 +106,7 @@ def _check_seating(record: dict) -> None:
 
 def verify_matches(matches, *, total: int | None = None, chunk: int = 200, progress: bool = False,
                    err=None) -> Report:
-    """Replay every finished match of the ``matches`` queryset (``games.selectors.match_exports``, read in chunks of
+    """Replay every finished match of the ``matches`` queryset (``games.matches.exports.match_exports``, read in chunks of
     ``chunk``) with ``games.engine.record.verify_record``; a mismatch is recorded and the next match checked. A
     match created after commitments existed here (``commitments_since``) must have one on every deal. A version 2
     match's seats must hold the players its commitment binds (``seating``), but for a seat whose committed player
