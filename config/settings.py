@@ -452,7 +452,7 @@ PLAYING_NOW_CACHE_SECONDS = env_float("PLAYING_NOW_CACHE_SECONDS", 5, 0, 300)
 #: once, over all matches: past it the stream is refused (429, Retry-After). Each open stream holds a lease in the
 #: shared cache (Redis in production) that it renews every third of LIVE_STREAM_LEASE_SECONDS while it lives and
 #: gives back when it ends; the slots of a web process that was killed or stopped free themselves within a lease, and
-#: a refused attempt extends nothing (games.live.api._StreamSlot). A watch page or a table opens one stream. 0: no cap.
+#: a refused attempt extends nothing (games.live.stream_slots.StreamSlot). A watch page or a table opens one stream. 0: no cap.
 LIVE_STREAMS_PER_ADDRESS = env_int("LIVE_STREAMS_PER_ADDRESS", 20, 0, 1_000_000)
 #: A stream's lease on its slot (s). Renewed on the stream's next write after a third of it, and a stream writes at
 #: least every LIVE_KEEPALIVE_SECONDS: so it must exceed a third of itself plus the keep-alive.

@@ -1,4 +1,4 @@
-"""Breaker: the events stream's per-process cache (``games.live.api._SHARED``: a ``MatchFeed`` with its engine state
+"""Breaker: the events stream's per-process cache (``games.live.streams.SHARED``: a ``MatchFeed`` with its engine state
 and the last 50 built events per match) is keyed by the match id alone. ``games.state_cache`` keys its states by
 (id, seed, created_at) precisely because "a match id that a test database or a restored backup hands out again"
 must never meet another match's state (tests/games/test_state_cache.py); the live cache has no such guard. Once an

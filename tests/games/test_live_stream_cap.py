@@ -70,11 +70,11 @@ def test_under_the_production_server_closed_streams_give_their_slots_back(asgi_s
 
 
 # ---- issue 21: slots are leases ---------------------------------------------------------------------------------
-from games.live.api import TooManyStreams, _StreamSlot  # noqa: E402
+from games.live.stream_slots import StreamSlot, TooManyStreams  # noqa: E402
 
 
-def _slot(address="203.0.113.9") -> _StreamSlot:
-    return _StreamSlot(address)
+def _slot(address="203.0.113.9") -> StreamSlot:
+    return StreamSlot(address)
 
 
 def test_the_slots_of_a_process_that_died_free_themselves_within_a_lease(settings):
