@@ -22,12 +22,12 @@ from rest_framework.views import APIView
 
 from bots_api import selectors, turnlog, versions
 from bots_api.models import Bot
-from bots_api.serializers import TurnOutput, VersionOutput
-from bots_api.serializers import (BotCheckOutput, BotOutput, BotWithSecretOutput, ErrorOutput, HealthOutput,
-                                  LadderEntryOutput, MatchOutput, PlayerProfileOutput)
+from bots_api.serializers import (BotCheckOutput, BotOutput, BotWithSecretOutput, HealthOutput, LadderEntryOutput,
+                                  MatchOutput, PlayerProfileOutput, TurnOutput, VersionOutput)
 from bots_api.services import (bot_check_request, bot_delete, bot_enter_ladder, bot_leave_ladder,
                                bot_register, bot_rotate_secret, bot_update)
 from games.people.accounts import login_failures_forget, login_locked_detail, login_retry_after
+from sitekit.errors import ErrorOutput
 from sitekit.limits import AnonRateThrottle, ScopedRateThrottle, UserRateThrottle
 from sitekit.pagination import BoundedLimitOffsetPagination
 

@@ -58,7 +58,7 @@ from bots_api.check_plans import (
     DEALT_MATCHES, DEALT_TURNS, MAX_SITUATION_TURNS, SITUATIONS, TURN_CHECKS, CheckMatch, MatchRules, Situation,
     default_match_rules, fresh_commitment, plan_matches, plan_situation,
 )
-from bots_api.localhttp import Reply, encode, make_client, send
+from bots_api.bot_calls import Reply, encode, make_client, send
 from bots_api.protocol import (
     PROTOCOL_VERSION, SIGNATURE_MAX_AGE_S, BotFault, match_end_body, ping_body, reply_debug, schema_errors, sign,
     turn_request,

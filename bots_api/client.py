@@ -23,8 +23,8 @@ import httpcore
 import httpx
 from django.conf import settings
 
-from bots_api.localhttp import TrackingBackend, make_client, post_signed
-from bots_api.protocol import FAULT_KINDS, BotFault  # noqa: F401 (re-exported: the service's fault vocabulary)
+from bots_api.bot_calls import TrackingBackend, make_client, post_signed
+from bots_api.protocol import BotFault
 
 _BLOCKED_PREFIX = "blocked address"
 
@@ -172,7 +172,7 @@ def _client() -> httpx.Client:
 def post_json(url: str, secret: str, body: dict, timeout_ms: int, trace: dict | None = None) -> tuple[object, int]:
     """POST ``body`` signed with ``secret``; returns (parsed JSON reply, elapsed ms).
 
-    The call rules are ``localhttp.post_signed``'s (shared with the authors' tools): a hard deadline for the whole
+    The call rules are ``bot_calls.post_signed``'s (shared with the authors' tools): a hard deadline for the whole
     call in ms, no redirects, 64 KiB cap, JSON only, one retry of a dropped connection. Raises ``BotFault`` for
     every failure, with ``address`` when the guard refused every address the host resolves to. ``trace``: as
     ``post_signed``'s (the raw request and reply bytes, for the turn log).

@@ -31,7 +31,7 @@ from games.engine import STRATEGIES, MatchState, Ruleset, referee
 from games.engine.keys import deal_key_commitment
 from games.engine.strategies import choose_turn, strategy_rng
 
-from bots_api.localhttp import ask_turn, make_client, post_signed
+from bots_api.bot_calls import ask_turn, make_client, post_signed
 from bots_api.protocol import BotFault, match_end_body, reply_debug
 
 HOUSE_PREFIX = "house:"
@@ -190,7 +190,7 @@ def _action_text(action: dict) -> str:
 
 
 def _agent(client, player: Participant, deal_seed: int, trace: dict | None = None) -> referee.Agent:
-    """The seat's agent, answering the referee's ``Turn``: a bot over HTTP (``localhttp.ask_turn``, the service's
+    """The seat's agent, answering the referee's ``Turn``: a bot over HTTP (``bot_calls.ask_turn``, the service's
     own request; ``trace`` receives the call's raw request and reply, as for the service's turn log), or a house
     strategy drawing from its own random source (as a house seat in the service)."""
     if player.is_bot:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from sitekit.errors import ErrorOutput  # noqa: F401 (the one error shape of the whole API lives in the lowest layer)
 
 
 class LadderEntryOutput(serializers.Serializer):

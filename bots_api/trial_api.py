@@ -11,7 +11,7 @@ from rest_framework.response import Response
 
 from bots_api import trials
 from bots_api.api import _AUTH, _ERR, _NOT_YOURS, OwnerApi
-from bots_api.serializers import ErrorOutput
+from sitekit.errors import ErrorOutput
 from sitekit.pagination import BoundedLimitOffsetPagination
 
 #: the fields of a trial request; any other is refused (a typo such as "seed" must not pass silently)

@@ -51,7 +51,7 @@ def _text(data: bytes | str) -> str:
 
 def turn_log_record(*, bot: Bot, turn, trace: dict, think_ms: int, warning: str = "") -> BotTurn | None:
     """Store one turn call of ``bot``: ``turn`` the referee's ``Turn`` it answered (match, deal, ply, seat),
-    ``trace`` what ``localhttp.post_signed`` saw (``request``, and ``status``, ``reply``, ``json`` once an answer
+    ``trace`` what ``bot_calls.post_signed`` saw (``request``, and ``status``, ``reply``, ``json`` once an answer
     came), ``think_ms`` the round trip (ms), ``warning`` one more warning for the owner (the service's: e.g. a
     contribution it did not take). Returns the row, or None when no request was sent (nothing to log)."""
     raw = trace.get("request")

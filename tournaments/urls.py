@@ -3,7 +3,7 @@ under /api/)."""
 
 from django.urls import path
 
-from tournaments import api, ladder_api, tournament_api, tournament_views, views
+from tournaments import ladder_api, play_now_api, tournament_api, tournament_views, views
 
 page_patterns = [
     path("", views.home, name="home"),
@@ -27,7 +27,7 @@ page_patterns = [
 api_patterns = [
     path("ladders/", ladder_api.LadderListApi.as_view(), name="api-ladder-list"),
     path("ladders/<slug:slug>/", ladder_api.LadderDetailApi.as_view(), name="api-ladder-detail"),
-    path("ladders/<slug:slug>/play/", api.PlayNowApi.as_view(), name="api-play-now"),
+    path("ladders/<slug:slug>/play/", play_now_api.PlayNowApi.as_view(), name="api-play-now"),
     path("tournaments/", tournament_api.TournamentListApi.as_view(), name="api-tournament-list"),
     path("tournaments/<int:tournament_id>/", tournament_api.TournamentDetailApi.as_view(),
          name="api-tournament-detail"),

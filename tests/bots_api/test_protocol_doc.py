@@ -10,7 +10,7 @@ import pytest
 from games.engine import MatchState, Ruleset
 
 from bots_api import docgen
-from bots_api.client import FAULT_KINDS
+from bots_api.protocol import FAULT_KINDS
 from bots_api.protocol import SCHEMAS, schema_errors, sign, verify
 
 DOC = docgen.DOC.read_text()

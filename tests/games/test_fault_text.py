@@ -2,7 +2,7 @@
 docs/BOT_PROTOCOL.md), yet the fault text the service writes from what the endpoint did is published to anyone in
 the finished match's replay (``selectors.match_replay`` -> each frame's ``fault.detail``, drawn by replay.js):
 
-- a ``redirect`` fault quotes the reply's ``Location`` header (``localhttp.post_signed``): an http -> https redirect
+- a ``redirect`` fault quotes the reply's ``Location`` header (``bot_calls.post_signed``): an http -> https redirect
   of a bot's web server gives its endpoint's full address, path and query (a key in the query string included);
 - a ``connection`` fault for a host that does not resolve (``client.GuardedBackend``) quotes the endpoint's host
   name (likewise ``address``: "blocked address: <host> resolves only to <ip>").
