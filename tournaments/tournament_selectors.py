@@ -12,9 +12,9 @@ from django.db.models import Count, Q, QuerySet
 
 from games.engine import Ruleset
 from games.models import Match, Player
-from tournaments import formats
+from tournaments import formats, knockout
 from tournaments.models import Tournament, TournamentEntry, TournamentMatch
-from tournaments.tournament_services import pod_results
+from tournaments.tournament_rounds import pod_results
 
 
 def tournament_list() -> QuerySet[Tournament]:
@@ -59,7 +59,7 @@ def tournament_standings(*, tournament: Tournament) -> list[StandingRow]:
         champion = None
         if tournament.status == Tournament.Status.FINISHED:
             champion = _knockout_champion(tournament, rounds, entrants)
-        order = formats.knockout_standings(entrants, slot_rounds, champion)
+        order = knockout.knockout_standings(entrants, slot_rounds, champion)
         out = []
         for player_id, rank in order:
             row = rows[player_id]
@@ -77,7 +77,7 @@ def _knockout_champion(tournament, rounds, entrants) -> int | None:
     seed = {e.id: e.seed for e in entrants}
     results = {r.players: r for r in pod_results(tournament, round_number=last.number)}
     try:
-        final = formats.knockout_next_round(last.slots, results, seed, withdrawn)
+        final = knockout.knockout_next_round(last.slots, results, seed, withdrawn)
     except ValueError:
         return None
     return final[0] if len(final) == 1 else None

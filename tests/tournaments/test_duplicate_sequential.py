@@ -17,7 +17,8 @@ from games.services import player_for_user, player_house_create
 from tournaments.models import DuplicateSet, LadderEntry, RatingChange, Tournament, TournamentMatch
 from tournaments.services import ladder_create, ladder_entry_create
 from tournaments.tournament_selectors import tournament_standings
-from tournaments.tournament_services import (TournamentError, pod_results, tournament_create, tournament_register,
+from tournaments.tournament_rounds import pod_results
+from tournaments.tournament_services import (TournamentError, tournament_create, tournament_register,
                                              tournament_start)
 
 

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tournaments.formats import (BYE_POINTS, Entrant, PairingError, Result, bracket_order,
-                                 knockout_first_round, knockout_next_round, knockout_pods, knockout_rounds_needed,
-                                 knockout_standings, place_points, places_from_scores, round_robin_entrants_within,
-                                 round_robin_match_count, round_robin_rounds, standings,
+from tournaments.formats import (BYE_POINTS, Entrant, PairingError, Result, place_points, places_from_scores,
+                                 round_robin_entrants_within, round_robin_match_count, round_robin_rounds, standings,
                                  swiss_pairing)
+from tournaments.knockout import (bracket_order, knockout_first_round, knockout_next_round, knockout_pods,
+                                  knockout_rounds_needed, knockout_standings)
 
 
 def entrants(n, owners=None):

@@ -11,7 +11,8 @@ from games.models import Deal, Match
 from games.services import match_advance, player_house_create
 from tournaments.models import Tournament, TournamentMatch, TournamentRound
 from tournaments.tournament_selectors import tournament_rounds, tournament_standings
-from tournaments.tournament_services import (TournamentError, pod_results, tournament_advance, tournament_create,
+from tournaments.tournament_rounds import pod_results
+from tournaments.tournament_services import (TournamentError, tournament_advance, tournament_create,
                                              tournament_register, tournament_start, tournament_withdraw)
 
 STRATEGIES = ["random", "eager", "greedy", "heuristic", "tactician", "random", "eager", "greedy"]

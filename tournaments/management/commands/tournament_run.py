@@ -8,8 +8,8 @@ from games.models import Match
 from games.services import match_advance
 from tournaments.models import Tournament, TournamentMatch
 from tournaments.tournament_selectors import tournament_standings
-from tournaments.tournament_services import (TournamentError, access_tournament, tournament_advance,
-                                             tournament_match_count, tournament_start)
+from tournaments.tournament_rounds import tournament_match_count
+from tournaments.tournament_services import TournamentError, access_tournament, tournament_advance, tournament_start
 
 
 class Command(BaseCommand):
