@@ -11,9 +11,9 @@ import re
 from datetime import timedelta
 from pathlib import Path
 
-import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from config import stores
 from config.env import env_bool, env_float, env_int, env_list, env_str
 from games.engine.tactics import GUEST_OPPONENTS as _guest_opponents_default
 
@@ -81,43 +81,10 @@ TEMPLATES = [
     },
 ]
 
+#: The database (config.stores.databases): DATABASE_URL (PostgreSQL; DB_CONN_MAX_AGE, DB_POOL_MAX, DB_POOL_TIMEOUT),
+#: unset: SQLite in var/ (the zero-setup demo; SQLITE_TIMEOUT_SECONDS).
 DATABASE_URL = env_str("DATABASE_URL", "")
-if DATABASE_URL:
-    try:
-        DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=env_int("DB_CONN_MAX_AGE", 60, 0, 86400))}
-    except ValueError as exc:
-        raise ImproperlyConfigured(f"DATABASE_URL={DATABASE_URL!r} is not a database URL ({exc}); use e.g. "
-                                   "postgres://user@127.0.0.1:5432/eights") from None
-    #: A process's own pool of PostgreSQL connections (psycopg_pool through Django's "pool" option): at most
-    #: DB_POOL_MAX connections per process, a request or task thread waiting up to DB_POOL_TIMEOUT s for one instead
-    #: of opening its own. The ASGI web server runs each request in its own thread and the bots' Celery pool runs 32
-    #: threads: without a pool their connections add up past PostgreSQL's max_connections under load (the load trial
-    #: at 200 people: "too many clients"). 0 (the default; the tests): no pool. The Procfile sets it for web and
-    #: botworker; docs/SCALING.md.
-    DB_POOL_MAX = env_int("DB_POOL_MAX", 0, 0, 1000)
-    if DB_POOL_MAX and DATABASES["default"]["ENGINE"].endswith("postgresql"):
-        DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps the connections; Django refuses both at once
-        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
-            "min_size": 1, "max_size": DB_POOL_MAX, "timeout": env_float("DB_POOL_TIMEOUT", 10, 0.1, 600)}
-    #: a connection is checked before use: one from the pool before it is handed out (Django passes
-    #: psycopg_pool's check_connection, one round trip, ~0.1 ms on loopback), one kept between requests or tasks
-    #: (CONN_MAX_AGE) before its first use in each, so one that died (a terminated backend, a restart) is replaced
-    #: instead of failing the request
-    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
-else:
-    # The zero-setup file is written by two processes at once (the web server and the ladder loop). WAL lets reads
-    # go on beside a writer; IMMEDIATE takes the write lock at BEGIN, so a transaction that read first never fails
-    # with "database is locked" when it comes to write (SQLite cannot wait there, only at BEGIN); `timeout` is the
-    # busy timeout (s) a writer waits for the lock (SQLITE_TIMEOUT_SECONDS). synchronous=NORMAL is safe in WAL (a
-    # power cut may lose the last commits, never the file).
-    DATABASES = {
-        "default": {
-            "ENGINE": "django.db.backends.sqlite3",
-            "NAME": VAR_DIR / "eights.sqlite3",
-            "OPTIONS": {"timeout": env_int("SQLITE_TIMEOUT_SECONDS", 20, 1, 600), "transaction_mode": "IMMEDIATE",
-                        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL"},
-        }
-    }
+DATABASES = stores.databases(DATABASE_URL, VAR_DIR)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 LANGUAGE_CODE = "en-us"
@@ -343,31 +310,11 @@ if len(GUEST_OPPONENTS) < 2:
 
 # Kept in one block: CACHES, REST_FRAMEWORK["NUM_PROXIES"], django-axes (app, middleware, backend, AXES_*).
 
-#: The cache every process shares (throttle counts live there): a Redis URL; "db" for Django's database cache
-#: (table "eights_cache", created by every `migrate`); "file" for files in var/cache (one machine only). Default:
-#: the broker when it is Redis, else "db" with DATABASE_URL, else (the zero-setup SQLite path) "file": a count in
-#: SQLite would make every API request a write transaction (~9 ms, and one more writer to wait for).
+#: The cache every process shares (throttle counts live there; config.stores.caches): CACHE_URL, a Redis URL, "db"
+#: or "file"; default: the broker when it is Redis, else "db" with DATABASE_URL, else "file".
 _BROKER = env_str("CELERY_BROKER_URL", "")
-CACHE_URL = env_str("CACHE_URL", "") or (
-    _BROKER if _BROKER.startswith(("redis://", "rediss://")) else "db" if DATABASE_URL else "file")
-if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
-    # one connection pool per process (config/redis_pool.py): Django's per-thread cache objects would each open
-    # their own, i.e. one new connection per request under the ASGI server. While Redis is unreachable each process
-    # counts in a local cache instead of failing (config/cache.py); an unanswering Redis costs at most
-    # CACHE_SOCKET_TIMEOUT s per try.
-    _cache_timeout = env_float("CACHE_SOCKET_TIMEOUT", 2, 0.05, 60)
-    CACHES = {"default": {"BACKEND": "config.cache.ResilientRedisCache", "LOCATION": CACHE_URL,
-                          "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "eights"),
-                          "OPTIONS": {"pool_class": "config.redis_pool.SharedConnectionPool",
-                                      "socket_connect_timeout": _cache_timeout, "socket_timeout": _cache_timeout}}}
-elif CACHE_URL == "db":
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "eights_cache",
-                          "OPTIONS": {"MAX_ENTRIES": 100_000}}}
-elif CACHE_URL == "file":
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
-                          "LOCATION": VAR_DIR / "cache", "OPTIONS": {"MAX_ENTRIES": 100_000}}}
-else:
-    raise ImproperlyConfigured(f"CACHE_URL={CACHE_URL!r}: use a Redis URL (redis://host:6379/1), db or file")
+CACHE_URL = stores.cache_url(broker_url=_BROKER, database_url=DATABASE_URL)
+CACHES = stores.caches(CACHE_URL, VAR_DIR)
 
 #: How many reverse proxies in front of the app append to X-Forwarded-For. 0 (the default): the header is ignored
 #: and the connection's address (REMOTE_ADDR) is the client, so a forged header buys no new limits. With N, the
