@@ -8,13 +8,13 @@ Public API (DESIGN.md, "Engine API"): ``Ruleset``, ``Deal``, ``DealResult``, ``M
 from .cards import CARD_CODES, parse_card
 from .deal import ENGINE_VERSION, Deal, DealResult
 from .errors import IllegalAction
-from .match import MatchState, ReplayMismatch, replay, replay_more
+from .match import MatchState, PublicPly, ReplayMismatch, replay, replay_more
 from .rng import deal_code, seed_from_code
 from .rules import PRESETS, Ruleset
 from .strategies import STRATEGIES, choose
 
 __all__ = [
     "CARD_CODES", "ENGINE_VERSION", "Deal", "DealResult", "IllegalAction", "MatchState", "PRESETS",
-    "ReplayMismatch", "Ruleset", "STRATEGIES", "choose", "deal_code", "parse_card", "replay", "replay_more",
+    "PublicPly", "ReplayMismatch", "Ruleset", "STRATEGIES", "choose", "deal_code", "parse_card", "replay", "replay_more",
     "seed_from_code",
 ]

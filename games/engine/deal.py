@@ -198,6 +198,42 @@ class Deal:
         return [entry_dict(e) for e in self._log]
 
     @property
+    def history_length(self) -> int:
+        """How many entries ``history`` holds now: read it before a ply, and ``history_since`` gives what it added."""
+        return len(self._log)
+
+    def history_since(self, start: int) -> list[dict]:
+        """The public history entries after the first ``start`` (as ``history`` gives them): with ``start`` read
+        from ``history_length`` before a ply, what that ply put on record (its play, draw, pass, declaration or
+        announcement, with the penalties and reshuffles that came with it)."""
+        return [entry_dict(e) for e in self._log[start:]]
+
+    def public_view(self, *, history: bool = True) -> dict:
+        """What every seat and a spectator may see, JSON-ready (DESIGN.md, hidden information): ``view(seat)``
+        without the seat's own facts (``seat``, ``hand``, ``draws_left``, ``drawn_card``, ``announced``), so no card
+        of any hand or of the stock. ``history=False`` leaves the deal's ``history`` out (a ply's record keeps only
+        what it added: ``history_since``)."""
+        view = {
+            "to_play": None if self.result else self.to_play,
+            "dealer": self.dealer,
+            "hand_counts": list(self.sizes),
+            "top_card": self.top_card,
+            "active_suit": self.active_suit,
+            "declared": self.declared_suit is not None,
+            "stock_count": len(self.stock),
+            "discard_count": len(self.discard),
+            "awaiting_declaration": self.awaiting_declaration,
+            "pending_draw": self.pending_draw,
+            "direction": self.direction,
+            "out": list(self.out),
+            "ply": self.ply,
+            "result": self.result.to_dict() if self.result else None,
+        }
+        if history:
+            view["history"] = self.history
+        return view
+
+    @property
     def hands(self) -> list[list[int]]:
         """Every hand as a sorted list of card ints (second copies of a double deck listed twice)."""
         return [hand_cards(m, d) for m, d in zip(self.masks, self.dups)]

@@ -30,7 +30,6 @@ as deltas (BENCHMARKS.md, "Replay viewer").
 
 from __future__ import annotations
 
-from .actions import entry_dict
 from .cards import card_code, parse_card
 from .errors import IllegalAction
 from .hands import bits
@@ -93,14 +92,14 @@ def replay_frames(record: dict, moves: list[list[dict]] | None = None) -> dict:
         for ply, action in enumerate(stored["actions"], start=1):
             if deal.is_over:
                 raise ReplayMismatch(f"deal {number} ply {ply}: expected the deal to have ended, found {action!r:.80}")
-            seat, logged = deal.to_play, len(deal._log)
+            seat, logged = deal.to_play, deal.history_length
             try:
                 state.apply(action)
             except (IllegalAction, TypeError, ValueError) as exc:
                 raise ReplayMismatch(f"deal {number} ply {ply}: {exc}") from None
             hands, gain, lose = _hands_now(deal, current["hands"], keys)
             after = position(deal, hands)
-            delta = {"seat": seat, "log": [entry_dict(e) for e in deal._log[logged:]]}
+            delta = {"seat": seat, "log": deal.history_since(logged)}
             if gain:
                 delta["gain"] = gain
             if lose:

@@ -17,6 +17,9 @@ two members) decide, and partners share their side's place. ``hollywood`` (A1): 
 
 from __future__ import annotations
 
+from collections import deque
+from dataclasses import dataclass
+
 from .deal import ACTIONS, ENGINE_VERSION, ENGINE_VERSIONS, Deal, DealResult, check_ruleset_seats
 from .errors import IllegalAction
 from .hollywood import HollywoodScore
@@ -40,6 +43,21 @@ class ReplayMismatch(ValueError):
                  expected: object = None, found: object = None) -> None:
         super().__init__(message)
         self.deal, self.ply, self.what, self.expected, self.found = deal, ply, what, expected, found
+
+
+@dataclass(frozen=True)
+class PublicPly:
+    """One ply as everyone saw it (``MatchState.watch``): ``ply`` (the match's ply count after it, from 1),
+    ``deal_number`` and ``seat`` it was played in and by, the ``action``, the public history ``entries`` it put on
+    record (``Deal.history_since``), and ``view``: ``MatchState.public_view(history=False)`` right after it (the
+    next deal's, when it ended one)."""
+
+    ply: int
+    deal_number: int
+    seat: int
+    action: dict
+    entries: list
+    view: dict
 
 
 class MatchState:
@@ -88,6 +106,7 @@ class MatchState:
         self.hollywood = HollywoodScore(ruleset, self.target) if ruleset.scoring == "hollywood" else None
         self.final_hands: list[list[list[str]]] = []  # per finished deal: each seat's cards when it ended
         self.points = [0] * seats  # deal points summed (equals totals except under hollywood)
+        self.watched: deque[PublicPly] | None = None  # see ``watch``
         self._start_deal(dealer=seats - 1 if single_deal is None else self.single_deal["dealer"], leader=None)
 
     def _single_deal(self, single_deal: object) -> dict:
@@ -209,6 +228,36 @@ class MatchState:
             view["hollywood"] = self.hollywood.to_dict()
         return view
 
+    def public_view(self, *, history: bool = True) -> dict:
+        """What every seat and a spectator may see of the match (``Deal.public_view`` plus ``deal_number``,
+        ``totals``, ``target`` and, under hollywood scoring, ``hollywood``): never a card of a hand or the stock."""
+        view = self.deal.public_view(history=history)
+        view.update(deal_number=self.deal_number, totals=list(self.totals), target=self.target)
+        if self.hollywood:
+            view["hollywood"] = self.hollywood.to_dict()
+        return view
+
+    def watch(self, keep: int) -> None:
+        """From now on, keep each ply applied as everyone saw it (a ``PublicPly``), the last ``keep`` of them, in
+        ``watched``: the public record of a watched match, made by whoever advances the state (a live feed reads
+        it instead of stepping a state of its own). Costs a public view per ply (microseconds) while on. Calling it
+        again keeps what is kept (a larger ``keep`` widens the window)."""
+        if self.watched is None or (self.watched.maxlen or 0) < keep:
+            self.watched = deque(self.watched or (), maxlen=keep)
+
+    def watched_after(self, ply_count: int) -> list[PublicPly] | None:
+        """The kept plies after ``ply_count`` (oldest first), or None when the kept ones do not reach back to ply
+        ``ply_count + 1`` (the state was not watched then, or more plies came since than are kept)."""
+        watched = self.watched
+        if watched is None:
+            return None
+        applied = sum(map(len, self.deal_ids))
+        if ply_count >= applied:
+            return []
+        if not watched or watched[0].ply > ply_count + 1:
+            return None
+        return [p for p in watched if p.ply > ply_count]
+
     def apply(self, action: dict) -> None:
         """Apply a ply to the current deal; when it ends, score it and deal the next one (or end the match).
 
@@ -227,10 +276,15 @@ class MatchState:
         if self.is_over:
             raise IllegalAction("the match is over: no more actions")
         deal = self.deal
+        if self.watched is not None:
+            seat, number, logged = deal.to_play, self.deal_number, deal.history_length
         deal.apply_id(action_id)
         self.deal_ids[-1].append(action_id)
         if deal.result is not None:
             self._finish_deal()
+        if self.watched is not None:
+            self.watched.append(PublicPly(sum(map(len, self.deal_ids)), number, seat, dict(ACTIONS[action_id]),
+                                          deal.history_since(logged), self.public_view(history=False)))
 
     @property
     def deal_actions(self) -> list[list[dict]]:

@@ -22,11 +22,11 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import transaction
 
-from games.engine.actions import entry_dict
-from games.engine.match import MatchState, start_from_record
+from games.engine import PublicPly
+from games.engine.match import start_from_record
 from games.models import Match, Move, Player, Seat
 from games.matches.exports import match_is_public
-from games.matches.snapshots import MatchSnapshot, match_snapshot, record_head
+from games.matches.snapshots import match_snapshot, match_state_snapshot
 
 log = logging.getLogger(__name__)
 
@@ -82,74 +82,69 @@ def _ply_dict(ply: int, deal_number: int, seat: int, action: dict, entries: list
 
 
 class _Timeline:
-    """The public views and plies of one snapshot, built by one replay of its record."""
+    """The public views and plies of one snapshot of a match: ``public`` dresses the engine's public view
+    (``MatchState.public_view``) with the service's facts (status, seats, the clock, the replay's address)."""
 
-    def __init__(self, snapshot: MatchSnapshot, seats: list[dict], moves: list[dict]):
-        self.snapshot, self.seats, self.moves = snapshot, seats, moves
+    def __init__(self, match: Match, seats: list[dict], moves: list[dict]):
+        self.match, self.seats, self.moves = match, seats, moves
         self.kinds = [s["kind"] for s in seats]
+        self.history: list[dict] = []  # the current deal's public plies as of the last ply walked
 
-    def public(self, state: MatchState, ply: int, history: list[dict], since) -> dict:
-        """The public view after ``ply`` plies (``state`` as of then, ``history`` its deal's public plies)."""
-        match = self.snapshot.match
+    def public(self, view: dict, ply: int, history: list[dict], since) -> dict:
+        """The public view after ``ply`` plies from the engine's (``MatchState.public_view(history=False)`` as of
+        then) and ``history``, that deal's public plies."""
+        match = self.match
         last = ply == match.ply_count
         status = match.status if last else Match.Status.RUNNING
-        deal = state.deal
-        to_play = None if (state.is_over or status != Match.Status.RUNNING or deal.result is not None) \
-            else deal.to_play
+        to_play = view["to_play"] if status == Match.Status.RUNNING else None
         deadline = None
         if to_play is not None and self.kinds[to_play] == Player.Kind.HUMAN and since is not None:
             deadline = _iso(since + timedelta(seconds=match.move_clock_seconds))
-        return {"match_id": match.pk, "status": status, "ply": ply, "deal_number": state.deal_number,
-                "dealer": deal.dealer, "to_play": to_play, "top_card": deal.top_card,
-                "suit_to_follow": deal.active_suit, "hand_counts": list(deal.sizes), "stock_size": len(deal.stock),
-                "discard_size": len(deal.discard), "totals": list(state.totals), "seats": self.seats,
-                "history": list(history), "clock": {"to_play_since": _iso(since), "move_deadline": deadline},
+        return {"match_id": match.pk, "status": status, "ply": ply, "deal_number": view["deal_number"],
+                "dealer": view["dealer"], "to_play": to_play, "top_card": view["top_card"],
+                "suit_to_follow": view["active_suit"], "hand_counts": view["hand_counts"],
+                "stock_size": view["stock_count"], "discard_size": view["discard_count"], "totals": view["totals"],
+                "seats": self.seats, "history": list(history),
+                "clock": {"to_play_since": _iso(since), "move_deadline": deadline},
                 "replay_url": (f"/matches/{match.pk}/replay/"
                                if last and match_is_public(match=match) else None)}
 
-    def walk(self, after: int):
-        """Yield ``(ply dict, public view after it)`` for every ply after ``after`` (a ply count), in order; with
-        ``after`` equal to the snapshot's count, nothing (use ``current``)."""
-        yield from self._run(after, want_plies=True)
+    def event(self, ply: PublicPly, *, view: bool = True) -> tuple[dict, dict | None]:
+        """``(ply dict, public view after it)`` of one ply as everyone saw it, after the plies walked before it
+        (``history`` follows: a deal's end starts the next deal's empty); ``view=False`` only notes the ply."""
+        meta = self.moves[ply.ply - 1] if ply.ply - 1 < len(self.moves) else None
+        out = _ply_dict(ply.ply, ply.deal_number, ply.seat, ply.action, ply.entries, meta)
+        self.history.append(out)
+        if ply.view["deal_number"] != ply.deal_number:  # the deal ended and the next one is dealt
+            self.history = []
+        if not view:
+            return out, None
+        since = self.match.last_progress_at if ply.ply == self.match.ply_count else (meta or {}).get("at")
+        return out, self.public(ply.view, ply.ply, self.history, since)
 
-    def current(self) -> dict:
-        """The public view as of the snapshot."""
-        for view in self._run(self.snapshot.match.ply_count - 1, want_plies=False):
-            return view
-        raise AssertionError("unreachable")
-
-    def _run(self, after: int, *, want_plies: bool):
-        record = self.snapshot.record
-        match = self.snapshot.match
+    def walk(self, record: dict, after: int):
+        """Replay ``record`` (the snapshot's) and yield ``(ply dict, public view after it)`` for every ply after
+        ``after`` (a ply count), in order; ``history`` ends as the current deal's public plies."""
         state = start_from_record(record)
-        count, history = 0, []
-        if not want_plies and match.ply_count == 0:
-            yield self.public(state, 0, history, match.last_progress_at)
-            return
-        for number, stored in enumerate(record["deals"], start=1):
-            if state.is_over or state.deal_number != number:
-                break
-            history = []
+        state.watch(1)
+        count = 0
+        for stored in record["deals"]:
             for action in stored["actions"]:
-                deal = state.deal
-                seat, logged = deal.to_play, len(deal._log)
                 state.apply(action)
-                entries = [entry_dict(e) for e in deal._log[logged:]]
-                meta = self.moves[count] if count < len(self.moves) else None
                 count += 1
-                ply = _ply_dict(count, number, seat, action, entries, meta)
-                history.append(ply)
-                if state.deal is not deal:  # the deal ended and the next one is dealt: its history starts empty
-                    history = []
-                if count <= after:
-                    continue
-                since = match.last_progress_at if count == match.ply_count else (meta or {}).get("at")
-                view = self.public(state, count, history, since)
-                if want_plies:
+                ply, view = self.event(state.watched[-1], view=count > after)
+                if view is not None:
                     yield ply, view
-                else:
-                    yield view
-                    return
+
+    def current(self, record: dict) -> dict:
+        """The public view as of the snapshot (``record``: its log)."""
+        view = None
+        for _ply, view in self.walk(record, self.match.ply_count - 1):
+            pass
+        if view is None:  # no ply yet
+            view = self.public(start_from_record(record).public_view(history=False), 0, [],
+                               self.match.last_progress_at)
+        return view
 
 
 def _moves_meta(match_id: int, ply_count: int, first: int = 0) -> list[dict]:
@@ -166,29 +161,48 @@ def match_public_view(*, match: Match) -> dict:
     ``MatchHidden`` for a duplicate set's match before its set is public, ``Match.DoesNotExist`` when it is gone."""
     check_watchable(match=match)
     snapshot = match_snapshot(match=match)
-    moves = _moves_meta(match.pk, snapshot.match.ply_count, first=max(0, snapshot.match.ply_count - 1))
-    return _Timeline(snapshot, _seats(match), moves).current()
+    count = snapshot.match.ply_count
+    moves = _moves_meta(match.pk, count, first=_current_deal_start(snapshot.record, count))
+    return _Timeline(snapshot.match, _seats(match), moves).current(snapshot.record)
+
+
+def _current_deal_start(record: dict, count: int) -> int:
+    """The ply count before the first ply of the record's last deal: the plies whose facts (source, fault) the
+    current deal's public history shows come after it."""
+    return count - len(record["deals"][-1]["actions"]) if record["deals"] else 0
 
 
 def match_public_events(*, match: Match, after: int, seats: list[dict] | None = None) -> tuple[list, dict | None, int]:
     """The events after ply count ``after`` as of one snapshot: ``(plies, end, ply_count)`` where ``plies`` is a list
     of ``(ply count, data dict)`` (``data``: ``{"ply", "public", "published_at_ms"}``, docs/LIVE.md), ``end`` the
     end event's data when the match is over (else None) and ``ply_count`` the snapshot's count."""
+    events, end, count, _history = _replayed_events(match, after, seats or _seats(match))
+    return events, end, count
+
+
+def _replayed_events(match: Match, after: int, seats: list[dict]) -> tuple[list, dict | None, int, list[dict]]:
+    """``match_public_events`` from one replay of a snapshot of the log, with the current deal's public plies as of
+    the snapshot (where a ``MatchFeed`` goes on from)."""
     snapshot = match_snapshot(match=match)
     count = snapshot.match.ply_count
-    moves = _moves_meta(match.pk, count, first=min(after, count))
-    events = []
-    if count > after:
-        for ply, view in _Timeline(snapshot, seats or _seats(match), moves).walk(after):
-            at = moves[ply["ply"] - 1].get("at")
-            events.append((ply["ply"], {"ply": ply, "public": view,
-                                        "published_at_ms": int(at.timestamp() * 1000) if at else None}))
-    end = None
-    if snapshot.match.status != Match.Status.RUNNING:
-        places = list(Seat.objects.filter(match_id=match.pk).order_by("index").values_list("place", flat=True))
-        end = {"status": snapshot.match.status, "totals": list(snapshot.match.totals), "places": places,
-               "replay_url": (f"/matches/{match.pk}/replay/" if match_is_public(match=snapshot.match) else None)}
-    return events, end, count
+    moves = _moves_meta(match.pk, count, first=min(after, _current_deal_start(snapshot.record, count)))
+    timeline = _Timeline(snapshot.match, seats, moves)
+    events = [(ply["ply"], _event_data(ply, view, moves)) for ply, view in timeline.walk(snapshot.record, after)]
+    return events, _end_event(snapshot.match), count, timeline.history
+
+
+def _event_data(ply: dict, view: dict, moves: list[dict]) -> dict:
+    at = moves[ply["ply"] - 1].get("at") if ply["ply"] - 1 < len(moves) else None
+    return {"ply": ply, "public": view, "published_at_ms": int(at.timestamp() * 1000) if at else None}
+
+
+def _end_event(row: Match) -> dict | None:
+    """The end event's data once the match (``row``, as read) is over, else None."""
+    if row.status == Match.Status.RUNNING:
+        return None
+    places = list(Seat.objects.filter(match_id=row.pk).order_by("index").values_list("place", flat=True))
+    return {"status": row.status, "totals": list(row.totals), "places": places,
+            "replay_url": f"/matches/{row.pk}/replay/" if match_is_public(match=row) else None}
 
 
 # ---- publishing ----------------------------------------------------------------------------------------------------
@@ -238,50 +252,53 @@ def _publish(match_id: int, ply_count: int | None) -> None:
 
 
 class MatchFeed:
-    """A match's public plies kept up to date in a process: the engine state after ``count`` plies and its deal's
-    public history, advanced by reading only the plies stored since (``advance``), so a watched match costs one
-    small read and one engine step per ply instead of a replay of its whole log.
+    """A match's public plies kept up to date in a process, from the match's one engine state in this process
+    (``games.state_cache``, read through ``match_state_snapshot``): the feed has that state watched
+    (``MatchState.watch``), so whoever advances it (a seat view, a person's move, this feed) keeps each ply as
+    everyone saw it, and the feed turns the plies after its ``count`` into events, going on with the current deal's
+    public plies (``history``). A watched match costs one small read per wake-up and no engine state of its own.
 
-    Each ``advance`` is one consistent read: the match row first (its ply count, status, totals), then its plies up
-    to that count; stored plies never change and every ply up to a committed count is committed with it."""
+    It starts (and starts again when the state's kept plies do not reach back to ``count``: the state was built or
+    advanced while nobody watched it) with one replay of a snapshot of the log. Each ``advance`` is one consistent
+    read (``match_state_snapshot``)."""
+
+    #: plies the watched state keeps (``MatchState.watch``): a wake-up that finds more stored since replays instead
+    KEEP = 256
 
     def __init__(self, match: Match, seats: list[dict]):
         self.match, self.seats = match, seats
-        self.state = start_from_record({**record_head(match), "deals": []})
-        self.count, self.history = 0, []
+        self.count: int | None = None  # the ply count the feed's events reach (None: not started)
+        self.history: list[dict] = []
 
-    def advance(self) -> tuple[list, dict | None]:
-        """The events of the plies stored since the last call, ``[(ply count, data)]``, and the end event's data once
-        the match is over (else None). ``Match.DoesNotExist`` when it is gone."""
-        row = Match.objects.get(pk=self.match.pk)
-        if (row.commitment, row.seed, row.created_at) != (self.match.commitment, self.match.seed, self.match.created_at):
-            raise Match.DoesNotExist(f"match {row.pk} is another match now (its id was handed out again)")
-        rows = list(Move.objects.filter(deal__match_id=row.pk).order_by("deal__number", "ply")
-                    .values_list("deal__number", "action", "source", "fault_kind", "created_at", "contribution")
-                    [self.count:row.ply_count])
-        timeline = _Timeline(MatchSnapshot(match=row, record={}), self.seats, [])
+    def advance(self, after: int = 0) -> tuple[list, dict | None]:
+        """The events of the plies stored since the last call (on the first, those after ``after``), ``[(ply count,
+        data)]``, and the end event's data once the match is over (else None). ``Match.DoesNotExist`` when it is gone
+        or its id belongs to another match now; ``ValueError`` (``ReplayMismatch``) when its log does not replay."""
+        identity = Match.objects.filter(pk=self.match.pk).values_list("commitment", "seed", "created_at").first()
+        if identity != (self.match.commitment, self.match.seed, self.match.created_at):
+            raise Match.DoesNotExist(f"no match {self.match.pk} (or its id was handed out again)")
+        if self.count is None:
+            return self._restart(after)
+        snapshot = match_state_snapshot(match=self.match, watch=self.KEEP)
+        plies = snapshot.state.watched_after(self.count)
+        snapshot.keep()
+        row = snapshot.match
+        if plies is None:
+            return self._restart(self.count)
+        moves = _moves_meta(row.pk, row.ply_count, first=self.count)
+        timeline = _Timeline(row, self.seats, moves)
+        timeline.history = self.history
         events = []
-        for number, action, source, fault_kind, at, contribution in rows:
-            state, deal = self.state, self.state.deal
-            if state.deal_number != number:
-                raise ValueError(f"match {row.pk}: ply {self.count + 1} is stored in deal {number}, the engine is in "
-                                 f"deal {state.deal_number}")
-            seat, logged = deal.to_play, len(deal._log)
-            if contribution:  # taken for the next deal's key: the feed deals it as the match did
-                state.offer(seat, bytes.fromhex(contribution))
-            state.apply(action)
-            self.count += 1
-            entries = [entry_dict(e) for e in deal._log[logged:]]
-            ply = _ply_dict(self.count, number, seat, action, entries, {"source": source, "fault_kind": fault_kind})
-            self.history.append(ply)
-            if state.deal is not deal:
-                self.history = []
-            since = row.last_progress_at if self.count == row.ply_count else at
-            events.append((self.count, {"ply": ply, "public": timeline.public(state, self.count, self.history, since),
-                                        "published_at_ms": int(at.timestamp() * 1000)}))
-        end = None
-        if row.status != Match.Status.RUNNING:
-            places = list(Seat.objects.filter(match_id=row.pk).order_by("index").values_list("place", flat=True))
-            end = {"status": row.status, "totals": list(row.totals), "places": places,
-                   "replay_url": f"/matches/{row.pk}/replay/" if match_is_public(match=row) else None}
+        for ply in plies:
+            out, view = timeline.event(ply)
+            events.append((ply.ply, _event_data(out, view, moves)))
+        self.count, self.history = row.ply_count, timeline.history
+        return events, _end_event(row)
+
+    def _restart(self, after: int) -> tuple[list, dict | None]:
+        """One replay of a snapshot of the log, for the events after ``after``; the match's state is watched from
+        before it on (brought up to date first: the state stands at or before the replay's snapshot), so the next
+        ``advance`` finds every ply since."""
+        match_state_snapshot(match=self.match, watch=self.KEEP).keep()
+        events, end, self.count, self.history = _replayed_events(self.match, after, self.seats)
         return events, end

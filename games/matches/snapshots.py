@@ -156,7 +156,7 @@ class StateSnapshot:
             state_cache.put(self._key, self.state)
 
 
-def match_state_snapshot(*, match: Match) -> StateSnapshot:
+def match_state_snapshot(*, match: Match, watch: int = 0) -> StateSnapshot:
     """One consistent read of ``match`` with its engine state, as ``match_snapshot`` but without replaying the whole
     log: the state cached in this process (``games.state_cache``) is brought up to date with only the plies stored
     after it (``games.engine.replay_more``), read with the match's progress and its current deals in a single
@@ -164,6 +164,9 @@ def match_state_snapshot(*, match: Match) -> StateSnapshot:
     ply or a deal's end committed meanwhile is wholly in it or wholly out. With no cached state it replays the
     whole log (``match_snapshot``). The state always agrees with the log: the plies applied must come to the
     snapshot's ply count, else the state is thrown away and the log replayed; every ply is checked by the engine.
+
+    ``watch`` > 0 has the state keep the last ``watch`` plies as everyone saw them (``MatchState.watch``), from the
+    plies it is brought up to date with on (a whole replay keeps none: it starts watching at its end).
 
     Raises ``ReplayMismatch`` (a ``ValueError``) when the stored log does not replay, ``Match.DoesNotExist`` if the
     match is gone. Takes no lock.
@@ -173,6 +176,8 @@ def match_state_snapshot(*, match: Match) -> StateSnapshot:
     key = state_cache.key_of(match)
     state = state_cache.take(key)
     if state is not None:
+        if watch:
+            state.watch(watch)
         count = state_cache.plies_of(state)
         read = _match_tail(match, deal_number=state.deal_number, done=len(state.deal_ids[-1]))
         if read is not None:
@@ -185,6 +190,8 @@ def match_state_snapshot(*, match: Match) -> StateSnapshot:
                     pass  # a log that does not follow the cached state: replay it whole (and raise there if bad)
     snapshot = match_snapshot(match=match)
     commitments = {d["number"]: d.get("commitment", "") for d in snapshot.record["deals"]}
+    if watch:
+        snapshot.state.watch(watch)
     return StateSnapshot(snapshot.match, snapshot.state, commitments, key)
 
 

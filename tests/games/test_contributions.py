@@ -156,15 +156,36 @@ def test_matches_dealt_the_same_cards_or_from_a_chosen_seed_take_no_contribution
 
 
 @pytest.mark.django_db
-def test_a_watchers_feed_deals_every_deal_with_its_contributions(owner, house_bots):
-    """The live feed (games.live.MatchFeed) plays the stored plies on a state of its own: it must deal each next deal
-    from the contributions the plies carried, or its public views would show another starter."""
-    from games.live import MatchFeed
+def test_a_watchers_feed_deals_every_deal_with_its_contributions(owner, house_bots, monkeypatch):
+    """The live feed (games.live.MatchFeed) follows the match's one engine state in this process (the state cache's,
+    watched): each next deal must be dealt from the contributions the plies carried, or its public views would show
+    another starter. Followed slice by slice while the match is played, its events are those a replay of the stored
+    log gives, and it keeps no engine state of its own."""
+    from games import live, state_cache
 
-    _bot, match = _played_by_bot(owner, house_bots[3], "contribution:random")
+    replays = []
+    replayed_events = live._replayed_events
+    monkeypatch.setattr(live, "_replayed_events", lambda *a: replays.append(a) or replayed_events(*a))
+    server = BotServer("contribution:random", "s3cret")
+    try:
+        bot = _bot(owner, server)
+        match = match_create(players=[bot.player, house_bots[3]], ruleset=SHORT)
+        seats = live._seats(match)
+        feed = live.MatchFeed(match, seats)
+        followed, end = feed.advance(after=0)  # the first: one replay of the (empty) log
+        while end is None:
+            match_advance(match_id=match.pk, ply_budget=7)  # the worker's slice steps the cached, watched state
+            events, end = feed.advance()
+            followed += events
+    finally:
+        server.stop()
+    assert len(replays) == 1 and not hasattr(feed, "state")  # one replay to start, then the watched state only
     rows = list(Deal.objects.filter(match=match).order_by("number"))
     assert len(rows) >= 2 and all(row.contributions for row in rows[1:])  # the bot's
-    feed = MatchFeed(match, [{"seat": 0, "kind": "bot"}, {"seat": 1, "kind": "house"}])
-    events, end = feed.advance()
-    assert end is not None and len(events) == Match.objects.get(pk=match.pk).ply_count
-    assert feed.state.deal.seed.hex() == rows[-1].key and feed.state.totals == Match.objects.get(pk=match.pk).totals
+    truth, _end, count = live.match_public_events(match=match, after=0)
+    assert count == Match.objects.get(pk=match.pk).ply_count == len(followed)
+    def same(data):  # the clock of the newest ply read is the match row's (it was the last then), not the ply's row
+        return {**data, "public": {**data["public"], "clock": None}}
+    assert [same(data) for _ply, data in followed] == [same(data) for _ply, data in truth]
+    cached = state_cache.take(state_cache.key_of(match))
+    assert cached is not None and cached.watched is not None and cached.watched[-1].ply == count
