@@ -1,5 +1,7 @@
-"""Shared personas: house bots of each strategy, and a demo-like ladder; a real browser; the run's own test
-database (stale ones of dead runs dropped, this run's dropped even when a session lingers)."""
+"""Shared personas (tests/support/personas.py): a person (lin), a bot owner (ada) and a stranger (bob) with their
+API clients, real HTTP bot servers (``servers``) and the owner's verified bot on one, house bots of each strategy
+and a demo-like ladder (a guest is a browser that pressed Deal: ``personas.press_deal``); a real browser; the run's
+own test database (stale ones of dead runs dropped, this run's dropped even when a session lingers)."""
 
 import warnings
 
@@ -58,6 +60,72 @@ def _fresh_throttles():
     from run_cache import clear_this_runs_cache
 
     clear_this_runs_cache()
+
+
+@pytest.fixture
+def person(db):
+    """A signed-up person, "lin" (``personas.PASSWORDS``)."""
+    from personas import user
+
+    return user("lin")
+
+
+@pytest.fixture
+def owner(db):
+    """A bot owner, "ada" (``personas.PASSWORDS``)."""
+    from personas import user
+
+    return user("ada")
+
+
+@pytest.fixture
+def stranger(db):
+    """Someone else, "bob": owns nothing of the others'."""
+    from personas import user
+
+    return user("bob")
+
+
+@pytest.fixture
+def as_person(person):
+    """DRF's test client, authenticated as ``person``."""
+    from personas import api_client
+
+    return api_client(person)
+
+
+@pytest.fixture
+def as_stranger(stranger):
+    """DRF's test client, authenticated as ``stranger``."""
+    from personas import api_client
+
+    return api_client(stranger)
+
+
+@pytest.fixture
+def servers():
+    """``servers(behaviour="good", secret="s3cret")`` starts a real HTTP bot server on loopback
+    (tests/support/bot_servers.py); every one started is stopped after the test."""
+    from bot_servers import BotServer
+
+    started = []
+
+    def start(behaviour="good", secret="s3cret"):
+        server = BotServer(behaviour, secret)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture
+def verified_bot(owner, servers):
+    """``owner``'s bot "Probe" on a good bot server, verified and active (``personas.bot_of``)."""
+    from personas import bot_of
+
+    return bot_of(owner, servers(), "Probe", active=True)
 
 
 @pytest.fixture

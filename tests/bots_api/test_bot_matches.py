@@ -1,39 +1,16 @@
 """Bots over real HTTP on loopback: every misbehaviour is a recorded fault, the match goes on, nothing is lost."""
 
 import pytest
-from django.utils import timezone
 
 from bots_api.client import BotFault, check_endpoint_url, post_json
-from bots_api.models import Bot
 from bots_api.protocol import schema_errors, verify
 from bots_api.services import BotError, bot_enter_ladder, bot_register, bot_verify
 from games.engine import Ruleset, replay
 from games.models import Match, Move, Seat
 from games.selectors import match_record
 from games.services import match_advance, match_create
+from personas import bot_of
 
-from bot_servers import BotServer
-
-
-@pytest.fixture
-def servers():
-    started = []
-
-    def start(behaviour="good", secret="s3cret"):
-        server = BotServer(behaviour, secret)
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        server.stop()
-
-
-def _bot(owner, server, name="Probe", verified=True) -> Bot:
-    bot, secret = bot_register(owner=owner, name=name, endpoint_url=server.url)
-    Bot.objects.filter(pk=bot.pk).update(secret="s3cret", verified_at=timezone.now() if verified else None)
-    bot.refresh_from_db()
-    return bot
 
 
 def _match(bot, house, timeout_ms=1000, seed=7) -> Match:
@@ -52,7 +29,7 @@ def _check_log(match):
 @pytest.mark.django_db
 def test_a_good_bot_plays_a_whole_match_and_every_body_matches_the_schema(owner, servers, house_bots):
     server = servers("good")
-    bot = _bot(owner, server)
+    bot = bot_of(owner, server)
     match = _match(bot, house_bots[3])
     assert match_advance(match_id=match.pk) == "finished"
     match.refresh_from_db()
@@ -82,7 +59,7 @@ def test_a_misbehaving_bot_gets_the_fallback_with_the_fault_recorded_and_forfeit
         behaviour, kind, owner, servers, house_bots, settings):
     settings.BOT_TIME_BANK_MS = 0
     server = servers(behaviour)
-    bot = _bot(owner, server)
+    bot = bot_of(owner, server)
     # a short deadline only where the fault is lateness; elsewhere a loaded machine's slow reply must not turn the
     # fault into a timeout (seen once at load average 10: notheld recorded as timeout)
     match = _match(bot, house_bots[3], timeout_ms=200 if kind == "timeout" else 3000)
@@ -101,7 +78,7 @@ def test_a_misbehaving_bot_gets_the_fallback_with_the_fault_recorded_and_forfeit
 def test_the_time_bank_absorbs_slow_turns_before_a_timeout_counts(owner, servers, house_bots, settings):
     settings.BOT_TIME_BANK_MS = 500
     server = servers("sleep:150")
-    bot = _bot(owner, server)
+    bot = bot_of(owner, server)
     match = _match(bot, house_bots[0], timeout_ms=100)
     match_advance(match_id=match.pk, ply_budget=4)
     seat = Seat.objects.get(match=match, index=0)
@@ -119,7 +96,7 @@ def test_the_address_guard_refuses_private_addresses_at_registration_and_at_conn
     import socket
 
     server = servers("good")
-    bot = _bot(owner, server)
+    bot = bot_of(owner, server)
     settings.BOTS_ALLOW_LOOPBACK = False
     with pytest.raises(ValueError, match="loopback"):
         check_endpoint_url(server.url)
@@ -155,7 +132,7 @@ def test_a_bot_that_keeps_forfeiting_is_suspended_and_leaves_the_ladders(owner, 
 
     settings.BOT_TIME_BANK_MS = 0
     server = servers("status:500")
-    bot = _bot(owner, server)
+    bot = bot_of(owner, server)
     ladder_entry_create(ladder=ladder, player=bot.player)
     for seed in (1, 2, 3):
         match = _match(bot, house_bots[seed], seed=seed)
@@ -208,7 +185,7 @@ def test_registration_refuses_control_characters_and_port_zero(url):
 @pytest.mark.django_db
 def test_bot_names_cannot_impersonate(owner, servers):
     server = servers("good")
-    _bot(owner, server, name="Probe")
+    bot_of(owner, server, name="Probe")
     for name, code in (("probe", "name_taken"), ("ab\u202ecd", "invalid_name"), ("a\x07b", "invalid_name")):
         with pytest.raises(BotError) as err:
             bot_register(owner=owner, name=name, endpoint_url=server.url)

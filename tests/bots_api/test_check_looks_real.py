@@ -23,11 +23,12 @@ from bots_api import check as conformance
 from bots_api.models import Bot, BotCheck
 from bots_api.protocol import schema_errors, verify
 from bots_api import services
-from bots_api.services import bot_check_request, bot_check_run, bot_register
+from bots_api.services import bot_check_request, bot_check_run
 from games.engine import Ruleset
 from games.models import Player
 from games.services import match_advance, match_create
 from tournaments.services import ladder_create, ladder_entry_create, ladder_schedule_matches
+from personas import bot_of
 
 
 @pytest.fixture
@@ -35,14 +36,6 @@ def server():
     started = BotServer("good", "s3cret")
     yield started
     started.stop()
-
-
-def _bot(owner, server, verified=False) -> Bot:
-    bot, _secret = bot_register(owner=owner, name="Spotter", endpoint_url=server.url)
-    Bot.objects.filter(pk=bot.pk).update(secret="s3cret", verified_at=timezone.now() if verified else None)
-    Player.objects.filter(pk=bot.player_id).update(is_active=verified)
-    bot.refresh_from_db()
-    return bot
 
 
 def _real_matches(house_bots, count=3) -> list[int]:
@@ -58,7 +51,7 @@ def _real_matches(house_bots, count=3) -> list[int]:
 @pytest.mark.django_db
 def test_a_checks_match_ids_vary_and_look_like_real_ones(owner, server, house_bots, settings):
     real = _real_matches(house_bots)
-    bot = _bot(owner, server)
+    bot = bot_of(owner, server, "Spotter", verified=False, active=False)
     seen = []
     for _ in range(2):
         server.requests.clear()
@@ -85,7 +78,7 @@ def test_a_bot_that_plays_well_only_for_the_checkers_ids_fails_the_check(spotted
     """The breaker's bot: well for match 999000 (the old checker's constant), cards it does not hold otherwise.
     Also a bot that learnt the ids of one check: the next check's ids are others."""
     _real_matches(house_bots, 1)
-    bot = _bot(owner, server)
+    bot = bot_of(owner, server, "Spotter", verified=False, active=False)
     if spotted == "999000":
         server.behaviour = "checkonly:999000"
     else:
@@ -135,7 +128,7 @@ def test_a_check_honours_the_time_bank_its_turns_state(owner, server, settings):
     the same bot is late."""
     settings.BOT_TURN_TIMEOUT_MS = 150
     server.behaviour = "sleep:250"
-    bot = _bot(owner, server)
+    bot = bot_of(owner, server, "Spotter", verified=False, active=False)
     settings.BOT_TIME_BANK_MS = 5000
     check = bot_check_run(check_id=bot_check_request(bot=bot).pk)
     assert check.state == BotCheck.State.PASSED, check.detail
@@ -168,7 +161,7 @@ def _assert_turns_come_first(sent) -> None:
 
 @pytest.mark.django_db
 def test_the_service_sends_every_turn_of_a_check_before_any_ping_refusal_or_match_end(owner, server):
-    bot = _bot(owner, server)
+    bot = bot_of(owner, server, "Spotter", verified=False, active=False)
     check = bot_check_run(check_id=bot_check_request(bot=bot).pk)
     assert check.state == BotCheck.State.PASSED, check.detail
     _assert_turns_come_first(_sent(server))
@@ -197,7 +190,7 @@ def test_a_bot_that_plays_well_only_once_pinged_fails_the_standalone_check(serve
 @pytest.mark.django_db
 def test_a_bot_that_plays_well_only_once_pinged_fails_the_services_check(owner, server):
     server.behaviour = "afterping"
-    bot = _bot(owner, server)
+    bot = bot_of(owner, server, "Spotter", verified=False, active=False)
     check = bot_check_run(check_id=bot_check_request(bot=bot).pk)
     assert check.state == BotCheck.State.FAILED and "illegal action" in check.detail, check.detail
     assert check.detail.startswith("turn: ")
@@ -207,7 +200,7 @@ def test_a_bot_that_plays_well_only_once_pinged_fails_the_services_check(owner, 
 def test_nothing_more_is_sent_once_the_bot_refuses_the_services_signature(owner, server):
     """The ping that used to come first stopped a check of a bot that cannot be reached; now the first turn does."""
     server.behaviour = "status:401"
-    bot = _bot(owner, server)
+    bot = bot_of(owner, server, "Spotter", verified=False, active=False)
     check = bot_check_run(check_id=bot_check_request(bot=bot).pk)
     assert check.state == BotCheck.State.FAILED and "HTTP 401" in check.detail, check.detail
     assert [kind for kind, _s, _b in _sent(server)] == ["turn"]
@@ -281,7 +274,7 @@ def ladder_turns(owner, server, house_bots):
     real ladder matches (at least 60): ``(ladder, bot, turns)``."""
     ladder = ladder_create(name="Spot", slug="spot", preset="web-table", seats_per_match=3, target=50,
                            turn_timeout_ms=800)
-    bot = _bot(owner, server, verified=True)
+    bot = bot_of(owner, server, "Spotter", active=True)
     for player in (bot.player, house_bots[1], house_bots[3]):
         ladder_entry_create(ladder=ladder, player=player)
     while len(server.bodies("turn")) < 60:

@@ -22,21 +22,14 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from bots_api.models import Bot, BotCheck
-from bots_api.services import BotError, bot_check_request, bot_check_run, bot_enter_ladder, bot_register, bot_verify
+from bots_api.services import BotError, bot_check_request, bot_check_run, bot_enter_ladder, bot_verify
 from games.engine import MatchState, Ruleset
 from games.engine.strategies import fallback_action
 from games.models import Match, Move, Player
 from games.services import match_advance, match_create
 from tournaments.models import LadderEntry
 from tournaments.services import ladder_create, ladder_entry_create, ladder_schedule_matches
-
-
-def _bot(owner, server, name) -> Bot:
-    bot, _secret = bot_register(owner=owner, name=name, endpoint_url=server.url)
-    Bot.objects.filter(pk=bot.pk).update(secret="s3cret", verified_at=timezone.now())
-    Player.objects.filter(pk=bot.player_id).update(is_active=True)
-    bot.refresh_from_db()
-    return bot
+from personas import bot_of
 
 
 def _first_to_forfeit(seed: int) -> int:
@@ -58,9 +51,9 @@ def test_a_bot_faulting_every_turn_is_suspended_even_when_its_opponent_forfeits_
         behaviour, kind, owner, servers, settings):
     settings.BOT_TIME_BANK_MS = 0
     settings.BOT_SUSPEND_AFTER_FAILED_MATCHES = 3
-    bad = _bot(owner, servers(behaviour), "Bad")
+    bad = bot_of(owner, servers(behaviour), "Bad", active=True)
     rival = get_user_model().objects.create_user("bo", password="pw-bo-123")  # no match seats two bots of one owner
-    worse = _bot(rival, servers("status:500"), "Worse")  # seated to reach 3 faults (a forfeit) first
+    worse = bot_of(rival, servers("status:500"), "Worse", active=True)  # seated to reach 3 faults (a forfeit) first
     for seed in (1, 2, 3):
         seats = [worse.player, bad.player] if _first_to_forfeit(seed) == 0 else [bad.player, worse.player]
         match = match_create(players=seats, ruleset=Ruleset.preset("pagat"), seed=seed, turn_timeout_ms=300)
@@ -84,7 +77,7 @@ def test_a_bot_faulting_most_turns_without_ever_forfeiting_plays_at_most_n_ladde
     for house in house_bots[1:]:
         ladder_entry_create(ladder=ladder, player=house)
     server = servers("mostly500")  # two faults, one good answer, ...: never three in a row, so never a forfeit
-    bot = _bot(owner, server, "Flaky")
+    bot = bot_of(owner, server, "Flaky", active=True)
     ladder_entry_create(ladder=ladder, player=bot.player)
     for _ in range(6):  # every entry plays in every round (four entries, two seats a match)
         for match in ladder_schedule_matches(ladder=ladder):
@@ -102,7 +95,7 @@ def test_a_bot_faulting_most_turns_without_ever_forfeiting_plays_at_most_n_ladde
 def test_a_match_with_mostly_good_answers_resets_the_count(owner, servers, house_bots, settings):
     settings.BOT_SUSPEND_AFTER_FAILED_MATCHES = 3
     server = servers("mostly500")
-    bot = _bot(owner, server, "Mended")
+    bot = bot_of(owner, server, "Mended", active=True)
     short = Ruleset.preset("pagat", target=40)
     for seed in (1, 2):
         match_advance(match_id=match_create(players=[bot.player, house_bots[0]], ruleset=short, seed=seed).pk)
@@ -119,7 +112,7 @@ def test_one_good_ping_does_not_lift_a_suspension_but_a_check_passing_every_posi
         owner, servers, house_bots, ladder, settings):
     settings.BOT_TIME_BANK_MS = 0
     server = servers("status:500")
-    bot = _bot(owner, server, "Comeback")
+    bot = bot_of(owner, server, "Comeback", active=True)
     ladder_entry_create(ladder=ladder, player=bot.player)
     for seed in range(1, settings.BOT_SUSPEND_AFTER_FAILED_MATCHES + 1):
         match_advance(match_id=match_create(players=[bot.player, house_bots[0]],
@@ -163,7 +156,7 @@ def test_a_bot_faulting_on_every_second_turn_is_suspended_after_n_matches(owner,
     settings.BOT_SUSPEND_AFTER_FAILED_MATCHES = 3
     settings.BOT_FAILED_MATCH_FAULT_SHARE = 0.25
     server = servers("alternate500")
-    bot = _bot(owner, server, "Halfway")
+    bot = bot_of(owner, server, "Halfway", active=True)
     short = Ruleset.preset("pagat", target=40)
     for seed in (1, 2, 3):
         match = match_create(players=[bot.player, house_bots[0]], ruleset=short, seed=seed)
@@ -182,7 +175,7 @@ def test_a_bot_faulting_on_every_second_turn_is_suspended_after_n_matches(owner,
 @pytest.mark.django_db
 def test_a_bot_faulting_on_fewer_than_the_share_of_its_turns_is_not_counted(owner, servers, house_bots, settings):
     settings.BOT_FAILED_MATCH_FAULT_SHARE = 0.75  # every second turn is then below the share
-    bot = _bot(owner, servers("alternate500"), "Tolerated")
+    bot = bot_of(owner, servers("alternate500"), "Tolerated", active=True)
     match_advance(match_id=match_create(players=[bot.player, house_bots[0]],
                                         ruleset=Ruleset.preset("pagat", target=40), seed=1).pk)
     bot.refresh_from_db()
@@ -194,7 +187,7 @@ def test_probation_after_a_lifted_suspension_re_suspends_after_one_failed_match(
     settings.BOT_TIME_BANK_MS = 0
     settings.BOT_SUSPEND_AFTER_FAILED_MATCHES = 3
     server = servers("status:500")
-    bot = _bot(owner, server, "Probation")
+    bot = bot_of(owner, server, "Probation", active=True)
     _fail_matches(bot, house_bots, 3)
     assert bot.suspended_reason and bot.suspension_count == 1 and bot.suspended_until is None
     server.behaviour = "good"
@@ -215,7 +208,7 @@ def test_a_second_suspension_cannot_be_lifted_before_its_cool_off_which_doubles(
     settings.BOT_SUSPEND_AFTER_FAILED_MATCHES = 1
     settings.BOT_SUSPENSION_COOLOFF_MINUTES = 60
     server = servers("status:500")
-    bot = _bot(owner, server, "Repeat")
+    bot = bot_of(owner, server, "Repeat", active=True)
     _fail_matches(bot, house_bots, 1)
     assert bot.suspension_count == 1 and bot.suspended_until is None
     server.behaviour = "good"

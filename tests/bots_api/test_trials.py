@@ -9,18 +9,17 @@ import re
 
 import pytest
 from django.test import override_settings
-from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from bot_servers import BotServer
 from bots_api.models import Bot, Trial, TrialMatch
-from bots_api.services import bot_register
 from bots_api.trials import mean_interval, wilson_interval
 from games.models import Match, Player
 from games.services import match_advance
 from tournaments.models import LadderEntry, LadderMatch, RatingChange
 from tournaments.services import ladder_create, ladder_entry_create
+from personas import bot_of
 
 
 def _client_for(user) -> APIClient:
@@ -36,17 +35,9 @@ def server():
     bot_server.stop()
 
 
-def _bot(owner, server, name="Probe", verified=True, version="1.0") -> Bot:
-    bot, _secret = bot_register(owner=owner, name=name, endpoint_url=server.url)
-    Bot.objects.filter(pk=bot.pk).update(secret="s3cret", verified_at=timezone.now() if verified else None,
-                                         reported_version=version)
-    bot.refresh_from_db()
-    return bot
-
-
 @pytest.fixture
 def probe(owner, server, house_bots):
-    return _bot(owner, server)
+    return bot_of(owner, server, version="1.0")
 
 
 def _play_all(trial: Trial) -> None:
@@ -171,8 +162,8 @@ def test_a_trial_holds_at_most_its_parallel_matches_on_the_workers(owner, probe)
 
 @pytest.mark.django_db
 def test_own_bots_and_bots_that_accept_challenges_are_opponents(owner, stranger, probe, server):
-    mine = _bot(owner, server, name="Probe Two")
-    theirs = _bot(stranger, server, name="Rival")
+    mine = bot_of(owner, server, name="Probe Two", version="1.0")
+    theirs = bot_of(stranger, server, name="Rival", version="1.0")
     client = _client_for(owner)
     assert _post(client, probe, {"opponents": ["Probe Two"], "matches": 1}).status_code == 201
     refused = _post(client, probe, {"opponents": ["Rival"], "matches": 1})
@@ -230,7 +221,7 @@ def test_bad_input_is_refused_saying_what_would_be_right(owner, probe, ladder, b
 @pytest.mark.django_db
 def test_a_bot_not_verified_or_not_allowed_on_the_ladder_is_refused(owner, server, probe, ladder):
     client = _client_for(owner)
-    unverified = _bot(owner, server, name="Fresh", verified=False)
+    unverified = bot_of(owner, server, name="Fresh", verified=False, version="1.0")
     _refused(_post(client, unverified, {"opponents": ["house:heuristic"], "matches": 1}), 409, "not_verified",
              "verify")
     Bot.objects.filter(pk=probe.pk).update(suspended_reason="failed 3 matches in a row")

@@ -12,23 +12,16 @@ from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 
-from bots_api.models import Bot, BotTurn
+from bots_api.models import BotTurn
 from bots_api.protocol import DEBUG_MAX_CHARS, reply_debug, schema_errors
-from bots_api.services import bot_register
 from bots_api.turnlog import turn_log_prune
 from games.engine import Ruleset
 from games.models import Move
 from games.services import match_advance, match_create
+from personas import bot_of
 
 
 NOTE = "secret-plan-7f3a: keep the eights"
-
-
-def _bot(owner, server, name="Probe") -> Bot:
-    bot, _secret = bot_register(owner=owner, name=name, endpoint_url=server.url)
-    Bot.objects.filter(pk=bot.pk).update(secret="s3cret", verified_at=timezone.now())
-    bot.refresh_from_db()
-    return bot
 
 
 def _played(bot, house, seed=7):
@@ -47,7 +40,7 @@ def _client(user=None):
 @pytest.mark.django_db
 def test_the_turn_log_holds_exactly_what_the_bot_was_sent(owner, servers, house_bots):
     server = servers(f"debug:{NOTE}")
-    bot = _bot(owner, server)
+    bot = bot_of(owner, server)
     match = _played(bot, house_bots[3])
     sent = [raw for _headers, raw in server.requests if json.loads(raw)["type"] == "turn"]
     logged = list(BotTurn.objects.filter(bot=bot).order_by("id"))
@@ -67,7 +60,7 @@ def test_the_turn_log_holds_exactly_what_the_bot_was_sent(owner, servers, house_
 
 @pytest.mark.django_db
 def test_the_api_joins_the_fault_and_fallback_from_the_stored_move_and_filters_by_it(owner, servers, house_bots):
-    bot = _bot(owner, servers("alternate500"))
+    bot = bot_of(owner, servers("alternate500"))
     match = _played(bot, house_bots[3])
     client = _client(owner)
     url = f"/api/bots/{bot.pk}/turns/"
@@ -92,7 +85,7 @@ def test_the_api_joins_the_fault_and_fallback_from_the_stored_move_and_filters_b
 
 @pytest.mark.django_db
 def test_filters_and_keyset_pages(owner, servers, house_bots):
-    bot = _bot(owner, servers("good"))
+    bot = bot_of(owner, servers("good"))
     first, second = _played(bot, house_bots[3], seed=7), _played(bot, house_bots[3], seed=8)
     client = _client(owner)
     url = f"/api/bots/{bot.pk}/turns/"
@@ -120,7 +113,7 @@ def test_filters_and_keyset_pages(owner, servers, house_bots):
     ({"cursor": "not-a-cursor"}, "cursor"),
 ])
 def test_bad_filters_are_400_saying_which_parameter(owner, servers, query, param):
-    bot = _bot(owner, servers("good"))
+    bot = bot_of(owner, servers("good"))
     for url in (f"/api/bots/{bot.pk}/turns/", f"/api/bots/{bot.pk}/turns.ndjson"):
         if param == "cursor" and url.endswith("ndjson"):
             continue
@@ -134,8 +127,8 @@ def test_bad_filters_are_400_saying_which_parameter(owner, servers, query, param
 
 @pytest.mark.django_db
 def test_a_debug_too_long_is_cut_and_one_not_a_string_is_dropped_with_a_warning_and_no_fault(owner, servers, house_bots):
-    long_bot = _bot(owner, servers("debuglong"), name="Longwinded")
-    num_bot = _bot(owner, servers("debugnum"), name="Numbers")
+    long_bot = bot_of(owner, servers("debuglong"), name="Longwinded")
+    num_bot = bot_of(owner, servers("debugnum"), name="Numbers")
     for bot in (long_bot, num_bot):
         match = _played(bot, house_bots[3])
         assert not Move.objects.filter(deal__match=match, seat=0).exclude(fault_kind="").exists()  # no fault
@@ -160,7 +153,7 @@ def test_the_protocol_documents_debug_and_judges_it_apart_from_the_action():
 
 @pytest.mark.django_db
 def test_nul_and_broken_utf8_in_a_reply_are_stored_not_crashing(owner, servers, house_bots):
-    bot = _bot(owner, servers("debug:a\u0000b"))
+    bot = bot_of(owner, servers("debug:a\u0000b"))
     _played(bot, house_bots[3])
     turn = BotTurn.objects.filter(bot=bot).first()
     assert turn.debug == "a\ufffdb"
@@ -168,7 +161,7 @@ def test_nul_and_broken_utf8_in_a_reply_are_stored_not_crashing(owner, servers, 
 
 @pytest.mark.django_db
 def test_the_debug_note_and_the_requests_reach_nobody_but_the_owner(owner, stranger, servers, house_bots):
-    bot = _bot(owner, servers(f"debug:{NOTE}"))
+    bot = bot_of(owner, servers(f"debug:{NOTE}"))
     match = _played(bot, house_bots[3])
     turn = BotTurn.objects.filter(bot=bot).first()
     pages = [f"/api/bots/{bot.pk}/turns/", f"/api/bots/{bot.pk}/turns.ndjson", f"/bots/{bot.pk}/turns/",
@@ -203,7 +196,7 @@ def test_the_ndjson_download_streams_every_turn_oldest_first(owner, servers, hou
     from bots_api import turnlog
 
     monkeypatch.setattr(turnlog, "EXPORT_BATCH", 5)  # several batches even for one short match
-    bot = _bot(owner, servers(f"debug:{NOTE}"))
+    bot = bot_of(owner, servers(f"debug:{NOTE}"))
     match = _played(bot, house_bots[3])
     answer = _client(owner).get(f"/api/bots/{bot.pk}/turns.ndjson")
     assert answer.status_code == 200 and answer.streaming
@@ -222,7 +215,7 @@ def test_old_turn_logs_are_pruned_after_turn_log_days(owner, servers, house_bots
 
     monkeypatch.setattr(turnlog, "PRUNE_BATCH", 7)  # several statements even for one match's turns
     settings.TURN_LOG_DAYS = 30
-    bot = _bot(owner, servers("good"))
+    bot = bot_of(owner, servers("good"))
     _played(bot, house_bots[3])
     ids = list(BotTurn.objects.filter(bot=bot).order_by("id").values_list("id", flat=True))
     old, recent = ids[: len(ids) // 2], ids[len(ids) // 2:]
@@ -247,7 +240,7 @@ def test_the_prune_task_is_on_the_beat_schedule(settings):
 @pytest.mark.django_db
 def test_the_turn_log_page_and_api_take_a_fixed_number_of_queries(owner, servers, house_bots,
                                                                   django_assert_max_num_queries):
-    bot = _bot(owner, servers(f"debug:{NOTE}"))
+    bot = bot_of(owner, servers(f"debug:{NOTE}"))
     _played(bot, house_bots[3], seed=7)
     _played(bot, house_bots[3], seed=8)
     assert BotTurn.objects.filter(bot=bot).count() > 50
@@ -264,7 +257,7 @@ def test_the_turn_log_page_and_api_take_a_fixed_number_of_queries(owner, servers
 
 @pytest.mark.django_db
 def test_a_running_match_shows_no_turns_even_to_the_owner_until_it_is_finished(owner, servers, house_bots):
-    bot = _bot(owner, servers(f"debug:{NOTE}"))
+    bot = bot_of(owner, servers(f"debug:{NOTE}"))
     match = match_create(players=[bot.player, house_bots[3]], ruleset=Ruleset.preset("pagat"), seed=7)
     assert match_advance(match_id=match.pk, ply_budget=6) == "budget"
     assert BotTurn.objects.filter(bot=bot, match=match).exists()  # logged ...
@@ -278,7 +271,7 @@ def test_a_running_match_shows_no_turns_even_to_the_owner_until_it_is_finished(o
 
 @pytest.mark.django_db
 def test_a_finished_match_of_a_duplicate_set_shows_no_turns_while_its_mirror_runs(owner, servers, house_bots):
-    bot = _bot(owner, servers("good"))
+    bot = bot_of(owner, servers("good"))
     played = match_create(players=[bot.player, house_bots[3]], ruleset=Ruleset.preset("pagat"), seed=7,
                           reveal_group="dup-1")
     mirror = match_create(players=[house_bots[3], bot.player], ruleset=Ruleset.preset("pagat"), seed=7,
@@ -293,7 +286,7 @@ def test_a_finished_match_of_a_duplicate_set_shows_no_turns_while_its_mirror_run
 
 @pytest.mark.django_db
 def test_each_turn_log_row_links_the_replay_after_its_ply(owner, servers, house_bots):
-    bot = _bot(owner, servers("good"))
+    bot = bot_of(owner, servers("good"))
     match = _played(bot, house_bots[3])
     turn = BotTurn.objects.filter(bot=bot, match=match).order_by("deal_number", "ply")[3]
     page = _client(owner).get(f"/bots/{bot.pk}/turns/", {"match": match.pk, "deal": turn.deal_number,

@@ -6,10 +6,8 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
-from django.utils import timezone
 
 from bots_api.models import Bot, BotMatchVersion
-from bots_api.services import bot_register
 from bots_api.versions import bot_versions
 from games.engine import Ruleset
 from games.services import match_advance, match_create
@@ -17,6 +15,7 @@ from tournaments.models import LadderMatch, RatingChange
 from tournaments.services import ladder_entry_create
 
 from bot_servers import BotServer
+from personas import bot_of
 
 
 @pytest.fixture
@@ -24,13 +23,6 @@ def server():
     srv = BotServer("good", "s3cret")
     yield srv
     srv.stop()
-
-
-def _bot(owner, server, version: str) -> Bot:
-    bot, _secret = bot_register(owner=owner, name="Versioned", endpoint_url=server.url)
-    Bot.objects.filter(pk=bot.pk).update(secret="s3cret", verified_at=timezone.now(), reported_version=version)
-    bot.refresh_from_db()
-    return bot
 
 
 def _ladder_match(ladder, bot, house, seed):
@@ -42,7 +34,7 @@ def _ladder_match(ladder, bot, house, seed):
 
 @pytest.mark.django_db
 def test_each_match_records_the_version_the_bot_last_reported(owner, server, ladder, house_bots):
-    bot = _bot(owner, server, "1.0")
+    bot = bot_of(owner, server, "Versioned", version="1.0")
     ladder_entry_create(ladder=ladder, player=bot.player)
     first = [_ladder_match(ladder, bot, house_bots[3], seed) for seed in (1, 2)]
     Bot.objects.filter(pk=bot.pk).update(reported_version="2.0-beta")  # a new check's ping said so

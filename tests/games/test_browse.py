@@ -17,6 +17,7 @@ from games.engine import Ruleset
 from games.models import Match
 from games.services import match_create, player_for_user
 from tournaments.services import ladder_schedule_matches
+from personas import press_deal, table_of
 
 
 def _match(players, preset="pagat", seed=1):
@@ -107,10 +108,7 @@ def test_my_matches_are_the_signed_in_persons_and_a_guests_own(scene, client):
 @pytest.mark.django_db
 def test_a_guest_finds_its_own_matches(house_bots, ladder):
     guest = Client()
-    guest.get("/")
-    dealt = guest.post("/play/guest/", {"preset": "pagat", "seats": "3",
-                                        "csrfmiddlewaretoken": guest.cookies["csrftoken"].value})
-    match_id = int(dealt["Location"].split("/")[2])
+    match_id = table_of(press_deal(guest, preset="pagat", seats="3"))
     _match(house_bots[:2], seed=9)
     assert 'href="/matches/?player=me"' in guest.get("/").content.decode()
     assert _ids(guest.get("/api/matches/?player=me")) == [match_id]

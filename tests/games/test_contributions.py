@@ -10,19 +10,18 @@ import json
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.utils import timezone
 from rest_framework.test import APIClient
 
 from bot_servers import BotServer
 from run_cache import clear_this_runs_cache
-from bots_api.models import Bot, BotTurn
-from bots_api.services import bot_register
+from bots_api.models import BotTurn
 from games.engine import Ruleset
 from games.engine.record import verify_record
 from games.models import Deal, Match, Move
 from games.services import match_advance, match_create, player_for_user, takes_contributions
 from tournaments.duplicate_services import duplicate_set_create
 from tournaments.services import ladder_create
+from personas import bot_of
 
 SHORT = Ruleset.preset("pagat", target=60)
 
@@ -35,29 +34,18 @@ def _key(record: dict, deal: dict) -> str:
                           + deal["number"].to_bytes(4, "big") + tail).hexdigest()
 
 
-def _bot(owner, server, name="Mixer"):
-    bot, _ = bot_register(owner=owner, name=name, endpoint_url=server.url)
-    Bot.objects.filter(pk=bot.pk).update(secret="s3cret", verified_at=timezone.now())
-    return Bot.objects.get(pk=bot.pk)
-
-
 def _played_by_bot(owner, house, behaviour: str):
     """A finished match of a bot served with ``behaviour`` (tests/support/bot_servers.py) against ``house``:
     (bot, match)."""
     server = BotServer(behaviour, "s3cret")
     try:
-        bot = _bot(owner, server)
+        bot = bot_of(owner, server, "Mixer")
         match = match_create(players=[bot.player, house], ruleset=SHORT)
         assert takes_contributions(match) and len(match.commitment) == 64
         assert match_advance(match_id=match.pk) == "finished"
     finally:
         server.stop()
     return bot, match
-
-
-@pytest.fixture
-def owner(db):
-    return get_user_model().objects.create_user("ada", password="pw-ada-12345")
 
 
 @pytest.mark.django_db
@@ -135,7 +123,7 @@ def test_a_bad_contribution_is_a_warning_in_the_turn_log_never_a_fault(owner, ho
 def test_matches_dealt_the_same_cards_or_from_a_chosen_seed_take_no_contributions(owner, house_bots):
     server = BotServer("contribution:" + "ab" * 32, "s3cret")
     try:
-        bot = _bot(owner, server)
+        bot = bot_of(owner, server, "Mixer")
         ladder = ladder_create(name="Dup", slug="dup", preset="pagat", seats_per_match=2, duplicate=True)
         mirror = duplicate_set_create(ladder=ladder, players=[bot.player, house_bots[3]])
         fixed = match_create(players=[bot.player, house_bots[2]], ruleset=SHORT, seed=5)
@@ -168,7 +156,7 @@ def test_a_watchers_feed_deals_every_deal_with_its_contributions(owner, house_bo
     monkeypatch.setattr(live, "_replayed_events", lambda *a: replays.append(a) or replayed_events(*a))
     server = BotServer("contribution:random", "s3cret")
     try:
-        bot = _bot(owner, server)
+        bot = bot_of(owner, server, "Mixer")
         match = match_create(players=[bot.player, house_bots[3]], ruleset=SHORT)
         seats = live._seats(match)
         feed = live.MatchFeed(match, seats)

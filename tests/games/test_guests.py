@@ -18,6 +18,7 @@ from django.utils import timezone
 from games.engine import Ruleset
 from games.models import Match, Player, Seat
 from games.selectors import match_state
+from personas import press_deal, table_of
 from games.services import match_create, matches_clock_expired, player_for_user
 
 pytestmark = pytest.mark.django_db
@@ -26,19 +27,6 @@ pytestmark = pytest.mark.django_db
 def _csrf(client: Client) -> str:
     client.get("/")
     return client.cookies["csrftoken"].value
-
-
-def _deal(client: Client, **data):
-    """Press Deal on the home page (with the page's CSRF token), as a guest or a person."""
-    token = _csrf(client)
-    return client.post("/play/guest/", {"preset": "web-table", "seats": "2", **data, "csrfmiddlewaretoken": token})
-
-
-def _table(response) -> int:
-    assert response.status_code == 302, (response.status_code, response.content[:400])
-    found = re.fullmatch(r"/matches/(\d+)/play/", response["Location"])
-    assert found, response["Location"]
-    return int(found[1])
 
 
 def test_the_home_page_offers_a_guest_table_with_web_table_first_and_every_ladder_preset(ladder, client):
@@ -52,7 +40,7 @@ def test_the_home_page_offers_a_guest_table_with_web_table_first_and_every_ladde
 
 def test_a_guest_deals_a_casual_match_against_house_bots_and_plays_it(house_bots):
     guest = Client(enforce_csrf_checks=True)
-    match_id = _table(_deal(guest))
+    match_id = table_of(press_deal(guest))
     match = Match.objects.get(pk=match_id)
     seats = list(match.seats.select_related("player").order_by("index"))
     assert match.preset == "web-table" and match.seat_count == 2
@@ -79,13 +67,13 @@ def test_a_guest_deals_a_casual_match_against_house_bots_and_plays_it(house_bots
 
 
 def test_a_three_seat_table_seats_two_house_bots(house_bots, client):
-    match = Match.objects.get(pk=_table(_deal(client, seats="3")))
+    match = Match.objects.get(pk=table_of(press_deal(client, seats="3")))
     assert match.seat_count == 3
     assert [s.player.kind for s in match.seats.order_by("index")] == ["human", "house", "house"]
 
 
 def test_the_default_opponents_are_the_beatable_house_strategies(house_bots, client, settings):
-    match = Match.objects.get(pk=_table(_deal(client, seats="3")))
+    match = Match.objects.get(pk=table_of(press_deal(client, seats="3")))
     strategies = [s.player.strategy for s in match.seats.order_by("index")][1:]
     assert strategies == settings.GUEST_OPPONENTS[:2]
     assert "heuristic" not in strategies
@@ -93,16 +81,16 @@ def test_the_default_opponents_are_the_beatable_house_strategies(house_bots, cli
 
 def test_a_guest_move_without_the_csrf_token_is_refused(house_bots):
     guest = Client(enforce_csrf_checks=True)
-    match_id = _table(_deal(guest))
+    match_id = table_of(press_deal(guest))
     move = guest.post(f"/api/matches/{match_id}/seats/0/actions/", {"ply": 0, "action": {"type": "draw"}},
                       content_type="application/json")
     assert move.status_code == 403 and "CSRF" in move.json()["detail"]
 
 
 def test_another_guest_cannot_reach_a_guests_match(house_bots):
-    match_id = _table(_deal(Client()))
+    match_id = table_of(press_deal(Client()))
     other = Client()
-    _table(_deal(other))
+    table_of(press_deal(other))
     assert other.get(f"/api/matches/{match_id}/seats/0/").status_code == 403
     assert other.get(f"/matches/{match_id}/play/").status_code == 403
     move = other.post(f"/api/matches/{match_id}/seats/0/actions/", {"ply": 0, "action": {"type": "draw"}},
@@ -114,7 +102,7 @@ def test_another_guest_cannot_reach_a_guests_match(house_bots):
 @pytest.mark.parametrize("cookie", [None, "forged0000000000000000000000000x", "expired"])
 def test_without_a_guest_session_the_table_and_the_seat_say_so_plainly(house_bots, cookie):
     owner = Client()
-    match_id = _table(_deal(owner))
+    match_id = table_of(press_deal(owner))
     stranger = Client()
     if cookie == "expired":
         from django.contrib.sessions.models import Session
@@ -136,7 +124,7 @@ def test_without_a_guest_session_the_table_and_the_seat_say_so_plainly(house_bot
                                           ({"preset": "eights-classic"}, "preset")])
 def test_a_bad_choice_answers_400_and_creates_nothing(ladder, client, data, words):
     before = (Match.objects.count(), Player.objects.count())
-    answer = _deal(client, **data)
+    answer = press_deal(client, **data)
     assert answer.status_code == 400
     assert words in answer.content.decode()
     assert (Match.objects.count(), Player.objects.count()) == before
@@ -150,10 +138,10 @@ def test_a_guest_without_a_session_cookie_posting_deal_without_csrf_is_refused(h
 
 def test_running_guest_matches_per_browser_are_limited(house_bots, client, settings):
     settings.GUEST_RUNNING_PER_BROWSER = 2
-    _table(_deal(client))
-    _table(_deal(client))
+    table_of(press_deal(client))
+    table_of(press_deal(client))
     before = Match.objects.count()
-    refused = _deal(client)
+    refused = press_deal(client)
     assert refused.status_code == 429
     assert int(refused["Retry-After"]) >= 1
     text = refused.content.decode()
@@ -165,18 +153,18 @@ def test_running_guest_matches_per_address_are_limited(house_bots, settings):
     settings.GUEST_RUNNING_PER_BROWSER = 5
     settings.GUEST_RUNNING_PER_ADDRESS = 3
     for _ in range(3):
-        _table(_deal(Client(REMOTE_ADDR="198.51.100.7")))
-    refused = _deal(Client(REMOTE_ADDR="198.51.100.7"))
+        table_of(press_deal(Client(REMOTE_ADDR="198.51.100.7")))
+    refused = press_deal(Client(REMOTE_ADDR="198.51.100.7"))
     assert refused.status_code == 429 and "3 running guest matches per address" in refused.content.decode()
-    assert _deal(Client(REMOTE_ADDR="198.51.100.8")).status_code == 302  # another address has its own
+    assert press_deal(Client(REMOTE_ADDR="198.51.100.8")).status_code == 302  # another address has its own
 
 
 def test_a_finished_match_frees_its_place(house_bots, client, settings):
     settings.GUEST_RUNNING_PER_BROWSER = 1
-    first = _table(_deal(client))
-    assert _deal(client).status_code == 429
+    first = table_of(press_deal(client))
+    assert press_deal(client).status_code == 429
     Match.objects.filter(pk=first).update(status=Match.Status.FINISHED, finished_at=timezone.now())
-    assert _deal(client).status_code == 302
+    assert press_deal(client).status_code == 302
 
 
 def test_the_rate_of_new_guest_matches_per_address_is_limited(house_bots, settings):
@@ -185,8 +173,8 @@ def test_the_rate_of_new_guest_matches_per_address_is_limited(house_bots, settin
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
         **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "guest_match": "3/hour"}}
     for _ in range(3):
-        _table(_deal(Client(REMOTE_ADDR="203.0.113.5")))
-    refused = _deal(Client(REMOTE_ADDR="203.0.113.5"))
+        table_of(press_deal(Client(REMOTE_ADDR="203.0.113.5")))
+    refused = press_deal(Client(REMOTE_ADDR="203.0.113.5"))
     assert refused.status_code == 429 and "3/hour new guest matches per address" in refused.content.decode()
     assert 1 <= int(refused["Retry-After"]) <= 3600
 
@@ -240,8 +228,8 @@ def _page_token(web) -> str:
 @pytest.mark.parametrize("how", ["signup", "login"])
 def test_signing_up_or_logging_in_keeps_the_guests_matches(house_bots, how):
     browser = Client()
-    first = _table(_deal(browser))
-    second = _table(_deal(browser, seats="3"))
+    first = table_of(press_deal(browser))
+    second = table_of(press_deal(browser, seats="3"))
     guest = Seat.objects.get(match_id=first, index=0).player
     if how == "login":
         get_user_model().objects.create_user("maya", password="a-long-pass-9876")
@@ -265,14 +253,14 @@ def test_signing_up_or_logging_in_keeps_the_guests_matches(house_bots, how):
 def test_a_guest_never_joins_a_ladder(ladder, client):
     from tournaments.services import ladder_entry_create
 
-    _table(_deal(client))
+    table_of(press_deal(client))
     guest = Player.objects.get(is_guest=True)
     with pytest.raises(ValueError, match="guest"):
         ladder_entry_create(ladder=ladder, player=guest)
 
 
 def _waiting_guest_match(client, settings) -> Match:
-    match = Match.objects.get(pk=_table(_deal(client)))
+    match = Match.objects.get(pk=table_of(press_deal(client)))
     from games.services import match_advance
 
     match_advance(match_id=match.pk)  # the house bots play up to the guest's turn
@@ -302,8 +290,8 @@ def test_an_abandoned_guest_match_ends_unrated_past_the_move_clock(house_bots, c
 def test_housekeeping_deletes_old_guest_matches_and_players_only(house_bots, client, settings):
     from games.people.guests import guest_housekeeping
 
-    old = Match.objects.get(pk=_table(_deal(client)))
-    fresh = Match.objects.get(pk=_table(_deal(Client())))
+    old = Match.objects.get(pk=table_of(press_deal(client)))
+    fresh = Match.objects.get(pk=table_of(press_deal(Client())))
     person = player_for_user(user=get_user_model().objects.create_user("ruth", password="pw-ruth-12345"))
     persons = match_create(players=[person, house_bots[0]], ruleset=Ruleset.preset("pagat"))
     long_ago = timezone.now() - timedelta(hours=settings.GUEST_KEEP_HOURS + 1)
@@ -330,13 +318,13 @@ def test_housekeeping_runs_on_beat_and_in_the_zero_setup_loop(settings):
 def test_a_person_pressing_deal_plays_as_themselves(house_bots, client):
     user = get_user_model().objects.create_user("ruth", password="pw-ruth-12345")
     client.force_login(user)
-    match = Match.objects.get(pk=_table(_deal(client)))
+    match = Match.objects.get(pk=table_of(press_deal(client)))
     assert match.seats.get(index=0).player == player_for_user(user=user)
     assert not Player.objects.filter(is_guest=True).exists()
 
 
 def test_the_guest_table_offers_sign_up_to_keep_the_matches(house_bots, client):
-    match_id = _table(_deal(client))
+    match_id = table_of(press_deal(client))
     page = client.get(f"/matches/{match_id}/play/").content.decode()
     assert "You play as a guest" in page and f"/accounts/signup/?next=/matches/{match_id}/play/" in page
 
@@ -346,7 +334,7 @@ def test_each_guest_behind_one_address_has_its_own_seat_view_budget(house_bots, 
 
     monkeypatch.setitem(ScopedRateThrottle.THROTTLE_RATES, "seat_view", "3/min")  # DRF read the rates at import
     one, two = Client(REMOTE_ADDR="192.0.2.50"), Client(REMOTE_ADDR="192.0.2.50")
-    first, second = _table(_deal(one)), _table(_deal(two))
+    first, second = table_of(press_deal(one)), table_of(press_deal(two))
     assert [one.get(f"/api/matches/{first}/seats/0/").status_code for _ in range(4)] == [200, 200, 200, 429]
     refused = one.get(f"/api/matches/{first}/seats/0/").json()["detail"]
     assert "(seat views per player)" in refused, refused  # counted per guest: not "per account" (breaker F8)
@@ -358,8 +346,8 @@ def test_the_home_page_leads_back_to_the_browsers_running_tables_and_no_one_else
     running matches of this browser's guest (or of the logged-in person), each linked to its table; another
     browser sees none of them."""
     me, other = Client(), Client()
-    first = _table(_deal(me))
-    second = _table(_deal(me, seats="3"))
+    first = table_of(press_deal(me))
+    second = table_of(press_deal(me, seats="3"))
     page = me.get("/").content.decode()
     assert "Your tables" in page
     assert f'href="/matches/{first}/play/"' in page and f'href="/matches/{second}/play/"' in page

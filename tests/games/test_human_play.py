@@ -12,25 +12,6 @@ from games.services import match_advance, matches_clock_expired
 from tournaments.models import RatingChange
 
 
-@pytest.fixture
-def person(db):
-    return get_user_model().objects.create_user("lin", password="pw-lin-12345")
-
-
-@pytest.fixture
-def as_person(person):
-    client = APIClient()
-    client.force_authenticate(person)
-    return client
-
-
-@pytest.fixture
-def as_stranger(db):
-    client = APIClient()
-    client.force_authenticate(get_user_model().objects.create_user("mallory", password="pw-mal-12345"))
-    return client
-
-
 def _play_now(client, ladder):
     response = client.post(f"/api/ladders/{ladder.slug}/play/")
     assert response.status_code == 201, response.content

@@ -7,17 +7,9 @@ from datetime import timedelta
 import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone
-from rest_framework.test import APIClient
 
 from games.models import Match
 from games.services import match_advance, matches_runnable
-
-
-@pytest.fixture
-def as_person(db):
-    client = APIClient()
-    client.force_authenticate(get_user_model().objects.create_user("lin", password="pw-lin-12345"))
-    return client
 
 
 @pytest.mark.django_db(transaction=True)  # on-commit hooks run, as in a real request

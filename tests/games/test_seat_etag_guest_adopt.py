@@ -14,14 +14,13 @@ Fix: put what else the view depends on into the tag (e.g. the seat players' ids 
 last_progress_at), or bump a per-match version column on guest_adopt.
 """
 
-import re
-
 import pytest
 from django.test import Client
 
 from games.models import Match
 from games.selectors import match_state
 from games.services import match_advance
+from personas import press_deal, table_of
 
 pytestmark = pytest.mark.django_db
 
@@ -33,8 +32,7 @@ def _csrf(client: Client) -> str:
 
 def test_breaker2_the_seat_view_is_not_answered_304_after_the_guest_signs_up(house_bots):
     browser = Client()
-    dealt = browser.post("/play/guest/", {"preset": "web-table", "seats": "2", "csrfmiddlewaretoken": _csrf(browser)})
-    match_id = int(re.fullmatch(r"/matches/(\d+)/play/", dealt["Location"])[1])
+    match_id = table_of(press_deal(browser))
     match_advance(match_id=match_id)  # the house bot plays until it is the guest's turn
     assert match_state(match=Match.objects.get(pk=match_id)).to_play == 0
     url = f"/api/matches/{match_id}/seats/0/"

@@ -61,11 +61,6 @@ def _view_is_consistent(body, plies_by_deal):
 
 # -- finding 5: a person's move never waits for the match lease --------------------------------------------------
 
-@pytest.fixture
-def person(db):
-    return get_user_model().objects.create_user("lin", password="pw-lin-12345")
-
-
 def _casual_at_persons_turn(person):
     match = casual_match_create(user=person, opponents=["Professor"])
     assert match_advance(match_id=match.pk) == "waiting"

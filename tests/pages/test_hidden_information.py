@@ -22,6 +22,7 @@ from games.services import match_advance, match_create, player_for_user
 
 from bot_servers import BotServer
 from run_cache import clear_this_runs_cache
+from personas import press_deal, table_of
 
 
 def _card_tokens(body: str) -> set[str]:
@@ -141,11 +142,7 @@ def test_no_response_of_a_running_guest_match_shows_a_hidden_card(house_bots, la
     from games.models import Seat
 
     def deal(client: Client) -> int:
-        client.get("/")
-        answer = client.post("/play/guest/", {"preset": "pagat", "seats": "3",
-                                              "csrfmiddlewaretoken": client.cookies["csrftoken"].value})
-        assert answer.status_code == 302, answer.content[:300]
-        return int(answer["Location"].split("/")[2])
+        return table_of(press_deal(client, preset="pagat", seats="3"))
 
     clients = {"guest": Client(), "other guest": Client(), "stranger": Client(), "anonymous": Client(),
                "forged": Client()}

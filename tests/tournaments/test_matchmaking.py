@@ -9,26 +9,17 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.test import Client
-from django.utils import timezone
 from rest_framework.test import APIClient
 
-from bots_api.models import Bot
-from bots_api.services import bot_register
 from games.models import Match
 from games.services import match_abort, player_for_user
 from tournaments.models import LadderEntry
 from tournaments.services import _claim_seating, ladder_create, ladder_entry_create, ladder_schedule_matches
+from personas import bot_of
 
 
 def _user(name):
     return get_user_model().objects.create_user(name, password=f"pw-{name}-12345")
-
-
-def _bot(owner, name):
-    """A verified bot of ``owner`` (its endpoint is never called here: these matches are only scheduled)."""
-    bot, _secret = bot_register(owner=owner, name=name, endpoint_url="http://127.0.0.1:9/")
-    Bot.objects.filter(pk=bot.pk).update(verified_at=timezone.now())
-    return bot
 
 
 def _api(user):
@@ -44,7 +35,7 @@ def _owners(match):
 @pytest.mark.django_db
 def test_play_now_never_pairs_a_person_with_their_own_bot(ladder):
     ada = _user("ada")
-    ladder_entry_create(ladder=ladder, player=_bot(ada, "Ada's bot").player)  # rated like ada: the nearest match
+    ladder_entry_create(ladder=ladder, player=bot_of(ada, None, "Ada's bot").player)  # rated like ada: the nearest match
     LadderEntry.objects.filter(ladder=ladder, player__kind="house").update(ordinal=30.0)
     answer = _api(ada).post(f"/api/ladders/{ladder.slug}/play/", {"match_with": "bots"}, format="json")
     assert answer.status_code == 201, answer.content
@@ -56,7 +47,7 @@ def test_play_now_never_pairs_a_person_with_their_own_bot(ladder):
 def test_play_now_says_plainly_when_the_only_bots_are_your_own(house_bots):
     lonely = ladder_create(name="Lonely", slug="lonely", seats_per_match=2)
     ada = _user("ada")
-    ladder_entry_create(ladder=lonely, player=_bot(ada, "Ada's bot").player)
+    ladder_entry_create(ladder=lonely, player=bot_of(ada, None, "Ada's bot").player)
     answer = _api(ada).post("/api/ladders/lonely/play/", {"match_with": "bots"}, format="json")
     assert answer.status_code == 409, answer.content
     assert answer.json()["error"] == "cannot_play" and "your own" in answer.json()["detail"], answer.content
@@ -69,7 +60,7 @@ def test_play_now_seats_no_bot_of_anyone_in_the_match(house_bots):
     trio = ladder_create(name="Trio", slug="trio", seats_per_match=3)
     ada, bob = _user("ada"), _user("bob")
     for owner in (ada, bob):
-        ladder_entry_create(ladder=trio, player=_bot(owner, f"{owner.username} bot").player)
+        ladder_entry_create(ladder=trio, player=bot_of(owner, None, f"{owner.username} bot").player)
     ladder_entry_create(ladder=trio, player=house_bots[3])
     LadderEntry.objects.filter(ladder=trio, player__kind="house").update(ordinal=40.0)
     assert _api(bob).post("/api/ladders/trio/play/", {"match_with": "people"}, format="json").status_code == 202
@@ -86,7 +77,7 @@ def test_the_scheduler_never_seats_two_entries_of_one_owner(house_bots, seats):
     owners = [_user(n) for n in ("ann", "ben", "cat")]
     for owner, count in zip(owners, (4, 3, 2)):
         for i in range(count):
-            ladder_entry_create(ladder=lad, player=_bot(owner, f"{owner.username} {i}").player)
+            ladder_entry_create(ladder=lad, player=bot_of(owner, None, f"{owner.username} {i}").player)
     for house in house_bots[:2]:
         ladder_entry_create(ladder=lad, player=house)
     person = player_for_user(user=owners[0])  # a person on the ladder too, with bots of their own
@@ -181,7 +172,7 @@ def test_a_second_play_now_of_one_person_answers_busy_at_once(ladder, postgresql
 @pytest.mark.django_db(transaction=True)
 def test_play_now_passes_over_a_bot_another_transaction_is_seating(ladder, postgresql_only):
     ada, bob = _user("ada"), _user("bob")
-    bot = _bot(bob, "Bob's bot")
+    bot = bot_of(bob, None, "Bob's bot")
     ladder_entry_create(ladder=ladder, player=bot.player)  # rated like ada: the nearest match
     LadderEntry.objects.filter(ladder=ladder, player__kind="house").update(ordinal=30.0)
     release = _hold(lambda: _claim_seating([bot.player_id]))
@@ -199,7 +190,7 @@ def test_play_now_passes_over_a_bot_another_transaction_is_seating(ladder, postg
 
 @pytest.mark.django_db(transaction=True)
 def test_the_scheduler_passes_over_a_bot_a_play_now_is_seating(ladder, postgresql_only):
-    bot = _bot(_user("bob"), "Bob's bot")
+    bot = bot_of(_user("bob"), None, "Bob's bot")
     ladder_entry_create(ladder=ladder, player=bot.player)
     release = _hold(lambda: _claim_seating([bot.player_id]))
     try:
@@ -216,7 +207,7 @@ def test_the_scheduler_passes_over_a_bot_a_play_now_is_seating(ladder, postgresq
 @pytest.mark.django_db(transaction=True)
 def test_a_bot_being_seated_keeps_its_owner_edits_waiting_for_nothing(ladder, postgresql_only):
     bob = _user("bob")
-    bot = _bot(bob, "Bob's bot")
+    bot = bot_of(bob, None, "Bob's bot")
     release = _hold(lambda: _claim_seating([bot.player_id]))  # the scheduler, mid-tick
     try:
         answer, took = _timed(lambda: _api(bob).patch(f"/api/bots/{bot.pk}/", {"is_enabled": False}, format="json"))

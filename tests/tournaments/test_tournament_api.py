@@ -2,14 +2,13 @@
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.utils import timezone
 from rest_framework.test import APIClient
 
 from bots_api.models import Bot
-from bots_api.services import bot_register
 from games.models import Match
 from games.services import match_advance, player_for_user
 from tournaments.models import Tournament, TournamentEntry
+from personas import bot_of
 
 
 @pytest.fixture
@@ -25,14 +24,6 @@ def client_for(user=None):
     return c
 
 
-def _bot(owner, name):
-    bot, _ = bot_register(owner=owner, name=name, endpoint_url="http://127.0.0.1:9/")
-    Bot.objects.filter(pk=bot.pk).update(verified_at=timezone.now())
-    bot.player.is_active = True
-    bot.player.save(update_fields=["is_active"])
-    return Bot.objects.get(pk=bot.pk)
-
-
 def _create(user, **body):
     body = {"name": "Spring cup", "format": "round_robin", "target": 20, **body}
     return client_for(user).post("/api/tournaments/", body, format="json")
@@ -44,7 +35,7 @@ def test_a_newcomer_creates_a_round_robin_registers_two_bots_and_it_finishes_wit
     made = _create(olga)
     assert made.status_code == 201, made.content
     tid = made.json()["id"]
-    a, b = _bot(olga, "OlgaBot"), _bot(pete, "PeteBot")
+    a, b = bot_of(olga, None, "OlgaBot", active=True), bot_of(pete, None, "PeteBot", active=True)
     assert client_for(olga).post(f"/api/tournaments/{tid}/entries/", {"bot_id": a.pk}, format="json").status_code == 201
     assert client_for(pete).post(f"/api/tournaments/{tid}/entries/", {"bot_id": b.pk}, format="json").status_code == 201
     from tournaments.tournament_services import tournament_register
@@ -77,7 +68,7 @@ def test_registering_twice_after_the_start_or_a_suspended_bot_is_refused_with_a_
     assert client_for(pete).post(url, {}, format="json").status_code == 201
     twice = client_for(pete).post(url, {}, format="json")
     assert twice.status_code == 409 and twice.json()["error"] == "already_registered"
-    bad = _bot(sam, "Naughty")
+    bad = bot_of(sam, None, "Naughty", active=True)
     Bot.objects.filter(pk=bad.pk).update(suspended_reason="3 failed matches in a row")
     bad.player.is_active = False
     bad.player.save(update_fields=["is_active"])
@@ -99,7 +90,7 @@ def test_registering_twice_after_the_start_or_a_suspended_bot_is_refused_with_a_
 @pytest.mark.django_db
 def test_one_owners_two_bots_are_refused_where_they_would_meet_and_kept_apart_in_swiss(people, house_bots):
     olga = people["olga"]
-    a, b = _bot(olga, "One"), _bot(olga, "Two")
+    a, b = bot_of(olga, None, "One", active=True), bot_of(olga, None, "Two", active=True)
     tid = _create(olga).json()["id"]
     url = f"/api/tournaments/{tid}/entries/"
     assert client_for(olga).post(url, {"bot_id": a.pk}, format="json").status_code == 201
@@ -205,7 +196,7 @@ def test_people_enter_withdraw_and_the_organiser_starts_from_the_tournament_page
 
     olga, pete = people["olga"], people["pete"]
     tid = _create(olga, format="swiss", rounds=1).json()["id"]
-    bot = _bot(pete, "PagePete")
+    bot = bot_of(pete, None, "PagePete", active=True)
     pete_c, olga_c = Client(), Client()
     pete_c.force_login(pete)
     olga_c.force_login(olga)
@@ -278,7 +269,7 @@ def test_the_enter_form_offers_only_what_would_be_taken_and_says_why_not(people)
     from django.test import Client
 
     olga, pete = people["olga"], people["pete"]
-    first, second = _bot(pete, "FirstBot"), _bot(pete, "SecondBot")
+    first, second = bot_of(pete, None, "FirstBot", active=True), bot_of(pete, None, "SecondBot", active=True)
     tid = _create(olga, format="round_robin", duplicate=True).json()["id"]
     c = Client()
     c.force_login(pete)
