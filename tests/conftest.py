@@ -129,6 +129,15 @@ def verified_bot(owner, servers):
 
 
 @pytest.fixture
+def asgi_server(transactional_db, tmp_path):
+    """The production web server (``web_servers.production_web_server``) on this run's database: (url, log path)."""
+    from web_servers import production_web_server
+
+    with production_web_server(tmp_path) as server:
+        yield server
+
+
+@pytest.fixture
 def house_bots(db):
     """Four house bots, weakest to strongest: Rando, Eager, Greedy, Professor."""
     from games.services import player_house_create

@@ -22,73 +22,31 @@
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
-from pathlib import Path
+import contextlib
+
 
 import httpx
 import pytest
-from django.conf import settings
-from django.db import connection
 
 from games.engine import Ruleset
 from games.services import match_advance, match_create
+from web_servers import production_web_server
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _start_web(tmp_path, **extra) -> tuple[subprocess.Popen, str]:
-    port = _free_port()
-    db = connection.settings_dict
-    env = {k: v for k, v in os.environ.items() if k not in ("DJANGO_SETTINGS_MODULE", "DATABASE_URL")}
-    env.update(DJANGO_SETTINGS_MODULE="config.settings", EIGHTS_VAR_DIR=str(tmp_path), PYTHONUNBUFFERED="1",
-               DATABASE_URL=f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
-               CACHE_URL=settings.CACHES["default"]["LOCATION"],
-               CACHE_KEY_PREFIX=settings.CACHES["default"]["KEY_PREFIX"],
-               CELERY_BROKER_URL=os.environ.get("TEST_CELERY_BROKER_URL", "redis://127.0.0.1:6379/15"),
-               EIGHTS_BIND=f"127.0.0.1:{port}", WEB_WORKERS="1", LIVE_KEEPALIVE_SECONDS="1",
-               PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", **extra)
-    line = next(line.split(":", 1)[1].strip() for line in (ROOT / "Procfile").read_text().splitlines()
-                if line.startswith("web:"))
-    log = open(tmp_path / "web.log", "wb")
-    proc = subprocess.Popen(["/bin/sh", "-c", line], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
-                return proc, url
-        except httpx.HTTPError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            os.killpg(proc.pid, 15)
-            raise AssertionError((tmp_path / "web.log").read_text())
-        time.sleep(0.2)
 
 
 @pytest.fixture
 def web(transactional_db, tmp_path):
-    started = []
+    """``web(**env)`` starts the production web server with ``env`` (``web_servers.production_web_server``, in its
+    own folder each); all are stopped after the test."""
+    with contextlib.ExitStack() as stack:
+        started = []
 
-    def start(**extra):
-        proc, url = _start_web(tmp_path, **extra)
-        started.append(proc)
-        return url
+        def start(**extra):
+            url, _log = stack.enter_context(production_web_server(tmp_path / str(len(started)), **extra))
+            started.append(url)
+            return url
 
-    yield start
-    for proc in started:
-        os.killpg(proc.pid, 15)
-        proc.wait(20)
+        yield start
 
 
 def test_breaker_a_forged_x_forwarded_for_buys_no_new_budget_under_the_production_server(web, house_bots):

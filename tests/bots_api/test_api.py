@@ -5,8 +5,6 @@ Personas: an owner (ada, with a token), a stranger (bob, another owner), anonymo
 """
 
 import socket
-import threading
-from http.server import ThreadingHTTPServer
 
 import pytest
 from django.utils import timezone
@@ -16,12 +14,12 @@ from rest_framework.throttling import SimpleRateThrottle
 
 from bots_api.models import Bot
 from bots_api.services import bot_check_run
-from examples.bot_server import make_handler
 from games.engine import Ruleset
 from games.models import Deal, Move
 from games.services import match_advance, match_create
 from run_cache import clear_this_runs_cache
 from tournaments.models import LadderEntry
+from bot_servers import BotServer
 
 
 @pytest.fixture(autouse=True)
@@ -52,29 +50,11 @@ def anonymous():
     return APIClient()
 
 
-class LoopbackBot:
-    """examples/bot_server.py's bot in a ThreadingHTTPServer thread on 127.0.0.1 (port 0: a free one). The secret
-    is only known after registration, so ``use_secret`` changes the secret the running server checks (also on
-    connections it already keeps alive)."""
-
-    def __init__(self) -> None:
-        self.secret = "not-yet"
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(lambda: self.secret, "LoopbackBot", "heuristic"))
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def use_secret(self, secret: str) -> None:
-        self.secret = secret
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 @pytest.fixture
 def bot_server():
-    server = LoopbackBot()
+    """examples/bot_server.py's bot on loopback (tests/support/bot_servers.py); its secret is known only after
+    registration: ``use_secret`` sets it."""
+    server = BotServer("good", "not-yet", "LoopbackBot")
     yield server
     server.stop()
 

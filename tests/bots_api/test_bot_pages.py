@@ -6,8 +6,6 @@ already has the basename pytest needs unique.)
 """
 
 import re
-import threading
-from http.server import ThreadingHTTPServer
 
 import pytest
 from django.test import Client
@@ -17,11 +15,11 @@ from django.utils import timezone
 from bots_api.check import TURN_CHECKS
 from bots_api.models import Bot, BotCheck
 from bots_api.services import bot_check_run, bot_register
-from examples.bot_server import make_handler
 from games.engine import Ruleset
 from games.models import Deal, Move
 from games.services import match_create
 from tournaments.models import LadderEntry
+from bot_servers import BotServer
 
 
 @pytest.fixture
@@ -48,13 +46,10 @@ def registered(owner):
 def bot_server(registered):
     """examples/bot_server.py's bot on 127.0.0.1 (a free port) signing with Crazy8's secret; Crazy8 points at it."""
     bot, secret = registered
-    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(secret, "LoopbackBot", "heuristic"))
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    Bot.objects.filter(pk=bot.pk).update(endpoint_url=f"http://127.0.0.1:{server.server_address[1]}/")
+    server = BotServer("good", secret, "LoopbackBot")
+    Bot.objects.filter(pk=bot.pk).update(endpoint_url=server.url)
     yield server
-    server.shutdown()
-    server.server_close()
+    server.stop()
 
 
 def _played(bot, house):

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tool_servers import broken_handler, good_bot, serve
+from bot_servers import running
 
 from bots_api import check
 from bots_api.protocol import schema_errors, turn_request
@@ -73,7 +73,7 @@ def test_a_situation_no_rules_allow_is_left_out():
 
 
 def test_the_reference_bot_passes_every_check():
-    with good_bot("s") as url:
+    with running("good", "s") as url:
         out = io.StringIO()
         assert check.main([url, "--secret", "s"], out=out) == 0
     text = out.getvalue()
@@ -82,7 +82,7 @@ def test_the_reference_bot_passes_every_check():
 
 
 def test_a_bot_that_ignores_signatures_and_plays_illegal_cards_fails_specifically():
-    with serve(broken_handler("illegal")) as url:
+    with running("notheld", signed=False) as url:
         checks = by_name(check.run_checks(url, "s", 1000))
     assert checks["ping"].status == "PASS"
     for name in ("bad signature", "stale timestamp", "no signature"):
@@ -96,21 +96,21 @@ def test_a_bot_that_ignores_signatures_and_plays_illegal_cards_fails_specificall
 
 
 def test_an_eight_without_a_suit_and_a_late_answer_are_reported():
-    with serve(broken_handler("no_suit")) as url:
+    with running("eightnosuit", signed=False) as url:
         checks = by_name(check.run_checks(url, "s", 1000))
     eight = checks["turn: only an eight"]
     assert eight.status == "FAIL" and "needs a declared suit" in eight.detail
     assert checks["turn: nothing to play or draw"].status == "PASS"
-    with serve(broken_handler("sleep_on_two", sleep_s=0.4)) as url:
+    with running("sleepontwo:400", signed=False) as url:
         checks = by_name(check.run_checks(url, "s", 150))
     two = checks["turn: pending two"]
     assert two.status == "FAIL" and "past the 150 ms deadline" in two.detail
     assert checks["turn: opening"].status == "PASS"
 
 
-@pytest.mark.parametrize("mode, words", [("status500", "answered HTTP 500"), ("bad_json", "the reply is not JSON")])
+@pytest.mark.parametrize("mode, words", [("status:500", "answered HTTP 500"), ("badjson", "the reply is not JSON")])
 def test_broken_replies_fail_with_their_cause(mode, words):
-    with serve(broken_handler(mode)) as url:
+    with running(mode, signed=False) as url:
         out = io.StringIO()
         assert check.main([url, "--secret", "s"], out=out) == 1
     text = out.getvalue()
@@ -118,11 +118,11 @@ def test_broken_replies_fail_with_their_cause(mode, words):
 
 
 def test_a_wrong_secret_and_an_unreachable_bot():
-    with good_bot("right") as url:
+    with running("good", "right") as url:
         checks = by_name(check.run_checks(url, "wrong", 1000))
     assert checks["ping"].status == "FAIL" and "rejected a correctly signed ping (HTTP 401)" in checks["ping"].detail
     assert checks["bad signature"].status == "PASS"
-    with serve(broken_handler("illegal")) as url:
+    with running("notheld", signed=False) as url:
         pass  # the server is gone: nothing listens on that port now
     checks = by_name(check.run_checks(url, "s", 1000))
     assert checks["ping"].status == "FAIL" and checks["ping"].detail.startswith("connection:")
@@ -141,7 +141,7 @@ def test_bad_arguments(capsys, monkeypatch):
 
 def test_runs_as_a_module_without_django_settings():
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
-    with serve(broken_handler("illegal")) as url:
+    with running("notheld", signed=False) as url:
         proc = subprocess.run([sys.executable, "-m", "bots_api.check", url, "--secret", "s"], cwd=ROOT, env=env,
                               capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1, proc.stderr

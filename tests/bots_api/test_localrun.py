@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tool_servers import broken_handler, good_bot, serve
+from bot_servers import running
 
 from bots_api import localrun
 
@@ -24,7 +24,7 @@ def run(argv: list[str]):
 
 
 def test_two_example_bots_play_full_matches_without_faults():
-    with good_bot("s1", "One") as one, good_bot("s2", "Two") as two:
+    with running("good", "s1", "One") as one, running("good", "s2", "Two") as two:
         args, outcomes, text = run([one, two, "--preset", "pagat", "--seed", "5", "--matches", "2",
                                     "--secrets", "s1,s2"])
     assert len(outcomes) == 2
@@ -40,7 +40,7 @@ def test_two_example_bots_play_full_matches_without_faults():
 
 
 def test_plies_are_printed_on_request_and_house_seats_need_no_secret():
-    with good_bot("s") as url:
+    with running("good", "s") as url:
         _, outcomes, text = run([url, "house:heuristic", "--preset", "web-table", "--seed", "3", "--secrets", "s,",
                                  "--plies"])
     assert outcomes[0].forfeited is None
@@ -49,7 +49,7 @@ def test_plies_are_printed_on_request_and_house_seats_need_no_secret():
 
 
 def test_illegal_moves_are_faults_with_fallback_and_three_in_a_row_forfeit():
-    with good_bot("s") as good, serve(broken_handler("illegal")) as bad:
+    with running("good", "s") as good, running("notheld", signed=False) as bad:
         args, outcomes, text = run([bad, good, "--preset", "pagat", "--seed", "1", "--secret", "s"])
     outcome = outcomes[0]
     assert outcome.forfeited == 0 and outcome.standings == [2, 1]
@@ -61,7 +61,7 @@ def test_illegal_moves_are_faults_with_fallback_and_three_in_a_row_forfeit():
 
 
 def test_a_bot_sleeping_past_the_deadline_times_out_and_forfeits():
-    with good_bot("s") as good, serve(broken_handler("sleep", sleep_s=0.6)) as slow:
+    with running("good", "s") as good, running("sleep:600", signed=False) as slow:
         args, outcomes, text = run([good, slow, "--preset", "pagat", "--seed", "2", "--secret", "s",
                                     "--timeout-ms", "150", "--time-bank-ms", "0"])
     assert outcomes[0].forfeited == 1
@@ -70,7 +70,7 @@ def test_a_bot_sleeping_past_the_deadline_times_out_and_forfeits():
 
 
 def test_the_time_bank_absorbs_one_slow_turn():
-    with good_bot("s") as good, serve(broken_handler("slow_once", sleep_s=0.3)) as slowish:
+    with running("good", "s") as good, running("slowonce:300", signed=False) as slowish:
         args, outcomes, _ = run([slowish, good, "--preset", "pagat", "--seed", "4", "--secret", "s",
                                  "--timeout-ms", "150", "--time-bank-ms", "1000"])
     assert outcomes[0].forfeited is None
@@ -78,9 +78,9 @@ def test_the_time_bank_absorbs_one_slow_turn():
     assert max(args.participants[0].latencies) >= 250
 
 
-@pytest.mark.parametrize("mode, kind", [("status500", "http_status"), ("bad_json", "bad_json")])
+@pytest.mark.parametrize("mode, kind", [("status:500", "http_status"), ("badjson", "bad_json")])
 def test_other_faults_are_counted_by_kind(mode, kind):
-    with good_bot("s") as good, serve(broken_handler(mode)) as bad:
+    with running("good", "s") as good, running(mode, signed=False) as bad:
         args, outcomes, text = run([good, bad, "--preset", "pagat", "--seed", "1", "--secret", "s",
                                     "--max-faults", "0"])
     assert outcomes[0].forfeited is None  # --max-faults 0: never forfeit; the fallback plays the match out
@@ -89,7 +89,7 @@ def test_other_faults_are_counted_by_kind(mode, kind):
 
 
 def test_wrong_secret_is_an_http_status_fault():
-    with good_bot("right") as url:
+    with running("good", "right") as url:
         args, outcomes, text = run([url, "house:random", "--preset", "pagat", "--seed", "1", "--secret", "wrong"])
     assert outcomes[0].forfeited == 0
     assert args.participants[0].faults == {"http_status": 3}
@@ -125,7 +125,7 @@ def test_a_bot_url_needs_a_secret(capsys, monkeypatch):
 
 def test_runs_as_a_module_without_django_settings():
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
-    with good_bot("s") as url:
+    with running("good", "s") as url:
         proc = subprocess.run([sys.executable, "-m", "bots_api.localrun", url, "house:greedy", "--preset",
                                "crazy-eights", "--seed", "9", "--secret", "s"], cwd=ROOT, env=env,
                               capture_output=True, text=True, timeout=60)

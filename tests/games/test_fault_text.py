@@ -16,8 +16,6 @@ keep the cause with the owner (turn log, bot page health).
 
 from __future__ import annotations
 
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -29,32 +27,18 @@ from bots_api.services import bot_register
 from games.engine import Ruleset
 from games.models import Move
 from games.services import match_advance, match_create
+from bot_servers import BotServer
 
 SECRET_HOST = "eights-bot-7f3a9c.invalid"
 SECRET_KEY = "TOPSECRET-41c9"
 
 
-class _Redirecting(BaseHTTPRequestHandler):
-    def do_POST(self):  # noqa: N802
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        self.send_response(307)
-        self.send_header("Location", f"https://{SECRET_HOST}/turn?key={SECRET_KEY}")
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture
 def redirecting_server():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Redirecting)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
+    """A bot whose every turn is a 307 redirect to a URL that names its secret host and key."""
+    server = BotServer(f"redirect:https://{SECRET_HOST}/turn?key={SECRET_KEY}")
+    yield server.url
+    server.stop()
 
 
 @pytest.mark.django_db

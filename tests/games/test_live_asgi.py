@@ -3,19 +3,11 @@ this run's test database and Redis: a watcher gets every ply pushed, and idle st
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
-import socket
-import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
 
 import httpx
-import pytest
-from django.conf import settings
 from django.db import connection
 
 from games.engine import Ruleset
@@ -23,63 +15,7 @@ from games.services import match_advance, match_create, player_for_user
 
 from test_live import _assert_nothing_hidden, _read_stream
 
-ROOT = Path(__file__).resolve().parents[2]
-APP_NAME = "eights-asgi-test"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture
-def asgi_server(transactional_db, tmp_path):
-    """Procfile's web line (gunicorn + uvicorn workers, one worker) on a free port, on this run's database."""
-    with _web_server(tmp_path) as server:
-        yield server
-
-
-@contextlib.contextmanager
-def _web_server(tmp_path, **extra_env):
-    port = _free_port()
-    db = connection.settings_dict
-    env = {k: v for k, v in os.environ.items() if k not in ("DJANGO_SETTINGS_MODULE", "DATABASE_URL")}
-    env.update(DJANGO_SETTINGS_MODULE="config.settings", EIGHTS_VAR_DIR=str(tmp_path), PYTHONUNBUFFERED="1",
-               DATABASE_URL=f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
-               CACHE_URL=settings.CACHES["default"]["LOCATION"],
-               CACHE_KEY_PREFIX=settings.CACHES["default"]["KEY_PREFIX"],  # the same pub/sub channels as this run
-               CELERY_BROKER_URL=os.environ.get("TEST_CELERY_BROKER_URL", "redis://127.0.0.1:6379/15"),
-               EIGHTS_BIND=f"127.0.0.1:{port}", WEB_WORKERS="1", PGAPPNAME=APP_NAME,
-               # no connection pool here: the test counts the connections a stream holds, and a pool keeps idle ones
-               # of its own (the pool's bound is tests/config/test_db_pool.py)
-               WEB_DB_POOL_MAX="0",
-               LIVE_KEEPALIVE_SECONDS="1", PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    env.update(extra_env)
-    line = next(line.split(":", 1)[1].strip() for line in (ROOT / "Procfile").read_text().splitlines()
-                if line.startswith("web:"))
-    log = open(tmp_path / "web.log", "wb")
-    proc = subprocess.Popen(["/bin/sh", "-c", line], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "web.log").read_text()
-            time.sleep(0.2)
-        yield url, tmp_path / "web.log"
-    finally:
-        try:
-            os.killpg(proc.pid, 15)
-        except ProcessLookupError:  # a test killed it already
-            pass
-        proc.wait(20)
-        log.close()
+from web_servers import APP_NAME, _free_port, production_web_server
 
 
 def _server_connections() -> int:
@@ -136,7 +72,7 @@ def test_while_redis_is_away_a_watcher_is_told_of_each_ply_by_polling(transactio
     """Issue 21: with the live events' Redis unreachable the streams poll the database every LIVE_POLL_SECONDS
     (not every LIVE_RECHECK_SECONDS or keep-alive, kept for a missed wake-up when Redis is there): watching goes
     on, and the end is told within a poll."""
-    with _web_server(tmp_path, LIVE_REDIS_URL=f"redis://127.0.0.1:{_free_port()}/0", LIVE_RECHECK_SECONDS="30",
+    with production_web_server(tmp_path, LIVE_REDIS_URL=f"redis://127.0.0.1:{_free_port()}/0", LIVE_RECHECK_SECONDS="30",
                      LIVE_KEEPALIVE_SECONDS="15", LIVE_POLL_SECONDS="0.2") as (url, log):
         match = match_create(players=[house_bots[1], house_bots[2]], ruleset=Ruleset.preset("pagat"), seed=11)
         got: list = []

@@ -1,7 +1,7 @@
 """The cap on open event streams per client address (``LIVE_STREAMS_PER_ADDRESS``, games.live.api): past it a new
 stream is a 429 in the usual error shape with Retry-After, and a stream that ends (closed by its watcher, or at the
 end of its match) gives its slot back, under WSGI (Django's handler, as in the zero-setup server) and under the
-production server (gunicorn + uvicorn workers: ``test_live_asgi.asgi_server``)."""
+production server (gunicorn + uvicorn workers: the ``asgi_server`` fixture)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from django.test import Client
 from games.engine import Ruleset
 from games.services import match_advance, match_create
 
-from test_live_asgi import asgi_server  # noqa: F401 (the fixture)
 
 
 def _open(client: Client, match_id: int):
@@ -120,7 +119,7 @@ def test_a_killed_web_server_leaves_no_address_locked_out(transactional_db, tmp_
     import os
     import signal
 
-    from test_live_asgi import _web_server
+    from web_servers import production_web_server
 
     match = match_create(players=house_bots[:2], ruleset=Ruleset.preset("pagat"), seed=4)
     env = {"LIVE_STREAMS_PER_ADDRESS": "3", "LIVE_STREAM_LEASE_SECONDS": "3"}
@@ -132,7 +131,7 @@ def test_a_killed_web_server_leaves_no_address_locked_out(transactional_db, tmp_
 
     (tmp_path / "first").mkdir()
     (tmp_path / "second").mkdir()
-    with _web_server(tmp_path / "first", **env) as (url, _log):
+    with production_web_server(tmp_path / "first", **env) as (url, _log):
         clients, _streams, statuses = open_streams(url, 3)
         assert statuses == [200] * 3
         server_pids = {int(line) for line in os.popen(f"pgrep -f 'bind 127.0.0.1:{url.rsplit(':', 1)[1]}'")}
@@ -140,7 +139,7 @@ def test_a_killed_web_server_leaves_no_address_locked_out(transactional_db, tmp_
             os.kill(pid, signal.SIGKILL)
         for client in clients:
             client.close()
-    with _web_server(tmp_path / "second", **env) as (url, _log):
+    with production_web_server(tmp_path / "second", **env) as (url, _log):
         with httpx.Client(timeout=10) as client:  # the dead streams still hold their slots for now
             with client.stream("GET", f"{url}/api/matches/{match.pk}/events/") as refused:
                 assert refused.status_code == 429

@@ -12,27 +12,39 @@ turn HTTP 500: half its turns fault, never two in a row), ``checkonly:ID,ID`` (p
 ids, cards it does not hold otherwise: a bot that tries to spot the conformance check), ``afterping`` (plays well
 only once it has been sent a ping, cards it does not hold before: a bot that takes a ping for the sign of a check),
 ``debug:TEXT`` (good, with
-the reply's ``debug`` note TEXT), ``debuglong`` (a 1500-character debug), ``debugnum`` (a debug that is a number).
+the reply's ``debug`` note TEXT), ``debuglong`` (a 1500-character debug), ``debugnum`` (a debug that is a number),
+``contribution:HEX`` / ``contribution:random`` (good, with a contribution to the next deal), ``redirect:URL`` (307
+to URL), ``eightnosuit`` (an eight without a suit when it may play one, else good), ``sleepontwo:MS`` (sleeps MS
+when facing a pending two, then good), ``slowonce:MS`` (sleeps MS on its first turn only, then good).
+
+``signed=False`` makes a bot that checks no signature (a careless author's): it answers every ping with its name
+and any other request with 200, and "good" is then the first legal action. ``use_secret`` changes the secret a
+running server checks (a bot's secret is known only once it is registered). ``running(...)`` is the same server as
+a context manager that yields its URL. This is the tests' one fake bot server.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import contextlib
 import threading
 import time
 from http.server import ThreadingHTTPServer
 
 from examples.bot_server import make_handler
+from games.engine import CARD_CODES
 
 
 class BotServer:
-    def __init__(self, behaviour: str = "good", secret: str = "s3cret", name: str = "TestBot") -> None:
+    def __init__(self, behaviour: str = "good", secret: str = "s3cret", name: str = "TestBot", *,
+                 signed: bool = True) -> None:
         self.behaviour = behaviour
+        self.secret = secret
         self.turns = 0
         self.pinged = False
         self.requests: list[tuple[dict, bytes]] = []
-        good = make_handler(secret, name, "heuristic")
+        good = make_handler(lambda: self.secret, name, "heuristic")
         server_self = self
 
         class Handler(good):  # type: ignore[misc, valid-type]
@@ -42,12 +54,43 @@ class BotServer:
                 body = self.rfile.read(length)
                 server_self.requests.append((dict(self.headers), body))
                 self.rfile = _Replay(body, self.rfile)
-                kind = json.loads(body).get("type")
+                request = json.loads(body)
+                kind = request.get("type")
                 b = server_self.behaviour
                 if kind == "ping":
                     server_self.pinged = True
-                if kind != "turn" or b == "good":
+                if not signed:
+                    if kind == "ping":
+                        return self._reply(200, {"name": "Careless", "author": "tests", "version": "0"})
+                    if kind != "turn":
+                        return self._reply(200, {})
+                    good_turn = lambda: self._reply(200, {"action": request["legal_actions"][0]})  # noqa: E731
+                else:
+                    good_turn = lambda: good.do_POST(self)  # noqa: E731
+                if kind != "turn":
                     return good.do_POST(self)
+                server_self.turns += 1
+                if b == "good":
+                    return good_turn()
+                if b == "eightnosuit":
+                    eights = [a for a in request["legal_actions"] if a["type"] == "play" and "suit" in a]
+                    if eights:
+                        return self._reply(200, {"action": {"type": "play", "card": eights[0]["card"]}})
+                    return good_turn()
+                if b.startswith("sleepontwo:"):
+                    if request["view"]["pending_draw"]:
+                        time.sleep(int(b.split(":")[1]) / 1000)
+                    return good_turn()
+                if b.startswith("slowonce:"):
+                    if server_self.turns == 1:
+                        time.sleep(int(b.split(":")[1]) / 1000)
+                    return good_turn()
+                if b.startswith("redirect:"):
+                    self.send_response(307)
+                    self.send_header("Location", b[len("redirect:"):])
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return None
                 if b.startswith("debug"):  # good, plus a debug note: debug:TEXT, debuglong (1500 chars), debugnum
                     note = {"debuglong": "x" * 1500, "debugnum": 42}.get(b, b[len("debug:"):])
                     plain = self._reply
@@ -62,24 +105,22 @@ class BotServer:
                     return good.do_POST(self)
                 if b.startswith("sleep:"):
                     time.sleep(int(b.split(":")[1]) / 1000)
-                    return good.do_POST(self)
+                    return good_turn()
                 if b == "mostly500":
-                    server_self.turns += 1
                     if server_self.turns % 3:
                         return self._reply(500, {"error": "boom"})
-                    return good.do_POST(self)
+                    return good_turn()
                 if b == "alternate500":
-                    server_self.turns += 1
                     if server_self.turns % 2 == 0:
                         return self._reply(500, {"error": "boom"})
-                    return good.do_POST(self)
+                    return good_turn()
                 if b == "afterping":
                     if server_self.pinged:
-                        return good.do_POST(self)
+                        return good_turn()
                     b = "notheld"
                 if b.startswith("checkonly:"):
-                    if json.loads(body)["match_id"] in {int(i) for i in b[len("checkonly:"):].split(",")}:
-                        return good.do_POST(self)
+                    if request["match_id"] in {int(i) for i in b[len("checkonly:"):].split(",")}:
+                        return good_turn()
                     b = "notheld"
                 if b.startswith("status:"):
                     return self._reply(int(b.split(":")[1]), {"error": "boom"})
@@ -94,8 +135,7 @@ class BotServer:
                 if b == "schema":
                     return self._reply(200, {"move": "draw"})
                 if b == "notheld":
-                    request = json.loads(body)
-                    missing = next(c for c in ("AS", "2S", "3S", "4S", "KH") if c not in request["view"]["hand"])
+                    missing = next(c for c in CARD_CODES if c not in request["view"]["hand"])
                     return self._reply(200, {"action": {"type": "play", "card": missing}})
                 if b.startswith("card:"):
                     return self._reply(200, {"action": {"type": "play", "card": b[len("card:"):]}})
@@ -137,12 +177,26 @@ class BotServer:
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
+    def use_secret(self, secret: str) -> None:
+        """Check ``secret`` from now on (also on connections kept alive)."""
+        self.secret = secret
+
     def bodies(self, kind: str) -> list[dict]:
         return [json.loads(b) for _h, b in self.requests if json.loads(b).get("type") == kind]
 
     def stop(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+@contextlib.contextmanager
+def running(behaviour: str = "good", secret: str = "s3cret", name: str = "TestBot", *, signed: bool = True):
+    """A ``BotServer`` for the length of a ``with`` block; yields its URL."""
+    server = BotServer(behaviour, secret, name, signed=signed)
+    try:
+        yield server.url
+    finally:
+        server.stop()
 
 
 class _Replay:
