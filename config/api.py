@@ -229,11 +229,10 @@ def schema_common_errors(result, generator, request, public):
     """drf-spectacular postprocessing hook: every operation lists ``COMMON_ERRORS`` (with the one error shape,
     ``{"error", "detail"}``) unless it documents that status itself, so no operation gives an answer its schema
     does not list."""
-    schemas = result.setdefault("components", {}).setdefault("schemas", {})
-    schemas.setdefault("ErrorOutput", {
-        "type": "object", "required": ["error", "detail"],
-        "properties": {"error": {"type": "string", "description": "a short code, e.g. not_found, throttled"},
-                       "detail": {"description": "what is wrong (a message; field errors as {field: [messages]})"}}})
+    if "ErrorOutput" not in result.get("components", {}).get("schemas", {}):  # drf-spectacular built it from the
+        # serializer (sitekit.errors.ErrorOutput) for the operations that document an error: one source for its shape
+        raise RuntimeError("the schema has no ErrorOutput component: document an error of some operation with "
+                           "sitekit.errors.error_response")
     body = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorOutput"}}}
     for path in result.get("paths", {}).values():
         for method, operation in path.items():
