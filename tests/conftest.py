@@ -104,14 +104,14 @@ def as_stranger(stranger):
 
 @pytest.fixture
 def servers():
-    """``servers(behaviour="good", secret="s3cret")`` starts a real HTTP bot server on loopback
+    """``servers(behaviour="good", secret="s3cret", name="TestBot")`` starts a real HTTP bot server on loopback
     (tests/support/bot_servers.py); every one started is stopped after the test."""
     from bot_servers import BotServer
 
     started = []
 
-    def start(behaviour="good", secret="s3cret"):
-        server = BotServer(behaviour, secret)
+    def start(behaviour="good", secret="s3cret", name="TestBot"):
+        server = BotServer(behaviour, secret, name)
         started.append(server)
         return server
 

@@ -203,16 +203,14 @@ class Deal:
         return len(self._log)
 
     def history_since(self, start: int) -> list[dict]:
-        """The public history entries after the first ``start`` (as ``history`` gives them): with ``start`` read
-        from ``history_length`` before a ply, what that ply put on record (its play, draw, pass, declaration or
-        announcement, with the penalties and reshuffles that came with it)."""
+        """The public history entries after the first ``start`` (``history_length`` read before a ply): what that ply
+        put on record, with the penalties and reshuffles that came with it."""
         return [entry_dict(e) for e in self._log[start:]]
 
     def public_view(self, *, history: bool = True) -> dict:
-        """What every seat and a spectator may see, JSON-ready (DESIGN.md, hidden information): ``view(seat)``
-        without the seat's own facts (``seat``, ``hand``, ``draws_left``, ``drawn_card``, ``announced``), so no card
-        of any hand or of the stock. ``history=False`` leaves the deal's ``history`` out (a ply's record keeps only
-        what it added: ``history_since``)."""
+        """What every seat and a spectator may see, JSON-ready (DESIGN.md, hidden information): ``view(seat)`` without
+        the seat's own facts (``seat``, ``hand``, ``draws_left``, ``drawn_card``, ``announced``); ``history=False``
+        leaves the history out. Written out, not cut from ``view``, whose key order the bot protocol documents."""
         view = {
             "to_play": None if self.result else self.to_play,
             "dealer": self.dealer,

@@ -21,6 +21,7 @@ from django.utils.module_loading import import_string
 from rest_framework.test import APIClient
 
 from run_cache import clear_this_runs_cache
+from web_servers import wait_healthy
 
 ROOT = Path(__file__).resolve().parents[2]
 ANON_PER_MINUTE = 30
@@ -118,16 +119,9 @@ def test_two_server_processes_share_one_budget(settings):
                               cwd=ROOT, env=_test_env(settings), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
              for port in ports]
     try:
-        deadline = time.monotonic() + 60
-        for port in ports:  # /healthz is not limited: wait until both servers answer
-            while True:
-                try:
-                    if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=5).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                assert time.monotonic() < deadline, [p.stderr.read1().decode() for p in procs if p.poll()]
-                time.sleep(0.2)
+        for port in ports:  # wait until both servers answer
+            wait_healthy(f"http://127.0.0.1:{port}", 60, lambda: all(p.poll() is None for p in procs),
+                         lambda: [p.stderr.read1().decode() for p in procs if p.poll() is not None])
         urls = [f"http://127.0.0.1:{port}/api/auth/token/" for port in ports]
         first = [httpx.post(urls[0], json={}, timeout=5).status_code for _ in range(ANON_PER_MINUTE // 2)]
         second = [httpx.post(urls[1], json={}, timeout=5).status_code for _ in range(ANON_PER_MINUTE // 2 + 3)]

@@ -51,17 +51,9 @@ def silent_url():
 
 
 @pytest.fixture
-def good_server():
-    servers = []
-
-    def start(secret: str) -> BotServer:
-        server = BotServer("good", secret, "Checked")
-        servers.append(server)
-        return server
-
-    yield start
-    for server in servers:
-        server.stop()
+def good_server(servers):
+    """``good_server(secret)``: a good bot server named Checked with that secret."""
+    return lambda secret: servers("good", secret, "Checked")
 
 
 @pytest.fixture

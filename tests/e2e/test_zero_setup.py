@@ -23,6 +23,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from web_servers import wait_healthy
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -132,15 +133,7 @@ def stack(tmp_path_factory):
         z.run("demo_bots", "--wait", "60")  # the example bots may take a while to start on a loaded machine
         z.start("web")
         z.start("ladder")
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{z.url}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, f"the web server did not start:\n{z.log('web')}"
-            time.sleep(0.2)
+        wait_healthy(z.url, 30, log=lambda: z.log("web"))
         yield z
     finally:
         z.stop()

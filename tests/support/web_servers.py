@@ -26,6 +26,20 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def wait_healthy(url: str, seconds: float, alive=lambda: True, log=lambda: "") -> None:
+    """Wait until ``url``/healthz answers 200 (it is not rate limited), at most ``seconds``, while ``alive()``;
+    else fail with ``log()`` (what the server wrote)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            if httpx.get(f"{url}/healthz", timeout=5).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        assert alive() and time.monotonic() < deadline, f"{url} did not start:\n{log()}"
+        time.sleep(0.2)
+
+
 @contextlib.contextmanager
 def production_web_server(tmp_path, **extra_env):
     """Start Procfile's web line with ``extra_env`` over the test settings' environment (logs in
@@ -52,15 +66,7 @@ def production_web_server(tmp_path, **extra_env):
                             start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "web.log").read_text()
-            time.sleep(0.2)
+        wait_healthy(url, 30, lambda: proc.poll() is None, lambda: (tmp_path / "web.log").read_text())
         yield url, tmp_path / "web.log"
     finally:
         try:
