@@ -166,6 +166,7 @@ def _advance_claimed(match_id: int, token: str, ply_budget: int | None, deadline
                     outcome = "finished"
                     break
         except StalePly:
+            stored -= len(plies.plies)  # never stored: they do not count against the budget, nor as this call's
             failed_at = match.ply_count
             log.info("match %s: a ply after ply count %s was stored by another writer; reading again", match_id,
                      match.ply_count)  # the state is ahead of the log now: thrown away, the next pass reads the log
