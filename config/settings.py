@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "games",
     "tournaments",
     "bots_api",
+    "tables",
     "rest_framework.authtoken",
 ]
 
@@ -307,6 +308,15 @@ GUEST_OPPONENTS = env_list("GUEST_OPPONENTS", list(_guest_opponents_default))
 if len(GUEST_OPPONENTS) < 2:
     raise ImproperlyConfigured(f"GUEST_OPPONENTS={','.join(GUEST_OPPONENTS)!r}: name at least two house strategies "
                                "(a three-seat guest table seats two), e.g. eager,greedy")
+
+#: Tables (tables.services): new tables per client address (DRF rate syntax), tables one player may have waiting
+#: for players at once, and how long (minutes) a table waits before it is cancelled.
+TABLE_CREATE_RATE = env_str("TABLE_CREATE_RATE", "30/hour")
+if not re.fullmatch(r"[1-9][0-9]{0,6}/(s|sec|second|m|min|minute|h|hour|d|day)", TABLE_CREATE_RATE):
+    raise ImproperlyConfigured(f"TABLE_CREATE_RATE={TABLE_CREATE_RATE!r}: write a count per period, e.g. 30/hour")
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["table_create"] = TABLE_CREATE_RATE
+TABLES_WAITING_PER_PLAYER = env_int("TABLES_WAITING_PER_PLAYER", 3, 1, 100)
+TABLE_WAIT_MINUTES = env_int("TABLE_WAIT_MINUTES", 60, 1, 7 * 24 * 60)
 
 # Kept in one block: CACHES, REST_FRAMEWORK["NUM_PROXIES"], django-axes (app, middleware, backend, AXES_*).
 

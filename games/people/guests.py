@@ -74,6 +74,16 @@ def session_guest(request) -> Player | None:
     return Player.objects.filter(pk=pk, is_guest=True, kind=Player.Kind.HUMAN).first()
 
 
+def session_guest_or_new(request) -> Player:
+    """The guest player of ``request``'s session, made now (and kept in the session) when it has none: a guest
+    taking a seat at a table it was invited to. Its address is recorded for the per-address limits."""
+    guest = session_guest(request)
+    if guest is None:
+        guest = _guest_create(client_address(request))
+        request.session[SESSION_KEY] = guest.pk
+    return guest
+
+
 def _guest_create(address: str) -> Player:
     """A new guest player named ``Guest <6 hex digits>`` (a space: no user name can take it)."""
     while True:

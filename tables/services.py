@@ -1,0 +1,325 @@
+"""Tables: create one, take a seat, start its match, leave or cancel it (``table_*``); the lobby's open tables.
+
+A table's row is taken with ``SELECT ... FOR UPDATE NOWAIT`` by every change of its seats: two people pressing Join
+for the last seat at once get one seat each or a 409 ``busy`` (retry in 1 s), never a wait for a lock inside the
+request. The match is created (``games.services.match_create``) in the transaction that fills the last seat, or
+when the creator starts with house bots in the seats still free; from then on it is an ordinary casual match.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import DatabaseError, transaction
+from django.db.models import Prefetch, QuerySet
+from django.utils import timezone
+
+from bots_api.models import Bot
+from games.engine import PRESETS, STRATEGIES, Ruleset
+from games.models import Match, Player
+from games.people.players import player_house_create
+from games.services import match_create, match_wake
+from sitekit.errors import ApiError
+from sitekit.limits import AddressBudget
+from tables.models import Table, TableSeat
+
+#: invite code alphabet: no 0/O, 1/I/L (read aloud or typed from a phone); 12 characters are about 59 bits
+CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+CODE_LENGTH = 12
+#: seat kinds a creator may ask for (the creator's own seat is seat 0)
+SEAT_KINDS = ("open", "invited", "house", "bot")
+
+
+class TableError(ApiError):
+    """A refused table operation (``sitekit.errors.ApiError``). Codes: ``not_found`` 404, ``gone`` 410 (started,
+    cancelled or expired), ``full`` 409, ``already_seated`` 409, ``busy`` 409 (retry in 1 s), ``not_yours`` 403,
+    ``bad_table`` 400, ``too_many_tables`` 429."""
+
+    status = 409
+    STATUS = {"not_found": 404, "gone": 410, "not_yours": 403, "bad_table": 400, "too_many_tables": 429}
+
+    def status_for(self, code: str) -> int:
+        return self.STATUS.get(code, type(self).status)
+
+
+class TableCreateBudget(AddressBudget):
+    """New tables per client address (``TABLE_CREATE_RATE``)."""
+
+    scope = "table_create"
+
+
+def _bad(detail: str) -> TableError:
+    return TableError("bad_table", detail)
+
+
+def _new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def _house_for(strategy: str, taken: set[int]) -> Player:
+    """An active house bot of ``strategy`` not in ``taken`` (player ids), created when there is none."""
+    house = (Player.objects.filter(kind=Player.Kind.HOUSE, strategy=strategy, is_active=True)
+             .exclude(pk__in=taken).order_by("pk").first())
+    if house is None:
+        house = player_house_create(name=f"House {strategy} {len(taken) + 1}", strategy=strategy,
+                                    description="a table's house bot")
+    return house
+
+
+def _seat_from(spec: object, index: int, creator: Player, taken: set[int]) -> TableSeat:
+    """The seat ``index`` a creator asked for with ``spec`` (one of ``SEAT_KINDS``: ``{"kind": "open"}``,
+    ``{"kind": "invited", "name": player name}``, ``{"kind": "house", "strategy": s}``, ``{"kind": "bot", "bot":
+    id}``); ``taken``: the player ids seated so far. ``TableError`` ``bad_table`` saying what would be right."""
+    where = f"seat {index}"
+    if not isinstance(spec, dict) or spec.get("kind") not in SEAT_KINDS:
+        raise _bad(f"{where}: give {{\"kind\": ...}} with a kind of {', '.join(SEAT_KINDS)}")
+    unknown = set(spec) - {"kind", "name", "strategy", "bot"}
+    if unknown:
+        raise _bad(f"{where}: unknown field {sorted(unknown)[0]!r:.40}; a seat has kind and, by kind, name "
+                   "(invited), strategy (house) or bot (bot)")
+    kind = spec["kind"]
+    if kind == "open":
+        return TableSeat(index=index, kind=kind)
+    if kind == "invited":
+        name = spec.get("name")
+        person = Player.objects.filter(name=name, kind=Player.Kind.HUMAN, is_guest=False,
+                                       user__isnull=False).first() if isinstance(name, str) else None
+        if person is None:
+            raise _bad(f"{where}: {name!r:.60} is not a person's name here: invite a signed-up person by their "
+                       "player name")
+        if person.pk == creator.pk or person.pk in taken:
+            raise _bad(f"{where}: {person.name} has a seat at this table already")
+        return TableSeat(index=index, kind=kind, invited=person.user)
+    if kind == "house":
+        strategy = spec.get("strategy", "heuristic")
+        if strategy not in STRATEGIES:
+            raise _bad(f"{where}: unknown house strategy {strategy!r:.40}; choose one of {', '.join(STRATEGIES)}")
+        house = _house_for(strategy, taken)
+        taken.add(house.pk)
+        return TableSeat(index=index, kind=kind, player=house)
+    bot_id = spec.get("bot")
+    bot = (Bot.objects.select_related("player").filter(pk=bot_id, owner=creator.user).first()
+           if isinstance(bot_id, int) and not isinstance(bot_id, bool) and creator.user_id else None)
+    if bot is None:
+        raise _bad(f"{where}: {bot_id!r:.20} is not one of your bots (give a bot id from GET /api/bots/)")
+    if not bot.verified_at or not bot.player.is_active or bot.player.pk in taken:
+        raise _bad(f"{where}: the bot {bot.player.name} cannot play now (verify it first, or it is seated already)")
+    taken.add(bot.player.pk)
+    return TableSeat(index=index, kind=kind, player=bot.player)
+
+
+def table_create(*, creator: Player, preset: str, seats: object, listed: bool = True, request=None) -> Table:
+    """A table of ``preset`` (any preset, RULES.md) with ``creator`` (a person's or a guest's player) in seat 0 and
+    the other seats as ``seats`` asks (a list of seat specs, ``_seat_from``), waiting ``TABLE_WAIT_MINUTES`` for its
+    players; started at once when no seat is left to fill. ``request``: counted against its address's budget of new
+    tables (``TABLE_CREATE_RATE``). Raises ``TableError``: ``bad_table`` (what is wrong and what would be right),
+    ``too_many_tables`` (the address's budget, or ``TABLES_WAITING_PER_PLAYER`` waiting tables of the creator)."""
+    if preset not in PRESETS:
+        raise _bad(f"unknown preset {preset!r:.40}: choose one of {', '.join(sorted(PRESETS))}")
+    ruleset = Ruleset.preset(preset)
+    if not isinstance(seats, list):
+        raise _bad("seats is a list of the other seats, e.g. [{\"kind\": \"open\"}, {\"kind\": \"house\"}]")
+    count = len(seats) + 1
+    if not ruleset.seats_min <= count <= ruleset.seats_max:
+        raise _bad(f"the preset {preset} seats {ruleset.seats_min} to {ruleset.seats_max}; this table has {count} "
+                   "(you and the seats listed)")
+    budget = TableCreateBudget()
+    if request is not None and budget.full(request):
+        raise TableError("too_many_tables", f"too many new tables from your address (limit {budget.rate}); try again "
+                         f"in {math.ceil(budget.wait() or 60)} s", retry_after=math.ceil(budget.wait() or 60))
+    waiting = tables_waiting_of(creator).count()
+    if waiting >= settings.TABLES_WAITING_PER_PLAYER:
+        raise TableError("too_many_tables", f"you have {waiting} tables waiting for players (limit "
+                         f"{settings.TABLES_WAITING_PER_PLAYER}): start or cancel one first", retry_after=60)
+    kinds = {spec.get("kind") for spec in seats if isinstance(spec, dict)}
+    if "bot" in kinds and kinds & {"open", "invited"}:
+        raise _bad("your bot may sit only at a table of you, your bots and house bots: at a table with other people "
+                   "it could tell you their cards (make the other seats house bots, or leave your bot out)")
+    with transaction.atomic():
+        taken = {creator.pk}
+        rows = [TableSeat(index=0, kind=TableSeat.Kind.CREATOR, player=creator)]
+        rows += [_seat_from(spec, i, creator, taken) for i, spec in enumerate(seats, start=1)]
+        while True:
+            code = _new_code()
+            if not Table.objects.filter(code=code).exists():
+                break
+        table = Table.objects.create(code=code, created_by=creator, preset=preset, ruleset=ruleset.to_dict(),
+                                     seat_count=count, listed=bool(listed),
+                                     expires_at=timezone.now() + timedelta(minutes=settings.TABLE_WAIT_MINUTES))
+        for row in rows:
+            row.table = table
+        TableSeat.objects.bulk_create(rows)
+        if all(row.player_id for row in rows):
+            _start(table)
+    if request is not None:
+        budget.count(request)
+    return table
+
+
+def tables_waiting_of(player: Player) -> QuerySet[Table]:
+    """The tables ``player`` created that still wait for players."""
+    return Table.objects.filter(created_by=player, status=Table.Status.WAITING, expires_at__gt=timezone.now())
+
+
+def tables_open(*, limit: int = 100) -> list[Table]:
+    """The lobby: listed tables waiting for players (not expired), newest first, at most ``limit``, each with its
+    seats (``seat_rows``) and their players loaded, in two queries."""
+    seats = TableSeat.objects.select_related("player", "invited").order_by("index")
+    return list(Table.objects.filter(status=Table.Status.WAITING, listed=True, expires_at__gt=timezone.now())
+                .select_related("created_by").prefetch_related(Prefetch("seats", queryset=seats))
+                .order_by("-created_at", "-id")[:limit])
+
+
+def table_by_code(code: object) -> Table:
+    """The table with invite ``code`` (any case), its seats loaded. ``TableError`` ``not_found`` otherwise."""
+    if not isinstance(code, str) or not 1 <= len(code) <= 32:
+        raise TableError("not_found", "no table has this invite code: check the link you were sent")
+    table = (Table.objects.filter(code=code.strip().upper()).select_related("created_by", "match")
+             .prefetch_related(Prefetch("seats", queryset=TableSeat.objects.select_related("player", "invited")))
+             .first())
+    if table is None:
+        raise TableError("not_found", "no table has this invite code: check the link you were sent")
+    return table
+
+
+def _locked(code: str) -> Table:
+    """The waiting table ``code``, its row locked for this transaction without waiting."""
+    table = table_by_code(code)
+    try:
+        Table.objects.select_for_update(nowait=True).filter(pk=table.pk).values_list("pk").first()
+    except DatabaseError:
+        raise TableError("busy", "someone else is taking a seat at this table right now; try again in 1 s",
+                         retry_after=1) from None
+    table.refresh_from_db(fields=["status", "match"])
+    _check_waiting(table)
+    return table
+
+
+def _check_waiting(table: Table) -> None:
+    if table.status == Table.Status.STARTED:
+        raise TableError("gone", "this table's match has started: watch it from the table's page")
+    if table.status == Table.Status.CANCELLED or table.expires_at <= timezone.now():
+        raise TableError("gone", "this table was cancelled or waited too long for players: ask for a new link")
+
+
+def seat_of(table: Table, player: Player | None) -> TableSeat | None:
+    """The seat ``player`` sits in at ``table`` (its seats as loaded), or None."""
+    if player is None:
+        return None
+    return next((s for s in table.seats.all() if s.player_id == player.pk), None)
+
+
+def table_join(*, code: str, player: Player) -> TableSeat:
+    """``player`` (a person's or a guest's) takes a seat at table ``code``: the seat kept for them when invited,
+    else the first open one; the match starts when it was the last free seat. Raises ``TableError``: ``not_found``,
+    ``gone``, ``already_seated``, ``full`` (no seat this player may take), ``busy``."""
+    with transaction.atomic():
+        table = _locked(code)
+        seats = list(TableSeat.objects.select_for_update().filter(table=table).order_by("index"))
+        if any(s.player_id == player.pk for s in seats):
+            raise TableError("already_seated", "you have a seat at this table already")
+        free = [s for s in seats if s.player_id is None]
+        mine = next((s for s in free if s.kind == TableSeat.Kind.INVITED and player.user_id
+                     and s.invited_id == player.user_id), None)
+        seat = mine or next((s for s in free if s.kind == TableSeat.Kind.OPEN), None)
+        if seat is None:
+            raise TableError("full", "no free seat here is open to you: every seat is taken or kept for someone "
+                             "invited")
+        seat.player = player
+        seat.save(update_fields=["player"])
+        if all(s.player_id for s in seats):
+            _start(table)
+    return seat
+
+
+def table_leave(*, code: str, player: Player) -> None:
+    """``player`` gives up their seat at a waiting table (not the creator's: the creator cancels). ``TableError``:
+    ``not_found``, ``gone``, ``not_yours`` (no seat of theirs), ``busy``."""
+    with transaction.atomic():
+        table = _locked(code)
+        updated = TableSeat.objects.filter(table=table, player=player).exclude(
+            kind__in=[TableSeat.Kind.CREATOR, TableSeat.Kind.HOUSE, TableSeat.Kind.BOT]).update(player=None)
+        if not updated:
+            raise TableError("not_yours", "you have no seat to leave at this table (its creator cancels it instead)")
+
+
+def table_cancel(*, code: str, player: Player) -> None:
+    """The creator cancels their waiting table. ``TableError``: ``not_found``, ``gone``, ``not_yours``, ``busy``."""
+    with transaction.atomic():
+        table = _locked(code)
+        if table.created_by_id != player.pk:
+            raise TableError("not_yours", "only the table's creator may cancel it")
+        Table.objects.filter(pk=table.pk).update(status=Table.Status.CANCELLED)
+
+
+def table_start(*, code: str, player: Player) -> Match:
+    """The creator starts now: every free seat gets a house bot (``GUEST_OPPONENTS``' strategies in turn, a
+    beginner's opponents), then the match starts. ``TableError``: ``not_found``, ``gone``, ``not_yours``, ``busy``."""
+    with transaction.atomic():
+        table = _locked(code)
+        if table.created_by_id != player.pk:
+            raise TableError("not_yours", "only the table's creator may start it before every seat is filled")
+        seats = list(TableSeat.objects.select_for_update().filter(table=table).order_by("index"))
+        taken = {s.player_id for s in seats if s.player_id}
+        strategies = list(settings.GUEST_OPPONENTS)
+        for i, seat in enumerate(s for s in seats if s.player_id is None):
+            seat.player = _house_for(strategies[i % len(strategies)], taken)
+            taken.add(seat.player.pk)
+            seat.save(update_fields=["player"])
+        return _start(table)
+
+
+def _start(table: Table) -> Match:
+    """Create the table's match (in the caller's transaction, the table's row locked): the seated players in seat
+    order, the table's rules, a guest's move clock when a guest sits there. Woken for the worker on commit."""
+    seats = list(TableSeat.objects.filter(table=table).select_related("player").order_by("index"))
+    players = [s.player for s in seats]
+    guests = any(p.is_guest for p in players)
+    # the creator's own bots sit only with the creator and house bots (table_create): nobody else's cards to share
+    own_bots = any(s.kind == TableSeat.Kind.BOT for s in seats)
+    match = match_create(players=players, ruleset=Ruleset.from_dict(table.ruleset), preset=table.preset,
+                         move_seconds=settings.GUEST_MOVE_SECONDS if guests else None, same_owner_ok=own_bots)
+    Table.objects.filter(pk=table.pk).update(status=Table.Status.STARTED, match=match)
+    table.status, table.match = Table.Status.STARTED, match
+    match_wake(match_id=match.pk)
+    return match
+
+
+def table_view(table: Table, *, viewer: Player | None = None, user=None) -> dict:
+    """What anyone may see of ``table`` (the lobby, the invite page, ``GET /api/tables/<code>/``): its code, rules,
+    seats (index, kind, who sits there, who it is kept for), status and match; for ``viewer`` (the person's or
+    guest's player, if any) and ``user``, which seat is theirs and what they may do now. Nothing of any hand."""
+    waiting = table.status == Table.Status.WAITING and table.expires_at > timezone.now()
+    mine = seat_of(table, viewer)
+    seats = []
+    for s in table.seats.all():
+        seats.append({"index": s.index, "kind": s.kind,
+                      "player": s.player.name if s.player_id else None,
+                      "player_kind": s.player.kind if s.player_id else None,
+                      "invited": _invited_name(s) if s.kind == TableSeat.Kind.INVITED else None,
+                      "yours": mine is not None and s.index == mine.index})
+    free = [s for s in table.seats.all() if s.player_id is None]
+    invited_here = getattr(user, "pk", None)  # a browser without a player joins as a guest: an open seat
+    can_join = waiting and mine is None and any(
+        s.kind == TableSeat.Kind.OPEN or (s.kind == TableSeat.Kind.INVITED and s.invited_id == invited_here)
+        for s in free if invited_here is not None or s.kind == TableSeat.Kind.OPEN)
+    return {"code": table.code, "invite_url": f"/tables/{table.code}/", "preset": table.preset,
+            "seat_count": table.seat_count, "listed": table.listed,
+            "status": table.status if table.status != Table.Status.WAITING or waiting else "expired",
+            "created_by": table.created_by.name, "created_at": table.created_at, "expires_at": table.expires_at,
+            "match_id": table.match_id, "seats": seats, "free_seats": len(free),
+            "your_seat": mine.index if mine is not None else None,
+            "can_join": can_join, "can_start": waiting and viewer is not None and table.created_by_id == viewer.pk,
+            "can_leave": waiting and mine is not None and mine.kind in (TableSeat.Kind.OPEN, TableSeat.Kind.INVITED)}
+
+
+def _invited_name(seat: TableSeat) -> str | None:
+    if seat.invited_id is None:
+        return None
+    person = Player.objects.filter(user_id=seat.invited_id, kind=Player.Kind.HUMAN).values_list("name", flat=True)
+    return person.first() or get_user_model().objects.filter(pk=seat.invited_id).values_list(
+        "username", flat=True).first()

@@ -1,0 +1,120 @@
+"""Table pages: the lobby with its create form (``/tables/``), a table's invite page (``/tables/<code>/``) and its
+buttons (join, start, leave, cancel). A guest (no account) may create a table or take a seat: the session's guest
+player sits there (``games.people.guests``). Refusals are shown on the page with their status (404, 409, 410, 429)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from bots_api.models import Bot
+from games.engine import PRESETS, STRATEGIES
+from games.people.guests import session_guest, session_guest_or_new
+from games.services import player_for_user
+from tables import services
+
+#: seats a table may have on the page's form (a preset may allow fewer)
+FORM_SEATS = (2, 3, 4)
+
+
+def _player(request, *, create: bool = False):
+    """The person's player, or the session's guest (made now with ``create``), or None."""
+    if request.user.is_authenticated:
+        return player_for_user(user=request.user)
+    return session_guest_or_new(request) if create else session_guest(request)
+
+
+def _my_bots(request) -> list[Bot]:
+    if not request.user.is_authenticated:
+        return []
+    return list(Bot.objects.filter(owner=request.user, verified_at__isnull=False, player__is_active=True)
+                .select_related("player").order_by("player__name"))
+
+
+def lobby(request, *, status: int = 200, error: str = ""):
+    """Open tables waiting for players, newest first, and the form that creates one."""
+    viewer = _player(request)
+    tables = [services.table_view(t, viewer=viewer, user=request.user) for t in services.tables_open()]
+    return render(request, "tables/lobby.html", {
+        "tables": tables, "presets": sorted(PRESETS), "strategies": sorted(STRATEGIES), "form_seats": FORM_SEATS,
+        "other_seats": range(1, max(FORM_SEATS)), "my_bots": _my_bots(request), "error": error}, status=status)
+
+
+def _seat_specs(post, count: int) -> list[dict]:
+    """The other seats from the form: ``seat_<i>`` is ``open``, ``invited`` (with ``invite_<i>``: a name),
+    ``house:<strategy>`` or ``bot:<id>``."""
+    specs = []
+    for i in range(1, count):
+        choice = post.get(f"seat_{i}", "open")
+        if choice == "invited":
+            specs.append({"kind": "invited", "name": post.get(f"invite_{i}", "").strip()})
+        elif choice.startswith("house:"):
+            specs.append({"kind": "house", "strategy": choice[len("house:"):]})
+        elif choice.startswith("bot:") and choice[len("bot:"):].isdigit():
+            specs.append({"kind": "bot", "bot": int(choice[len("bot:"):])})
+        else:
+            specs.append({"kind": "open"})
+    return specs
+
+
+@require_POST
+def table_new(request):
+    """Create a table from the lobby's form, then its invite page."""
+    seats = request.POST.get("seats", "2")
+    if not seats.isdigit() or int(seats) not in FORM_SEATS:
+        return lobby(request, status=400, error=f"A table here has {', '.join(map(str, FORM_SEATS))} seats.")
+    try:
+        table = services.table_create(creator=_player(request, create=True),
+                                      preset=request.POST.get("preset", "web-table"),
+                                      seats=_seat_specs(request.POST, int(seats)),
+                                      listed=request.POST.get("listed") == "on", request=request)
+    except services.TableError as exc:
+        response = lobby(request, status=exc.status, error=_sentence(exc.detail))
+        if exc.retry_after:
+            response["Retry-After"] = str(exc.retry_after)
+        return response
+    return redirect("table-detail", code=table.code)
+
+
+def table_detail(request, code: str, *, status: int = 200, error: str = ""):
+    """A table's invite page: its rules and seats, the link to share, and what this browser may do; once the match
+    started, its table for whoever sits there (and its watch page for the others)."""
+    try:
+        table = services.table_by_code(code)
+    except services.TableError as exc:
+        return render(request, "tables/table_missing.html", {"error": _sentence(exc.detail)}, status=exc.status)
+    viewer = _player(request)
+    view = services.table_view(table, viewer=viewer, user=request.user)
+    if view["status"] == "started" and view["your_seat"] is not None and request.method == "GET" and not error:
+        return redirect("match-table", match_id=view["match_id"])
+    return render(request, "tables/table.html", {
+        "table": view, "invite_link": request.build_absolute_uri(view["invite_url"]), "error": error},
+        status=status)
+
+
+def _change(action):
+    @require_POST
+    def view(request, code: str):
+        try:
+            action(code=code, player=_player(request, create=action is services.table_join))
+        except services.TableError as exc:
+            return table_detail(request, code, status=exc.status, error=_sentence(exc.detail))
+        if action is services.table_cancel:
+            messages.info(request, "The table is cancelled.")
+            return redirect("table-lobby")
+        return redirect("table-detail", code=code)
+
+    view.__name__ = f"table_{action.__name__.removeprefix('table_')}"
+    return view
+
+
+table_join = _change(services.table_join)
+table_start = _change(services.table_start)
+table_leave = _change(services.table_leave)
+table_cancel = _change(services.table_cancel)
+
+
+def _sentence(text) -> str:
+    text = str(text)
+    return f"{text[:1].upper()}{text[1:]}" + ("" if text.endswith(".") else ".")

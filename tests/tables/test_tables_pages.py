@@ -1,0 +1,63 @@
+"""Table pages (issue 23, part 1): a guest opens a table from the lobby, a second browser opens the invite link and
+takes the open seat, and both are sent to the match's table; refusals show a page with their status."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.conf import settings
+from django.test import Client
+
+from games.models import Match
+from tables.models import Table
+
+pytestmark = pytest.mark.django_db
+
+
+def _post(client: Client, url: str, data: dict | None = None):
+    client.get("/tables/")
+    return client.post(url, {**(data or {}), "csrfmiddlewaretoken": client.cookies["csrftoken"].value})
+
+
+def test_a_guest_opens_a_table_and_another_browser_joins_by_the_link(house_bots):
+    host, friend = Client(enforce_csrf_checks=True), Client(enforce_csrf_checks=True)
+    page = host.get("/tables/").content.decode()
+    assert "Open a table" in page and "No table is waiting for players" in page
+    made = _post(host, "/tables/new/", {"preset": "web-table", "seats": "3", "seat_1": "house:eager",
+                                        "seat_2": "open", "listed": "on"})
+    assert made.status_code == 302, made.content[:400]
+    invite = made["Location"]
+    code = re.fullmatch(r"/tables/([A-Z0-9]{12})/", invite)[1]
+    waiting = host.get(invite).content.decode()
+    assert "Waiting for 1 more player" in waiting and f"http://testserver/tables/{code}/" in waiting
+    assert 'id="join"' not in waiting and 'id="start"' in waiting  # the host sits already and may start
+    lobby = friend.get("/tables/").content.decode()
+    assert f'href="/tables/{code}/"' in lobby and "Guest " in lobby  # the host is a guest
+    assert 'id="join"' in friend.get(invite).content.decode()
+
+    joined = _post(friend, f"/tables/{code}/join/")
+    assert joined.status_code == 302 and joined["Location"] == invite
+    table = Table.objects.get(code=code)
+    assert table.status == Table.Status.STARTED
+    for browser in (host, friend):  # each is sent to the match's table, where its seat is its own
+        assert browser.get(invite)["Location"] == f"/matches/{table.match_id}/play/"
+    match = Match.objects.get(pk=table.match_id)
+    players = [s.player for s in match.seats.order_by("index")]
+    assert players[0].is_guest and players[2].is_guest and players[0] != players[2]
+    assert match.move_seconds == settings.GUEST_MOVE_SECONDS  # a guest's clock
+    assert friend.get(f"/api/matches/{match.pk}/seats/2/").status_code == 200
+    assert friend.get(f"/api/matches/{match.pk}/seats/0/").status_code in (403, 401)
+
+
+def test_wrong_and_finished_invites_answer_a_page_with_their_status(house_bots):
+    browser = Client()
+    missing = browser.get("/tables/NOSUCHCODE42/")
+    assert missing.status_code == 404 and "No such table" in missing.content.decode()
+    made = _post(browser, "/tables/new/", {"preset": "web-table", "seats": "2", "seat_1": "open"})
+    code = made["Location"].split("/")[2]
+    assert _post(browser, f"/tables/{code}/cancel/").status_code == 302
+    late = _post(Client(), f"/tables/{code}/join/")
+    assert late.status_code == 410 and "cancelled" in late.content.decode()
+    bad = _post(browser, "/tables/new/", {"preset": "web-table", "seats": "7"})
+    assert bad.status_code == 400 and "A table here has 2, 3, 4 seats." in bad.content.decode()
