@@ -1,0 +1,59 @@
+"""Tables in real browsers (issue 23, part 1): a guest opens a three-seat table from the lobby (a house bot in one
+seat, one open), sends the invite link to a friend in another browser, the friend takes the seat, and both land at
+the match's table with their own hands (the host's waiting page follows by itself); axe finds nothing serious on
+the lobby and the invite page, at phone width."""
+
+import os
+import re
+import shutil
+
+import pytest
+
+pytest.importorskip("playwright.sync_api")
+pytest.importorskip("axe_playwright_python")
+from axe import axe_violations, describe  # noqa: E402 (tests/support)
+from browsers import CHROMIUM  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM),
+                                reason="Debian's chromium is not installed (.ci/run installs it)")
+
+
+def _scan(page, what):
+    found = axe_violations(page)
+    assert not found, f"{what}:\n{describe(found)}"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_browsers_meet_at_a_table_by_its_invite_link(live_server, browser, settings, house_bots):
+    settings.TASKS = "eager"  # the house bot answers inside the request (no worker in this test)
+    from games.models import Match
+    from tables.models import Table
+
+    host = browser.new_context(viewport={"width": 360, "height": 800}).new_page()
+    host.goto(f"{live_server.url}/tables/")
+    _scan(host, "the lobby")
+    host.check("input[name='seats'][value='3']")
+    host.select_option("#seat-1", "house:eager")
+    host.select_option("#seat-2", "open")
+    host.click("#open-table")
+    host.wait_for_url(re.compile(r".*/tables/[A-Z0-9]{12}/$"))
+    link = host.input_value("#invite-link")
+    assert link == host.url
+    assert "Waiting for 1 more player" in host.inner_text("#table-status")
+    _scan(host, "a table's invite page")
+
+    friend = browser.new_context(viewport={"width": 360, "height": 800}).new_page()
+    friend.goto(link)
+    friend.click("#join")
+    friend.wait_for_url(re.compile(r".*/matches/\d+/play/$"))
+    friend.wait_for_selector("#hand .card")
+    host.wait_for_url(re.compile(r".*/matches/\d+/play/$"), timeout=20000)  # tables.js saw the match start
+    host.wait_for_selector("#hand .card")
+    assert host.url == friend.url
+    table = Table.objects.get(code=link.rstrip("/").rsplit("/", 1)[1])
+    match = Match.objects.get(pk=table.match_id)
+    assert match.seat_count == 3 and match.seats.get(index=1).player.strategy == "eager"
+    hands = [page.eval_on_selector_all("#hand .card", "els => els.map(e => e.dataset.card)") for page in (host, friend)]
+    assert hands[0] and hands[1] and hands[0] != hands[1]  # each browser holds its own seat's cards
+    for page in (host, friend):  # the tables' event streams end with their pages
+        page.context.close()
