@@ -196,13 +196,11 @@ def guest_deal(request, *, preset: str, seats: int) -> Match:
 
 def guest_adopt(*, guest: Player, user) -> int:
     """Move every seat of ``guest`` to ``user``'s player (``player_for_user``) and delete the guest player: the
-    guest's matches, running or over, are the account's from now on, running ones with the account's move clock.
-    Returns how many seats moved."""
+    guest's matches, running or over, are the account's from now on. A running one keeps the move clock it started
+    with (``GUEST_MOVE_SECONDS``): the account's shorter clock taking over would play fallbacks for, and forfeit, a
+    person who had only stepped away to sign up. Returns how many seats moved."""
     person = player_for_user(user=user)
     with transaction.atomic():
-        # running guest matches take the account's move clock (HUMAN_MOVE_SECONDS) from now on, not the guest's
-        Match.objects.filter(status=Match.Status.RUNNING, seats__player=guest,
-                             move_seconds=settings.GUEST_MOVE_SECONDS).update(move_seconds=None)
         moved = Seat.objects.filter(player=guest).update(player=person)
         Player.objects.filter(pk=guest.pk, is_guest=True).delete()
     log.info("guest %s signed in as %s: %s matches kept", guest.name, person.name, moved)

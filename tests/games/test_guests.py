@@ -11,6 +11,7 @@ import threading
 from datetime import timedelta
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
@@ -19,7 +20,7 @@ from games.engine import Ruleset
 from games.models import Match, Player, Seat
 from games.selectors import match_state
 from personas import press_deal, table_of
-from games.services import match_create, matches_clock_expired, player_for_user
+from games.services import match_advance, match_create, matches_clock_expired, player_for_user
 
 pytestmark = pytest.mark.django_db
 
@@ -246,8 +247,24 @@ def test_signing_up_or_logging_in_keeps_the_guests_matches(house_bots, how):
     assert browser.get(f"/matches/{first}/play/").status_code == 200
     assert browser.get(f"/api/matches/{first}/seats/0/").status_code == 200
     assert f"/matches/{first}/" in browser.get(f"/players/{person.name}/").content.decode()
-    # the account's move clock from now on, not the guest's (a person's fallbacks and forfeit apply again)
-    assert list(Match.objects.filter(pk__in=[first, second]).values_list("move_seconds", flat=True)) == [None, None]
+    # the clock the matches started with: signing up never shortens it (a fallback or forfeit for stepping away)
+    assert list(Match.objects.filter(pk__in=[first, second]).values_list("move_seconds", flat=True)) == [
+        settings.GUEST_MOVE_SECONDS] * 2
+
+
+def test_a_guest_away_longer_than_an_accounts_clock_signs_up_and_is_not_played_for(house_bots, settings):
+    """Issue 23: the account's shorter clock used to take over at sign-up, so a guest who had been away 100 s (under
+    the guest's 300 s, over a person's 60 s) was played for by the clock at once, and could be forfeited."""
+    browser = Client()
+    match_id = table_of(press_deal(browser))
+    match_advance(match_id=match_id)  # the house bot plays until it is the guest's turn
+    away = timezone.now() - timedelta(seconds=settings.HUMAN_MOVE_SECONDS + 40)
+    Match.objects.filter(pk=match_id).update(last_progress_at=away)
+    signup = browser.post("/accounts/signup/", {"username": "maya", "password1": "a-long-pass-9876",
+                                                "password2": "a-long-pass-9876", "csrfmiddlewaretoken": _csrf(browser)})
+    assert signup.status_code == 302, signup.content[:300]
+    assert match_id not in matches_clock_expired()
+    assert browser.get(f"/api/matches/{match_id}/seats/0/").json()["your_turn"] is True
 
 
 def test_a_guest_never_joins_a_ladder(ladder, client):
