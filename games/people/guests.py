@@ -196,11 +196,24 @@ def guest_deal(request, *, preset: str, seats: int) -> Match:
 
 def guest_adopt(*, guest: Player, user) -> int:
     """Move every seat of ``guest`` to ``user``'s player (``player_for_user``) and delete the guest player: the
-    guest's matches, running or over, are the account's from now on. A running one keeps the move clock it started
+    guest's matches, running or over, are the account's from now on, except running ones past the account's limit
+    on running casual matches (``CASUAL_RUNNING_PER_PERSON``, counting its own): those end unrated, the oldest
+    first. A running one keeps the move clock it started
     with (``GUEST_MOVE_SECONDS``): the account's shorter clock taking over would play fallbacks for, and forfeit, a
     person who had only stepped away to sign up. Returns how many seats moved."""
+    from games.people.casual import casual_running
+
     person = player_for_user(user=user)
     with transaction.atomic():
+        # the account's limit on running casual matches holds across log-ins: logging in and out again and again
+        # must not gather more of them on one account than it may start itself (the newest are kept)
+        places = max(0, settings.CASUAL_RUNNING_PER_PERSON - len(casual_running(person)))
+        running = list(Match.objects.filter(status=Match.Status.RUNNING, seats__player=guest)
+                       .order_by("-created_at", "-pk").values_list("pk", flat=True))
+        for match_id in running[places:]:
+            match_abort(match_id=match_id, reason=(
+                f"ended at log-in: the account had {settings.CASUAL_RUNNING_PER_PERSON - places} casual matches "
+                f"running already (limit {settings.CASUAL_RUNNING_PER_PERSON} per account)"))
         moved = Seat.objects.filter(player=guest).update(player=person)
         Player.objects.filter(pk=guest.pk, is_guest=True).delete()
     log.info("guest %s signed in as %s: %s matches kept", guest.name, person.name, moved)

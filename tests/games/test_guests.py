@@ -403,3 +403,24 @@ def test_an_abandoned_guest_match_ends_through_the_one_abort(house_bots, client,
     assert follower.last_progress_at > long_ago  # woken: its wait is counted from its predecessor's end
     match.refresh_from_db()
     assert match.status == Match.Status.ABORTED and "guest" in match.abort_reason
+
+
+def test_logging_in_and_out_again_and_again_never_gathers_more_running_matches_than_an_account_may_have(
+        house_bots, settings):
+    """Issue 23: each log-in moved the guest's running matches to the account, and each log-out gave a fresh guest
+    (whose address count had dropped to 0): 8 running on one account where the limit is 3."""
+    settings.CASUAL_RUNNING_PER_PERSON = 3
+    get_user_model().objects.create_user("maya", password="a-long-pass-9876")
+    browser = Client()
+    for _ in range(3):
+        dealt = [table_of(press_deal(browser)) for _ in range(settings.GUEST_RUNNING_PER_BROWSER)]
+        answer = browser.post("/accounts/login/", {"username": "maya", "password": "a-long-pass-9876",
+                                                   "csrfmiddlewaretoken": _csrf(browser)})
+        assert answer.status_code == 302, answer.content[:300]
+        person = player_for_user(user=get_user_model().objects.get(username="maya"))
+        running = Match.objects.filter(status=Match.Status.RUNNING, seats__player=person)
+        assert running.count() <= 3
+        assert running.count() == 3 or set(dealt) <= set(running.values_list("pk", flat=True))
+        browser.post("/accounts/logout/", {"csrfmiddlewaretoken": _csrf(browser)})
+    ended = Match.objects.filter(status=Match.Status.ABORTED)  # one of the second round's (the older), the third's
+    assert ended.count() == 3 and all("limit 3 per account" in m.abort_reason for m in ended)
