@@ -269,6 +269,38 @@ class PlayerProfileApi(BotsApi):
 
 
 
+class HeadToHeadOutput(serializers.Serializer):
+    """Two players' public matches against each other (``bots_api.head_to_head``); each pair is [a's, b's]."""
+
+    players = serializers.ListField(child=serializers.CharField(), help_text="[a, b] by name")
+    matches = serializers.IntegerField(help_text="finished public matches both sat in")
+    wins = serializers.ListField(child=serializers.IntegerField(), help_text="matches each placed ahead of the other")
+    ties = serializers.IntegerField(help_text="matches where they shared a place")
+    points = serializers.ListField(child=serializers.IntegerField(), help_text="card points each ended with, summed")
+    ratings = serializers.ListField(child=serializers.DictField(), help_text=(
+        "per ladder: ladder, ladder_name, matches, change ([a's, b's]: the ordinal's moves over these matches)"))
+    recent = serializers.ListField(child=serializers.DictField(), help_text=(
+        "newest first: match_id, finished_at, preset, ladder, places, totals"))
+
+
+class HeadToHeadApi(BotsApi):
+    """Two players' record against each other, over their public matches: wins, ties, card points and the rating
+    changes those matches caused (``/players/<a>/vs/<b>/`` shows the same)."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(tags=["players"], responses={200: HeadToHeadOutput, 400: _ERR, 404: _ERR, 429: _ERR},
+                   summary="Two players head to head (by exact name, or by id)")
+    def get(self, request, a: str, b: str):
+        from bots_api.head_to_head import head_to_head
+        from sitekit.errors import ApiError
+
+        first, second = selectors.player_by_ref(ref=a), selectors.player_by_ref(ref=b)
+        if first.pk == second.pk:
+            raise ApiError("same_player", "a head to head needs two different players: name another one")
+        return Response(HeadToHeadOutput(head_to_head(a=first, b=second)).data)
+
+
 _TURN_FILTERS = [
     OpenApiParameter("match", int, description="only this match's turns (a match id)"),
     OpenApiParameter("deal", int, description="only this deal's turns (1-based; with match)"),

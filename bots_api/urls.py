@@ -19,6 +19,7 @@ api_patterns = [
     path("bots/<int:bot_id>/versions/", api.BotVersionsApi.as_view(), name="api-bot-versions"),
     path("bots/<int:bot_id>/trials/", trial_api.BotTrialListApi.as_view(), name="api-bot-trials"),
     path("trials/<int:trial_id>/", trial_api.TrialDetailApi.as_view(), name="api-trial"),
+    path("players/<path:a>/vs/<path:b>/", api.HeadToHeadApi.as_view(), name="api-head-to-head"),
     path("players/<path:name>/", api.PlayerProfileApi.as_view(), name="api-player"),
 ]
 
@@ -27,5 +28,6 @@ page_patterns = [
     path("bots/<int:bot_id>/", views.bot_detail, name="bot-detail"),
     path("bots/<int:bot_id>/turns/", views.bot_turns, name="bot-turns"),
     path("trials/<int:trial_id>/", trial_views.trial_detail, name="trial-detail"),
+    path("players/<path:a>/vs/<path:b>/", views.head_to_head_page, name="head-to-head"),
     path("players/<path:name>/", views.player_profile, name="player-profile"),
 ]

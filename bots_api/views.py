@@ -181,9 +181,23 @@ def latency_chart(turns: list[dict], width: int = 640, height: int = 160, pad: i
     }
 
 
+def head_to_head_page(request, a: str, b: str):
+    """Two players head to head (``bots_api.head_to_head``): their public matches against each other."""
+    from bots_api.head_to_head import head_to_head
+
+    first, second = selectors.player_by_name(name=a), selectors.player_by_name(name=b)
+    if first.pk == second.pk:
+        return redirect("player-profile", name=first.name)
+    return render(request, "bots_api/head_to_head.html", {
+        "a": first, "b": second, "record": head_to_head(a=first, b=second)})
+
+
 def player_profile(request, name: str):
+    from bots_api.head_to_head import frequent_opponents
+
     player = selectors.player_by_name(name=name)
     profile = selectors.player_profile(player=player)
+    profile["opponents"] = frequent_opponents(player=player)
     bot = getattr(player, "bot", None) if player.kind == Player.Kind.BOT else None
     return render(request, "bots_api/player_profile.html", {
         "player": player, "profile": profile,
