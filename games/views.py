@@ -24,7 +24,7 @@ from games.people.casual import CasualRefused, casual_start
 from games.engine import PRESETS, Ruleset
 from games.engine.describe import describe_rules
 from games.people.guests import session_guest
-from games.models import Deal, Match, Move, Seat
+from games.models import Deal, Match, Move, Player, Seat
 from games.hooks import register_match_page_extra, replay_tools
 from games import hooks
 
@@ -140,7 +140,12 @@ def match_table(request, match_id: int):
     seat = match_seats.person_seat(match=match, user=request.user, guest=guest)
     if seat is None:  # also a bot's owner: the bot plays its seat, not they
         raise PermissionDenied("you have no seat in this match")
-    return render(request, "games/table.html", {"match": match, "seat": seat.index, "guest": guest})
+    # "Deal again" at the end of a casual match against house bots (a guest's or a person's Deal): the same rules
+    opponents = Seat.objects.filter(match=match).exclude(index=seat.index).values_list("player__kind", flat=True)
+    deal_again = (match.preset and match.seat_count in (2, 3) and not match.reveal_group
+                  and all(kind == Player.Kind.HOUSE for kind in opponents))
+    return render(request, "games/table.html", {"match": match, "seat": seat.index, "guest": guest,
+                                                "deal_again": deal_again})
 
 
 def watch_context(*, match: Match | None, featured: bool = False) -> dict:

@@ -233,6 +233,7 @@
     if (!state) return;
     const v = state.view, names = state.seats.map(s => s.name);
     $("my-hand").hidden = state.status !== "running";  // nothing left to play once the match is over
+    if ($("deal-again")) $("deal-again").hidden = state.status === "running";  // a casual match vs house bots: again
     if (state.status !== "running") $("reshuffle-note").hidden = true;  // the last reshuffle's notice is news no more
     if (state.status === "aborted") {
       $("turn").replaceChildren(h("strong", {}, "This match was ended early, unrated."), ` ${state.abort_reason || ""} `,

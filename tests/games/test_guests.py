@@ -424,3 +424,22 @@ def test_logging_in_and_out_again_and_again_never_gathers_more_running_matches_t
         browser.post("/accounts/logout/", {"csrfmiddlewaretoken": _csrf(browser)})
     ended = Match.objects.filter(status=Match.Status.ABORTED)  # one of the second round's (the older), the third's
     assert ended.count() == 3 and all("limit 3 per account" in m.abort_reason for m in ended)
+
+
+def test_the_table_offers_deal_again_with_the_same_rules_against_house_bots_only(house_bots):
+    """Issue 23, part 4: at a casual match against house bots the table holds a "Deal again" form (shown by
+    static/js/table.js once the match is over) that deals the same preset and seat count at once."""
+    browser = Client()
+    match_id = table_of(press_deal(browser, preset="web-table", seats="3"))
+    page = browser.get(f"/matches/{match_id}/play/").content.decode()
+    form = re.search(r'<form id="deal-again" method="post" action="/play/guest/" hidden>(.*?)</form>', page, re.S)
+    assert form and 'name="preset" value="web-table"' in form[1] and 'name="seats" value="3"' in form[1]
+    again = browser.post("/play/guest/", {"preset": "web-table", "seats": "3", "csrfmiddlewaretoken": _csrf(browser)})
+    assert table_of(again) != match_id
+
+    person = get_user_model().objects.create_user("maya", password="a-long-pass-9876")
+    with_people = match_create(players=[player_for_user(user=person), Seat.objects.get(match_id=match_id,
+                                                                                      index=0).player],
+                               ruleset=Ruleset.preset("web-table"), preset="web-table")
+    browser.force_login(person)
+    assert 'id="deal-again"' not in browser.get(f"/matches/{with_people.pk}/play/").content.decode()
