@@ -62,7 +62,7 @@ class TableListApi(APIView):
         responses={200: TableOutput(many=True)})
     def get(self, request):
         viewer = _viewer(request)
-        return Response([services.table_view(t, viewer=viewer, user=request.user) for t in services.tables_open()])
+        return Response([services.table_view(t, viewer=viewer) for t in services.tables_open()])
 
     @extend_schema(summary="Create a table (you sit in seat 0)", request=InputSerializer, responses={
         201: TableOutput, 400: _err("bad_table: the preset, a seat or the seat count is not right (the detail says "
@@ -82,7 +82,7 @@ class TableListApi(APIView):
                                       seats=[dict(s) for s in data.validated_data["seats"]],
                                       listed=data.validated_data["listed"], request=request)
         table = services.table_by_code(table.code)
-        return Response(services.table_view(table, viewer=person, user=request.user), status=status.HTTP_201_CREATED)
+        return Response(services.table_view(table, viewer=person), status=status.HTTP_201_CREATED)
 
 
 class TableDetailApi(APIView):
@@ -92,7 +92,7 @@ class TableDetailApi(APIView):
                                                                   404: _err("not_found: no table has this code")})
     def get(self, request, code: str):
         table = services.table_by_code(code)
-        return Response(services.table_view(table, viewer=_viewer(request), user=request.user))
+        return Response(services.table_view(table, viewer=_viewer(request)))
 
 
 _CHANGE_ERRORS = {401: _err("not logged in (token or session)"), 403: _err("not_yours: only the creator may do it, "
@@ -112,7 +112,7 @@ def _change_view(name: str, summary: str, change) -> type[APIView]:
             person = player_for_user(user=request.user)
             change(code=code, player=person)
             table = services.table_by_code(code)
-            return Response(services.table_view(table, viewer=person, user=request.user))
+            return Response(services.table_view(table, viewer=person))
 
     View.__name__ = View.__qualname__ = name
     return View
@@ -124,3 +124,14 @@ TableStartApi = _change_view("TableStartApi", "Start the table's match now, hous
                              services.table_start)
 TableLeaveApi = _change_view("TableLeaveApi", "Give up your seat at a waiting table", services.table_leave)
 TableCancelApi = _change_view("TableCancelApi", "Cancel your waiting table (creator)", services.table_cancel)
+
+
+class TableRematchApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(summary="Play a table's finished match again, seats moved on by one (its rematch table)",
+                   request=None, responses={200: TableOutput, **_CHANGE_ERRORS})
+    def post(self, request, code: str):
+        person = player_for_user(user=request.user)
+        again = services.table_rematch(code=code, player=person)
+        return Response(services.table_view(again, viewer=person))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 
 from games.models import Match, Player
@@ -25,6 +24,8 @@ class Table(models.Model):
     listed = models.BooleanField(default=True, help_text="shown in the lobby (else only the invite link finds it)")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING, db_index=True)
     match = models.OneToOneField(Match, null=True, blank=True, on_delete=models.SET_NULL, related_name="table")
+    rematch_of = models.OneToOneField("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch",
+                                      help_text="the table whose finished match this one plays again, seats rotated")
     created_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField(help_text="a waiting table is cancelled after this")
 
@@ -49,8 +50,9 @@ class TableSeat(models.Model):
     index = models.PositiveSmallIntegerField()
     kind = models.CharField(max_length=10, choices=Kind.choices)
     player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.CASCADE, related_name="table_seats")
-    invited = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
-                                related_name="table_invitations", help_text="the person an invited seat is kept for")
+    invited = models.ForeignKey(Player, null=True, blank=True, on_delete=models.CASCADE,
+                                related_name="table_invitations",
+                                help_text="the person (or a rematch's guest) an invited seat is kept for")
 
     class Meta:
         ordering = ["index"]

@@ -13,7 +13,6 @@ import secrets
 from datetime import timedelta
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.db import DatabaseError, transaction
 from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
@@ -93,7 +92,8 @@ def _seat_from(spec: object, index: int, creator: Player, taken: set[int]) -> Ta
                        "player name")
         if person.pk == creator.pk or person.pk in taken:
             raise _bad(f"{where}: {person.name} has a seat at this table already")
-        return TableSeat(index=index, kind=kind, invited=person.user)
+        taken.add(person.pk)
+        return TableSeat(index=index, kind=kind, invited=person)
     if kind == "house":
         strategy = spec.get("strategy", "heuristic")
         if strategy not in STRATEGIES:
@@ -223,8 +223,7 @@ def table_join(*, code: str, player: Player) -> TableSeat:
         if any(s.player_id == player.pk for s in seats):
             raise TableError("already_seated", "you have a seat at this table already")
         free = [s for s in seats if s.player_id is None]
-        mine = next((s for s in free if s.kind == TableSeat.Kind.INVITED and player.user_id
-                     and s.invited_id == player.user_id), None)
+        mine = next((s for s in free if s.kind == TableSeat.Kind.INVITED and s.invited_id == player.pk), None)
         seat = mine or next((s for s in free if s.kind == TableSeat.Kind.OPEN), None)
         if seat is None:
             raise TableError("full", "no free seat here is open to you: every seat is taken or kept for someone "
@@ -273,6 +272,60 @@ def table_start(*, code: str, player: Player) -> Match:
         return _start(table)
 
 
+def _rematch_code(table: Table) -> str | None:
+    try:
+        return table.rematch.code
+    except Table.DoesNotExist:
+        return None
+
+
+def table_rematch(*, code: str, player: Player) -> Table:
+    """Play the table's finished match again: a new table with the same rules and seats, each seat moved on by one
+    (seat i sits at i + 1), the people's seats kept for them (``invited``: a guest's too) and the bots in theirs;
+    ``player`` takes their seat at once, and the match starts when everyone has (each by ``table_join``, or by
+    asking for the rematch too). Asked again, by anyone who sat there, it is the same rematch table. ``TableError``:
+    ``not_found``, ``not_yours`` (no seat at the table), ``gone`` (its match is not finished), ``busy``."""
+    table = table_by_code(code)
+    if seat_of(table, player) is None:
+        raise TableError("not_yours", "only the people who sat at this table may ask for a rematch")
+    if table.match is None or table.match.status != Match.Status.FINISHED:
+        raise TableError("gone", "a rematch is offered once the table's match is finished")
+    with transaction.atomic():
+        try:
+            Table.objects.select_for_update(nowait=True).filter(pk=table.pk).values_list("pk").first()
+        except DatabaseError:
+            raise TableError("busy", "someone else is asking for this rematch right now; try again in 1 s",
+                             retry_after=1) from None
+        again = Table.objects.filter(rematch_of=table).first()
+        if again is None:
+            old = {s.index: s for s in TableSeat.objects.filter(table=table).select_related("player")}
+            count = table.seat_count
+            while True:
+                new_code = _new_code()
+                if not Table.objects.filter(code=new_code).exists():
+                    break
+            again = Table.objects.create(
+                code=new_code, created_by=player, preset=table.preset, ruleset=table.ruleset, seat_count=count,
+                listed=False, rematch_of=table,
+                expires_at=timezone.now() + timedelta(minutes=settings.TABLE_WAIT_MINUTES))
+            rows = []
+            for index in range(count):
+                was = old[(index - 1) % count]  # seats move on by one
+                person = was.player.kind == Player.Kind.HUMAN
+                rows.append(TableSeat(table=again, index=index,
+                                      kind=TableSeat.Kind.INVITED if person else was.kind,
+                                      invited=was.player if person else None,
+                                      player=None if person else was.player))
+            TableSeat.objects.bulk_create(rows)
+    if seat_of(table_by_code(again.code), player) is None:
+        try:
+            table_join(code=again.code, player=player)
+        except TableError as exc:
+            if exc.code != "already_seated":
+                raise
+    return table_by_code(again.code)
+
+
 def _start(table: Table) -> Match:
     """Create the table's match (in the caller's transaction, the table's row locked): the seated players in seat
     order, the table's rules, a guest's move clock when a guest sits there. Woken for the worker on commit."""
@@ -289,10 +342,11 @@ def _start(table: Table) -> Match:
     return match
 
 
-def table_view(table: Table, *, viewer: Player | None = None, user=None) -> dict:
+def table_view(table: Table, *, viewer: Player | None = None) -> dict:
     """What anyone may see of ``table`` (the lobby, the invite page, ``GET /api/tables/<code>/``): its code, rules,
-    seats (index, kind, who sits there, who it is kept for), status and match; for ``viewer`` (the person's or
-    guest's player, if any) and ``user``, which seat is theirs and what they may do now. Nothing of any hand."""
+    seats (index, kind, who sits there, who it is kept for), status and match, the table it plays again
+    (``rematch_of``) and the one that plays it again (``rematch``: codes); for ``viewer`` (the person's or guest's
+    player, if any) which seat is theirs and what they may do now. Nothing of any hand."""
     waiting = table.status == Table.Status.WAITING and table.expires_at > timezone.now()
     mine = seat_of(table, viewer)
     seats = []
@@ -300,26 +354,20 @@ def table_view(table: Table, *, viewer: Player | None = None, user=None) -> dict
         seats.append({"index": s.index, "kind": s.kind,
                       "player": s.player.name if s.player_id else None,
                       "player_kind": s.player.kind if s.player_id else None,
-                      "invited": _invited_name(s) if s.kind == TableSeat.Kind.INVITED else None,
+                      "invited": s.invited.name if s.invited_id else None,
                       "yours": mine is not None and s.index == mine.index})
     free = [s for s in table.seats.all() if s.player_id is None]
-    invited_here = getattr(user, "pk", None)  # a browser without a player joins as a guest: an open seat
+    me = viewer.pk if viewer is not None else None  # a browser without a player joins as a guest: an open seat
     can_join = waiting and mine is None and any(
-        s.kind == TableSeat.Kind.OPEN or (s.kind == TableSeat.Kind.INVITED and s.invited_id == invited_here)
-        for s in free if invited_here is not None or s.kind == TableSeat.Kind.OPEN)
+        s.kind == TableSeat.Kind.OPEN or (s.kind == TableSeat.Kind.INVITED and me is not None and s.invited_id == me)
+        for s in free)
     return {"code": table.code, "invite_url": f"/tables/{table.code}/", "preset": table.preset,
             "seat_count": table.seat_count, "listed": table.listed,
             "status": table.status if table.status != Table.Status.WAITING or waiting else "expired",
             "created_by": table.created_by.name, "created_at": table.created_at, "expires_at": table.expires_at,
             "match_id": table.match_id, "seats": seats, "free_seats": len(free),
+            "rematch_of": table.rematch_of.code if table.rematch_of_id else None,
+            "rematch": _rematch_code(table),
             "your_seat": mine.index if mine is not None else None,
             "can_join": can_join, "can_start": waiting and viewer is not None and table.created_by_id == viewer.pk,
             "can_leave": waiting and mine is not None and mine.kind in (TableSeat.Kind.OPEN, TableSeat.Kind.INVITED)}
-
-
-def _invited_name(seat: TableSeat) -> str | None:
-    if seat.invited_id is None:
-        return None
-    person = Player.objects.filter(user_id=seat.invited_id, kind=Player.Kind.HUMAN).values_list("name", flat=True)
-    return person.first() or get_user_model().objects.filter(pk=seat.invited_id).values_list(
-        "username", flat=True).first()

@@ -12,6 +12,7 @@ page_patterns = [
     path("tables/<str:code>/start/", views.table_start, name="table-start"),
     path("tables/<str:code>/leave/", views.table_leave, name="table-leave"),
     path("tables/<str:code>/cancel/", views.table_cancel, name="table-cancel"),
+    path("tables/<str:code>/rematch/", views.table_rematch, name="table-rematch"),
 ]
 
 api_patterns = [
@@ -21,4 +22,5 @@ api_patterns = [
     path("tables/<str:code>/start/", api.TableStartApi.as_view(), name="api-table-start"),
     path("tables/<str:code>/leave/", api.TableLeaveApi.as_view(), name="api-table-leave"),
     path("tables/<str:code>/cancel/", api.TableCancelApi.as_view(), name="api-table-cancel"),
+    path("tables/<str:code>/rematch/", api.TableRematchApi.as_view(), name="api-table-rematch"),
 ]

@@ -35,7 +35,7 @@ def _my_bots(request) -> list[Bot]:
 def lobby(request, *, status: int = 200, error: str = ""):
     """Open tables waiting for players, newest first, and the form that creates one."""
     viewer = _player(request)
-    tables = [services.table_view(t, viewer=viewer, user=request.user) for t in services.tables_open()]
+    tables = [services.table_view(t, viewer=viewer) for t in services.tables_open()]
     return render(request, "tables/lobby.html", {
         "tables": tables, "presets": sorted(PRESETS), "strategies": sorted(STRATEGIES), "form_seats": FORM_SEATS,
         "other_seats": range(1, max(FORM_SEATS)), "my_bots": _my_bots(request), "error": error}, status=status)
@@ -85,7 +85,7 @@ def table_detail(request, code: str, *, status: int = 200, error: str = ""):
     except services.TableError as exc:
         return render(request, "tables/table_missing.html", {"error": _sentence(exc.detail)}, status=exc.status)
     viewer = _player(request)
-    view = services.table_view(table, viewer=viewer, user=request.user)
+    view = services.table_view(table, viewer=viewer)
     if view["status"] == "started" and view["your_seat"] is not None and request.method == "GET" and not error:
         return redirect("match-table", match_id=view["match_id"])
     return render(request, "tables/table.html", {
@@ -113,6 +113,27 @@ table_join = _change(services.table_join)
 table_start = _change(services.table_start)
 table_leave = _change(services.table_leave)
 table_cancel = _change(services.table_cancel)
+
+
+@require_POST
+def table_rematch(request, code: str):
+    """Ask for (or accept) the rematch of a table whose match is finished: its rematch table's page."""
+    try:
+        again = services.table_rematch(code=code, player=_player(request, create=True))
+    except services.TableError as exc:
+        return table_detail(request, code, status=exc.status, error=_sentence(exc.detail))
+    return redirect("table-detail", code=again.code)
+
+
+def match_page_extras(match) -> dict:
+    """The match page's part about the table the match was played at (``tables/_match_table.html``): ``table_code``,
+    and ``table_rematch`` (its rematch table's code, or None), for a match played at a table; else nothing."""
+    from tables.models import Table
+
+    table = Table.objects.filter(match_id=match.pk).select_related("rematch").first()
+    if table is None:
+        return {}
+    return {"table_code": table.code, "table_rematch": services._rematch_code(table)}
 
 
 def _sentence(text) -> str:

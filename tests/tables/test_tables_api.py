@@ -149,3 +149,30 @@ def test_two_people_pressing_join_for_the_last_seat_at_once_get_it_once(house_bo
     codes = sorted(a.status_code for a in answers.values())
     assert codes in ([200, 409], [200, 410]), codes  # one seat; the other: busy, full, or the match started
     assert Match.objects.count() == 1 and Match.objects.get().seats.count() == 2
+
+
+def test_a_rematch_moves_every_seat_on_by_one_and_starts_when_everyone_has_accepted(as_person, as_stranger,
+                                                                                    house_bots):
+    table = _open_table(as_person, {"kind": "house", "strategy": "eager"}, {"kind": "open"})
+    started = as_stranger.post(f"/api/tables/{table['code']}/join/").json()
+    early = as_person.post(f"/api/tables/{table['code']}/rematch/")
+    assert early.status_code == 410 and early.json()["error"] == "gone"  # the match is still running
+    Match.objects.filter(pk=started["match_id"]).update(status=Match.Status.FINISHED)
+    outsider = api_client(user("ada")).post(f"/api/tables/{table['code']}/rematch/")
+    assert outsider.status_code == 403 and outsider.json()["error"] == "not_yours"
+
+    offered = as_person.post(f"/api/tables/{table['code']}/rematch/").json()
+    assert offered["rematch_of"] == table["code"] and offered["status"] == "waiting" and not offered["listed"]
+    assert [(s["kind"], s["player"], s["invited"]) for s in offered["seats"]] == [
+        ("invited", None, "bob"), ("invited", "lin", "lin"), ("house", house_name(offered), None)]
+    assert offered["your_seat"] == 1
+    assert as_person.get(f"/api/tables/{table['code']}/").json()["rematch"] == offered["code"]
+    accepted = as_stranger.post(f"/api/tables/{table['code']}/rematch/").json()  # the same rematch, accepted
+    assert accepted["code"] == offered["code"] and accepted["status"] == "started" and accepted["your_seat"] == 0
+    names = list(Match.objects.get(pk=accepted["match_id"]).seats.order_by("index").values_list("player__name",
+                                                                                                flat=True))
+    assert names[:2] == ["bob", "lin"]
+
+
+def house_name(view: dict) -> str:
+    return view["seats"][2]["player"]

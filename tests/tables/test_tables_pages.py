@@ -61,3 +61,24 @@ def test_wrong_and_finished_invites_answer_a_page_with_their_status(house_bots):
     assert late.status_code == 410 and "cancelled" in late.content.decode()
     bad = _post(browser, "/tables/new/", {"preset": "web-table", "seats": "7"})
     assert bad.status_code == 400 and "A table here has 2, 3, 4 seats." in bad.content.decode()
+
+
+def test_two_guests_rematch_from_the_match_page(house_bots):
+    host, friend = Client(), Client()
+    code = _post(host, "/tables/new/", {"preset": "web-table", "seats": "2", "seat_1": "open"})["Location"].split("/")[2]
+    _post(friend, f"/tables/{code}/join/")
+    match_id = Table.objects.get(code=code).match_id
+    Match.objects.filter(pk=match_id).update(status=Match.Status.FINISHED)
+    page = host.get(f"/matches/{match_id}/").content.decode()
+    assert 'id="rematch"' in page and f'action="/tables/{code}/rematch/"' in page
+    offered = _post(host, f"/tables/{code}/rematch/")
+    again = offered["Location"].split("/")[2]
+    assert again != code and "Its rematch" in friend.get(f"/matches/{match_id}/").content.decode()
+    accepted = _post(friend, f"/tables/{code}/rematch/")
+    assert accepted["Location"] == f"/tables/{again}/"
+    rematch = Table.objects.get(code=again)
+    assert rematch.status == Table.Status.STARTED and rematch.rematch_of.code == code
+    seats = list(Match.objects.get(pk=rematch.match_id).seats.order_by("index").values_list("player_id", flat=True))
+    first = list(Match.objects.get(pk=match_id).seats.order_by("index").values_list("player_id", flat=True))
+    assert seats == first[-1:] + first[:-1]  # each seat moved on by one
+    assert friend.get(f"/tables/{again}/")["Location"] == f"/matches/{rematch.match_id}/play/"
