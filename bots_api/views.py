@@ -21,6 +21,7 @@ from bots_api import selectors, turnlog, versions
 from bots_api.services import (BotError, bot_check_request, bot_delete, bot_enter_ladder, bot_leave_ladder,
                                bot_register, bot_rotate_secret, bot_update)
 from bots_api.trials import trial_list
+from games.engine import PRESETS
 from games.models import Player
 
 
@@ -200,7 +201,7 @@ def player_profile(request, name: str):
     profile["opponents"] = frequent_opponents(player=player)
     bot = getattr(player, "bot", None) if player.kind == Player.Kind.BOT else None
     return render(request, "bots_api/player_profile.html", {
-        "player": player, "profile": profile,
+        "player": player, "profile": profile, "presets": sorted(PRESETS),
         "is_owner": bot is not None and request.user.is_authenticated and bot.owner_id == request.user.pk,
         "bot": bot,
     })

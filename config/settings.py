@@ -77,6 +77,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "tables.context_processors.invitations",
             ],
         },
     },
@@ -317,6 +318,8 @@ if not re.fullmatch(r"[1-9][0-9]{0,6}/(s|sec|second|m|min|minute|h|hour|d|day)",
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["table_create"] = TABLE_CREATE_RATE
 TABLES_WAITING_PER_PLAYER = env_int("TABLES_WAITING_PER_PLAYER", 3, 1, 100)
 TABLE_WAIT_MINUTES = env_int("TABLE_WAIT_MINUTES", 60, 1, 7 * 24 * 60)
+#: How long (minutes) a challenge waits for its answer (tables.services.challenge_create).
+CHALLENGE_MINUTES = env_int("CHALLENGE_MINUTES", 5, 1, 24 * 60)
 
 # Kept in one block: CACHES, REST_FRAMEWORK["NUM_PROXIES"], django-axes (app, middleware, backend, AXES_*).
 

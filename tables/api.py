@@ -36,6 +36,9 @@ class TableOutput(serializers.Serializer):
     listed = serializers.BooleanField()
     status = serializers.ChoiceField(["waiting", "started", "cancelled", "expired"])
     created_by = serializers.CharField()
+    challenge = serializers.BooleanField(help_text="a challenge: one person invited, a few minutes to answer")
+    rematch_of = serializers.CharField(allow_null=True, help_text="the code of the table this one plays again")
+    rematch = serializers.CharField(allow_null=True, help_text="the code of the table that plays this one again")
     created_at = serializers.DateTimeField()
     expires_at = serializers.DateTimeField()
     match_id = serializers.IntegerField(allow_null=True)
@@ -124,6 +127,8 @@ TableStartApi = _change_view("TableStartApi", "Start the table's match now, hous
                              services.table_start)
 TableLeaveApi = _change_view("TableLeaveApi", "Give up your seat at a waiting table", services.table_leave)
 TableCancelApi = _change_view("TableCancelApi", "Cancel your waiting table (creator)", services.table_cancel)
+TableDeclineApi = _change_view("TableDeclineApi", "Turn down the seat kept for you (a challenge is cancelled)",
+                               services.table_decline)
 
 
 class TableRematchApi(APIView):
@@ -135,3 +140,38 @@ class TableRematchApi(APIView):
         person = player_for_user(user=request.user)
         again = services.table_rematch(code=code, player=person)
         return Response(services.table_view(again, viewer=person))
+
+
+class ChallengeApi(APIView):
+    """Challenges: ``GET`` the tables with a seat kept for you (challenges and invitations; accept with
+    ``POST /api/tables/<code>/join/``, decline with ``.../decline/``); ``POST`` challenge a person to a one-on-one
+    casual match (it waits ``CHALLENGE_MINUTES`` for the answer)."""
+
+    permission_classes = [IsAuthenticated]
+
+    class InputSerializer(serializers.Serializer):
+        player = serializers.CharField(max_length=60, help_text="the challenged person's player name")
+        preset = serializers.ChoiceField(sorted(PRESETS), default="web-table")
+
+    @extend_schema(summary="Challenges and table seats kept for you", responses={200: TableOutput(many=True),
+                                                                               401: _err("not logged in")})
+    def get(self, request):
+        person = player_for_user(user=request.user)
+        return Response([services.table_view(services.table_by_code(t.code), viewer=person)
+                         for t in services.invitations_for(person)])
+
+    @extend_schema(summary="Challenge a person to a one-on-one casual match", request=InputSerializer, responses={
+        201: TableOutput, 400: _err("bad_table: not a person's name, or your own"),
+        401: _err("not logged in"), 429: _err("too_many_tables: see Retry-After")})
+    def post(self, request):
+        unknown = sorted(set(request.data) - {"player", "preset"}) if isinstance(request.data, dict) else []
+        if unknown:
+            raise services.TableError("bad_table", f"{unknown[0][:40]!r} is not a field of a challenge: give player "
+                                      "and preset")
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        person = player_for_user(user=request.user)
+        table = services.challenge_create(challenger=person, name=data.validated_data["player"],
+                                          preset=data.validated_data["preset"], request=request)
+        return Response(services.table_view(services.table_by_code(table.code), viewer=person),
+                        status=status.HTTP_201_CREATED)

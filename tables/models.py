@@ -22,6 +22,7 @@ class Table(models.Model):
     ruleset = models.JSONField(help_text="Ruleset.to_dict() of the rules the match is played under")
     seat_count = models.PositiveSmallIntegerField()
     listed = models.BooleanField(default=True, help_text="shown in the lobby (else only the invite link finds it)")
+    challenge = models.BooleanField(default=False, help_text="a challenge: one person invited, a few minutes to answer")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING, db_index=True)
     match = models.OneToOneField(Match, null=True, blank=True, on_delete=models.SET_NULL, related_name="table")
     rematch_of = models.OneToOneField("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch",

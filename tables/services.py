@@ -112,7 +112,8 @@ def _seat_from(spec: object, index: int, creator: Player, taken: set[int]) -> Ta
     return TableSeat(index=index, kind=kind, player=bot.player)
 
 
-def table_create(*, creator: Player, preset: str, seats: object, listed: bool = True, request=None) -> Table:
+def table_create(*, creator: Player, preset: str, seats: object, listed: bool = True, request=None,
+                 challenge: bool = False) -> Table:
     """A table of ``preset`` (any preset, RULES.md) with ``creator`` (a person's or a guest's player) in seat 0 and
     the other seats as ``seats`` asks (a list of seat specs, ``_seat_from``), waiting ``TABLE_WAIT_MINUTES`` for its
     players; started at once when no seat is left to fill. ``request``: counted against its address's budget of new
@@ -147,9 +148,10 @@ def table_create(*, creator: Player, preset: str, seats: object, listed: bool = 
             code = _new_code()
             if not Table.objects.filter(code=code).exists():
                 break
+        wait = timedelta(minutes=settings.CHALLENGE_MINUTES if challenge else settings.TABLE_WAIT_MINUTES)
         table = Table.objects.create(code=code, created_by=creator, preset=preset, ruleset=ruleset.to_dict(),
-                                     seat_count=count, listed=bool(listed),
-                                     expires_at=timezone.now() + timedelta(minutes=settings.TABLE_WAIT_MINUTES))
+                                     seat_count=count, listed=bool(listed) and not challenge, challenge=challenge,
+                                     expires_at=timezone.now() + wait)
         for row in rows:
             row.table = table
         TableSeat.objects.bulk_create(rows)
@@ -272,6 +274,41 @@ def table_start(*, code: str, player: Player) -> Match:
         return _start(table)
 
 
+def challenge_create(*, challenger: Player, name: object, preset: str = "web-table", request=None) -> Table:
+    """``challenger`` challenges the person named ``name`` to a one-on-one casual match of ``preset``: an unlisted
+    table with that person's seat kept for them, answered within ``CHALLENGE_MINUTES`` (accepting is taking the
+    seat: the match starts; declining cancels it). The challenged person sees it on every page
+    (``invitations_for``). ``TableError`` as ``table_create`` (``bad_table`` for a name that is not a person's,
+    or one's own)."""
+    return table_create(creator=challenger, preset=preset, seats=[{"kind": "invited", "name": name}], listed=False,
+                        request=request, challenge=True)
+
+
+def invitations_for(player: Player | None) -> list[Table]:
+    """The waiting tables with a free seat kept for ``player`` (challenges and table invitations), newest first:
+    what every page shows them (``tables.context_processors``) and ``GET /api/challenges/``."""
+    if player is None:
+        return []
+    return list(Table.objects.filter(status=Table.Status.WAITING, expires_at__gt=timezone.now(),
+                                     seats__invited=player, seats__player__isnull=True)
+                .select_related("created_by").order_by("-created_at", "-id")[:10])
+
+
+def table_decline(*, code: str, player: Player) -> None:
+    """``player`` turns down the seat kept for them: a challenge is cancelled; at a table of more seats the seat
+    becomes open to anyone with the link. ``TableError``: ``not_found``, ``gone``, ``not_yours`` (no seat kept
+    for them), ``busy``."""
+    with transaction.atomic():
+        table = _locked(code)
+        seat = TableSeat.objects.filter(table=table, invited=player, player__isnull=True).first()
+        if seat is None:
+            raise TableError("not_yours", "no seat at this table is kept for you")
+        if table.challenge:
+            Table.objects.filter(pk=table.pk).update(status=Table.Status.CANCELLED)
+        else:
+            TableSeat.objects.filter(pk=seat.pk).update(kind=TableSeat.Kind.OPEN, invited=None)
+
+
 def _rematch_code(table: Table) -> str | None:
     try:
         return table.rematch.code
@@ -362,7 +399,7 @@ def table_view(table: Table, *, viewer: Player | None = None) -> dict:
         s.kind == TableSeat.Kind.OPEN or (s.kind == TableSeat.Kind.INVITED and me is not None and s.invited_id == me)
         for s in free)
     return {"code": table.code, "invite_url": f"/tables/{table.code}/", "preset": table.preset,
-            "seat_count": table.seat_count, "listed": table.listed,
+            "seat_count": table.seat_count, "listed": table.listed, "challenge": table.challenge,
             "status": table.status if table.status != Table.Status.WAITING or waiting else "expired",
             "created_by": table.created_by.name, "created_at": table.created_at, "expires_at": table.expires_at,
             "match_id": table.match_id, "seats": seats, "free_seats": len(free),

@@ -103,6 +103,9 @@ def _change(action):
         if action is services.table_cancel:
             messages.info(request, "The table is cancelled.")
             return redirect("table-lobby")
+        if action is services.table_decline:
+            messages.info(request, "Declined.")
+            return redirect(request.POST.get("next") if _safe_next(request) else "table-lobby")
         return redirect("table-detail", code=code)
 
     view.__name__ = f"table_{action.__name__.removeprefix('table_')}"
@@ -113,6 +116,24 @@ table_join = _change(services.table_join)
 table_start = _change(services.table_start)
 table_leave = _change(services.table_leave)
 table_cancel = _change(services.table_cancel)
+table_decline = _change(services.table_decline)
+
+
+@require_POST
+def challenge_page(request):
+    """Challenge the person named by the form's ``player`` (from their page) to a one-on-one casual match: the
+    challenge's table page, where the challenger waits for the answer."""
+    name = request.POST.get("player", "")
+    if not request.user.is_authenticated:
+        messages.error(request, "Log in to challenge someone.")
+        return redirect("login")
+    try:
+        table = services.challenge_create(challenger=player_for_user(user=request.user), name=name,
+                                          preset=request.POST.get("preset", "web-table"), request=request)
+    except services.TableError as exc:
+        messages.error(request, _sentence(exc.detail))
+        return redirect("player-profile", name=name) if name else redirect("table-lobby")
+    return redirect("table-detail", code=table.code)
 
 
 @require_POST
@@ -134,6 +155,14 @@ def match_page_extras(match) -> dict:
     if table is None:
         return {}
     return {"table_code": table.code, "table_rematch": services._rematch_code(table)}
+
+
+def _safe_next(request) -> bool:
+    from django.utils.http import url_has_allowed_host_and_scheme
+
+    target = request.POST.get("next") or ""
+    return bool(target) and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
+                                                            require_https=request.is_secure())
 
 
 def _sentence(text) -> str:

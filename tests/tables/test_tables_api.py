@@ -8,6 +8,8 @@ import threading
 
 import pytest
 from django.db import connection
+from django.test import Client
+from django.utils import timezone
 
 from games.models import Match, Player
 from personas import api_client, bot_of, user
@@ -176,3 +178,35 @@ def test_a_rematch_moves_every_seat_on_by_one_and_starts_when_everyone_has_accep
 
 def house_name(view: dict) -> str:
     return view["seats"][2]["player"]
+
+
+def test_a_challenge_is_shown_to_the_challenged_person_who_accepts_or_declines(as_person, as_stranger, stranger,
+                                                                               house_bots, settings):
+    Player.objects.create(name="bob", kind=Player.Kind.HUMAN, user=stranger)
+    made = as_person.post("/api/challenges/", {"player": "bob", "preset": "pagat"}, format="json")
+    assert made.status_code == 201, made.content
+    challenge = made.json()
+    assert challenge["challenge"] and not challenge["listed"] and challenge["seats"][1]["invited"] == "bob"
+    assert api_client().get("/api/tables/").json() == []  # never in the lobby
+    waiting = as_stranger.get("/api/challenges/").json()
+    assert [t["code"] for t in waiting] == [challenge["code"]] and waiting[0]["can_join"]
+    assert as_person.get("/api/challenges/").json() == []  # the challenger's own challenge is not an invitation
+    page = Client()
+    page.force_login(stranger)
+    assert "challenges you to a" in page.get("/").content.decode()  # on every page
+    accepted = as_stranger.post(f"/api/tables/{challenge['code']}/join/").json()
+    assert accepted["status"] == "started" and accepted["your_seat"] == 1
+    assert as_stranger.get("/api/challenges/").json() == []
+
+    declined = as_person.post("/api/challenges/", {"player": "bob"}, format="json").json()
+    assert as_stranger.post(f"/api/tables/{declined['code']}/decline/").json()["status"] == "cancelled"
+    assert as_person.post(f"/api/tables/{declined['code']}/join/").status_code == 410
+    refused = as_person.post("/api/challenges/", {"player": "lin"}, format="json")
+    assert refused.status_code == 400 and "already" in refused.json()["detail"]  # not oneself
+    assert as_person.post("/api/challenges/", {"player": "bob", "rated": True}, format="json").status_code == 400
+
+    settings.CHALLENGE_MINUTES = 1
+    stale = as_person.post("/api/challenges/", {"player": "bob"}, format="json").json()
+    Table.objects.filter(code=stale["code"]).update(expires_at=timezone.now())
+    assert as_stranger.get("/api/challenges/").json() == []
+    assert as_stranger.post(f"/api/tables/{stale['code']}/join/").json()["error"] == "gone"

@@ -82,3 +82,25 @@ def test_two_guests_rematch_from_the_match_page(house_bots):
     first = list(Match.objects.get(pk=match_id).seats.order_by("index").values_list("player_id", flat=True))
     assert seats == first[-1:] + first[:-1]  # each seat moved on by one
     assert friend.get(f"/tables/{again}/")["Location"] == f"/matches/{rematch.match_id}/play/"
+
+
+def test_a_person_challenges_another_from_their_page_who_accepts_from_any_page(house_bots):
+    from django.contrib.auth import get_user_model
+
+    from games.services import player_for_user
+
+    lin, bob = (get_user_model().objects.create_user(n, password=f"pw-{n}-12345") for n in ("lin", "bob"))
+    player_for_user(user=bob)
+    challenger, challenged = Client(), Client()
+    challenger.force_login(lin)
+    challenged.force_login(bob)
+    profile = challenger.get("/players/bob/").content.decode()
+    assert 'id="challenge"' in profile
+    made = challenger.post("/tables/challenge/", {"player": "bob", "preset": "web-table"})
+    code = made["Location"].split("/")[2]
+    banner = challenged.get("/matches/").content.decode()
+    assert "<strong>lin</strong> challenges you to a <code>web-table</code> match" in banner
+    accepted = challenged.post(f"/tables/{code}/join/")
+    assert challenged.get(accepted["Location"])["Location"].endswith("/play/")  # off to the match's table
+    assert "challenges you" not in challenged.get("/").content.decode()
+    assert 'id="challenge"' not in challenger.get("/players/lin/").content.decode()  # never oneself
