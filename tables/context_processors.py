@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from django.db import DatabaseError
 
-from games.models import Player
-
 
 def invitations(request) -> dict:
     """``invitations``: the waiting tables with a seat kept for this browser's person or guest (one small query;
@@ -17,11 +15,10 @@ def invitations(request) -> dict:
 
     def read():
         try:
-            if getattr(request, "user", None) is not None and request.user.is_authenticated:
-                player = Player.objects.filter(user=request.user, kind=Player.Kind.HUMAN).first()
-            else:
-                player = session_guest(request) if hasattr(request, "session") else None
-            return invitations_for(player)
+            user = getattr(request, "user", None)
+            if user is not None and user.is_authenticated:
+                return invitations_for(user=user)
+            return invitations_for(session_guest(request) if hasattr(request, "session") else None)
         except DatabaseError:  # the page is still worth showing without them (the database is away)
             return []
 

@@ -284,13 +284,16 @@ def challenge_create(*, challenger: Player, name: object, preset: str = "web-tab
                         request=request, challenge=True)
 
 
-def invitations_for(player: Player | None) -> list[Table]:
-    """The waiting tables with a free seat kept for ``player`` (challenges and table invitations), newest first:
-    what every page shows them (``tables.context_processors``) and ``GET /api/challenges/``."""
-    if player is None:
+def invitations_for(player: Player | None = None, *, user=None) -> list[Table]:
+    """The waiting tables with a free seat kept for ``player`` (or for ``user``'s person player), challenges and
+    table invitations, newest first (one query): what every page shows them (``tables.context_processors``) and
+    ``GET /api/challenges/``."""
+    if player is None and (user is None or not user.is_authenticated):
         return []
+    kept = {"seats__invited": player} if player is not None else {"seats__invited__user": user,
+                                                                   "seats__invited__kind": Player.Kind.HUMAN}
     return list(Table.objects.filter(status=Table.Status.WAITING, expires_at__gt=timezone.now(),
-                                     seats__invited=player, seats__player__isnull=True)
+                                     seats__player__isnull=True, **kept)
                 .select_related("created_by").order_by("-created_at", "-id")[:10])
 
 
