@@ -11,7 +11,7 @@ from rest_framework.response import Response
 
 from bots_api import trials
 from bots_api.api import _AUTH, _ERR, _NOT_YOURS, OwnerApi
-from sitekit.errors import ErrorOutput
+from sitekit.errors import ErrorOutput, refuse_unknown_fields
 from sitekit.pagination import BoundedLimitOffsetPagination
 
 #: the fields of a trial request; any other is refused (a typo such as "seed" must not pass silently)
@@ -138,10 +138,7 @@ class BotTrialListApi(OwnerApi):
         if not isinstance(data, dict):
             raise trials.TrialError("invalid_body", 'the body is a JSON object, e.g. {"opponents": '
                                     '["house:heuristic"], "matches": 20, "seeds": [1, 2, 3]}')
-        unknown = sorted(set(data) - set(FIELDS))
-        if unknown:
-            raise trials.TrialError("unknown_field", f"{unknown[0][:40]!r} is not a field of a trial: use "
-                                    f"{', '.join(FIELDS)}")
+        refuse_unknown_fields(data, FIELDS, "a trial")
         trial = trials.trial_create(bot=bot, **{k: data[k] for k in FIELDS if k in data})
         return Response(TrialOutput(trials.trial_detail(trial=trial)).data, status=status.HTTP_201_CREATED,
                         headers={"Location": reverse("api-trial", args=[trial.pk])})

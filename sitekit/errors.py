@@ -39,3 +39,15 @@ class ErrorOutput(serializers.Serializer):
 def error_response(description: str) -> OpenApiResponse:
     """A documented error answer (``@extend_schema(responses={409: error_response("...")})``)."""
     return OpenApiResponse(ErrorOutput, description=description)
+
+
+def refuse_unknown_fields(data: object, allowed, what: str) -> None:
+    """``ApiError`` 400 ``unknown_field`` when the request body ``data`` (a dict; anything else is left to the
+    serializer) has a field not in ``allowed``, naming it and the fields ``what`` (e.g. "a table") has: a misspelt
+    field is an error, never silently ignored."""
+    if not isinstance(data, dict):
+        return
+    unknown = sorted(str(name) for name in set(data) - set(allowed))
+    if unknown:
+        raise ApiError("unknown_field", f"{unknown[0][:40]!r} is not a field of {what}: use "
+                                        f"{', '.join(sorted(allowed))}")

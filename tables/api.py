@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from games.engine import PRESETS
 from games.services import player_for_user
 from sitekit.errors import error_response as _err
+from sitekit.errors import refuse_unknown_fields
 from tables import services
 
 
@@ -69,15 +70,12 @@ class TableListApi(APIView):
 
     @extend_schema(summary="Create a table (you sit in seat 0)", request=InputSerializer, responses={
         201: TableOutput, 400: _err("bad_table: the preset, a seat or the seat count is not right (the detail says "
-                                    "what would be)"),
+                                    "what would be); unknown_field"),
         401: _err("not logged in (token or session)"),
         429: _err("too_many_tables: new tables per address (TABLE_CREATE_RATE) or waiting tables per person "
                   "(TABLES_WAITING_PER_PLAYER); see Retry-After")})
     def post(self, request):
-        unknown = sorted(set(request.data) - {"preset", "seats", "listed"}) if isinstance(request.data, dict) else []
-        if unknown:
-            raise services.TableError("bad_table", f"{unknown[0][:40]!r} is not a field of a table: give preset, "
-                                      "seats and listed")
+        refuse_unknown_fields(request.data, {"preset", "seats", "listed"}, "a table")
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         person = player_for_user(user=request.user)
@@ -161,13 +159,10 @@ class ChallengeApi(APIView):
                          for t in services.invitations_for(person)])
 
     @extend_schema(summary="Challenge a person to a one-on-one casual match", request=InputSerializer, responses={
-        201: TableOutput, 400: _err("bad_table: not a person's name, or your own"),
+        201: TableOutput, 400: _err("bad_table: not a person's name, or your own; unknown_field"),
         401: _err("not logged in"), 429: _err("too_many_tables: see Retry-After")})
     def post(self, request):
-        unknown = sorted(set(request.data) - {"player", "preset"}) if isinstance(request.data, dict) else []
-        if unknown:
-            raise services.TableError("bad_table", f"{unknown[0][:40]!r} is not a field of a challenge: give player "
-                                      "and preset")
+        refuse_unknown_fields(request.data, {"player", "preset"}, "a challenge")
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         person = player_for_user(user=request.user)

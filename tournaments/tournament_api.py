@@ -17,7 +17,7 @@ from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from sitekit.errors import error_response
+from sitekit.errors import error_response, refuse_unknown_fields
 from games.engine import PRESETS
 from games.models import Player
 from tournaments import tournament_selectors as selectors
@@ -239,13 +239,15 @@ class EntryApi(TournamentBase):
 
     @extend_schema(summary="Register yourself or one of your bots (before the start)", request=InputSerializer,
                    responses={201: TournamentEntryOutput, 404: _NOT_FOUND,
-                              400: _err("bad_request: a body holding a NUL character (U+0000)"),
+                              400: _err("bad_request: a body holding a NUL character (U+0000); unknown_field: a "
+                                        "field other than bot_id"),
                               409: _err("registration_closed, already_registered, not_admitted (bots or people "
                                         "only, a guest), suspended (the bot cannot play), match_with (you chose "
                                         "people only), same_owner (two of one owner would have to meet), full"),
                               **_AUTH})
     def post(self, request, tournament_id: int):
         t = self.tournament(tournament_id)
+        refuse_unknown_fields(request.data, {"bot_id"}, "an entry")
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         player = services.access_entrant(user=request.user, bot_id=data.validated_data.get("bot_id"))

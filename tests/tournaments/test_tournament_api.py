@@ -65,6 +65,9 @@ def test_registering_twice_after_the_start_or_a_suspended_bot_is_refused_with_a_
     olga, pete, sam = people["olga"], people["pete"], people["sam"]
     tid = _create(olga, format="swiss", rounds=2).json()["id"]
     url = f"/api/tournaments/{tid}/entries/"
+    misspelt = client_for(pete).post(url, {"botid": 3}, format="json")  # refused, never read as "enter yourself"
+    assert misspelt.status_code == 400 and misspelt.json()["error"] == "unknown_field" and "bot_id" in \
+        misspelt.json()["detail"]
     assert client_for(pete).post(url, {}, format="json").status_code == 201
     twice = client_for(pete).post(url, {}, format="json")
     assert twice.status_code == 409 and twice.json()["error"] == "already_registered"
