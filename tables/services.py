@@ -169,10 +169,10 @@ def tables_waiting_of(player: Player) -> QuerySet[Table]:
 
 def tables_open(*, limit: int = 100) -> list[Table]:
     """The lobby: listed tables waiting for players (not expired), newest first, at most ``limit``, each with its
-    seats (``seat_rows``) and their players loaded, in two queries."""
+    seats and their players loaded, in two queries."""
     seats = TableSeat.objects.select_related("player", "invited").order_by("index")
     return list(Table.objects.filter(status=Table.Status.WAITING, listed=True, expires_at__gt=timezone.now())
-                .select_related("created_by").prefetch_related(Prefetch("seats", queryset=seats))
+                .select_related("created_by", "rematch", "rematch_of").prefetch_related(Prefetch("seats", queryset=seats))
                 .order_by("-created_at", "-id")[:limit])
 
 
@@ -180,7 +180,8 @@ def table_by_code(code: object) -> Table:
     """The table with invite ``code`` (any case), its seats loaded. ``TableError`` ``not_found`` otherwise."""
     if not isinstance(code, str) or not 1 <= len(code) <= 32:
         raise TableError("not_found", "no table has this invite code: check the link you were sent")
-    table = (Table.objects.filter(code=code.strip().upper()).select_related("created_by", "match")
+    table = (Table.objects.filter(code=code.strip().upper())
+             .select_related("created_by", "match", "rematch", "rematch_of")
              .prefetch_related(Prefetch("seats", queryset=TableSeat.objects.select_related("player", "invited")))
              .first())
     if table is None:

@@ -210,3 +210,12 @@ def test_a_challenge_is_shown_to_the_challenged_person_who_accepts_or_declines(a
     Table.objects.filter(code=stale["code"]).update(expires_at=timezone.now())
     assert as_stranger.get("/api/challenges/").json() == []
     assert as_stranger.post(f"/api/tables/{stale['code']}/join/").json()["error"] == "gone"
+
+
+def test_the_lobby_takes_the_same_few_queries_for_any_number_of_tables(as_person, django_assert_max_num_queries,
+                                                                      house_bots, settings):
+    settings.TABLES_WAITING_PER_PLAYER = 20
+    for _ in range(12):
+        _open_table(as_person, {"kind": "open"}, {"kind": "house", "strategy": "eager"})
+    with django_assert_max_num_queries(4):  # the person's player, the tables, their seats (and a session)
+        assert len(as_person.get("/api/tables/").json()) == 12
