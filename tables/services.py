@@ -36,7 +36,8 @@ SEAT_KINDS = ("open", "invited", "house", "bot")
 class TableError(ApiError):
     """A refused table operation (``sitekit.errors.ApiError``). Codes: ``not_found`` 404, ``gone`` 410 (started,
     cancelled or expired), ``full`` 409, ``already_seated`` 409, ``busy`` 409 (retry in 1 s), ``not_yours`` 403,
-    ``bad_table`` 400, ``too_many_tables`` 429."""
+    ``bad_table`` 400, ``too_many_tables`` 429 (new tables per address, waiting tables per player, or running casual
+    matches of the player)."""
 
     status = 409
     STATUS = {"not_found": 404, "gone": 410, "not_yours": 403, "bad_table": 400, "too_many_tables": 429}
@@ -49,6 +50,19 @@ class TableCreateBudget(AddressBudget):
     """New tables per client address (``TABLE_CREATE_RATE``)."""
 
     scope = "table_create"
+
+
+def _check_running(player: Player) -> None:
+    """``TableError`` 429 ``too_many_tables`` when ``player`` already has as many running casual matches as a casual
+    Deal would allow them (``GUEST_RUNNING_PER_BROWSER`` for a guest, ``CASUAL_RUNNING_PER_PERSON`` for a person):
+    a table's match is one more."""
+    from games.people.casual import casual_running
+
+    limit = settings.GUEST_RUNNING_PER_BROWSER if player.is_guest else settings.CASUAL_RUNNING_PER_PERSON
+    running = len(casual_running(player))
+    if running >= limit:
+        raise TableError("too_many_tables", f"you have {running} casual matches running (limit {limit}): finish one "
+                         "before you sit at another table", retry_after=60)
 
 
 def _bad(detail: str) -> TableError:
@@ -132,6 +146,7 @@ def table_create(*, creator: Player, preset: str, seats: object, listed: bool = 
     if request is not None and budget.full(request):
         raise TableError("too_many_tables", f"too many new tables from your address (limit {budget.rate}); try again "
                          f"in {math.ceil(budget.wait() or 60)} s", retry_after=math.ceil(budget.wait() or 60))
+    _check_running(creator)
     waiting = tables_waiting_of(creator).count()
     if waiting >= settings.TABLES_WAITING_PER_PLAYER:
         raise TableError("too_many_tables", f"you have {waiting} tables waiting for players (limit "
@@ -225,6 +240,7 @@ def table_join(*, code: str, player: Player) -> TableSeat:
         seats = list(TableSeat.objects.select_for_update().filter(table=table).order_by("index"))
         if any(s.player_id == player.pk for s in seats):
             raise TableError("already_seated", "you have a seat at this table already")
+        _check_running(player)
         free = [s for s in seats if s.player_id is None]
         mine = next((s for s in free if s.kind == TableSeat.Kind.INVITED and s.invited_id == player.pk), None)
         seat = mine or next((s for s in free if s.kind == TableSeat.Kind.OPEN), None)

@@ -219,3 +219,14 @@ def test_the_lobby_takes_the_same_few_queries_for_any_number_of_tables(as_person
         _open_table(as_person, {"kind": "open"}, {"kind": "house", "strategy": "eager"})
     with django_assert_max_num_queries(4):  # the person's player, the tables, their seats (and a session)
         assert len(as_person.get("/api/tables/").json()) == 12
+
+
+def test_a_table_is_one_more_casual_match_under_the_casual_limits(as_person, as_stranger, settings, house_bots):
+    settings.CASUAL_RUNNING_PER_PERSON = 1
+    first = _open_table(as_person, {"kind": "open"})
+    as_stranger.post(f"/api/tables/{first['code']}/join/")  # both now have one running casual match
+    second = _open_table(api_client(user("ada")), {"kind": "open"})
+    refused = as_stranger.post(f"/api/tables/{second['code']}/join/")
+    assert refused.status_code == 429 and refused.json()["error"] == "too_many_tables" and refused["Retry-After"]
+    assert "limit 1" in refused.json()["detail"]
+    assert _create(as_person, {"kind": "open"}).status_code == 429
