@@ -19,8 +19,59 @@ from tournaments.models import Tournament, TournamentEntry
 from tournaments.tournament_services import TournamentError
 
 
-def tournament_list(request):
-    return render(request, "tournaments/tournament_list.html", {"tournaments": selectors.tournament_list()[:100]})
+def tournament_list(request, *, status: int = 200, error: str = "", chosen: dict | None = None):
+    """The tournaments, newest first, and (signed in) the form that creates one."""
+    from games.engine import PRESETS
+
+    return render(request, "tournaments/tournament_list.html", {
+        "tournaments": selectors.tournament_list()[:100], "presets": sorted(PRESETS), "formats": Tournament.Format,
+        "entrant_kinds": Tournament.Entrants, "error": error, "chosen": chosen or {}}, status=status)
+
+
+_FORM_INTS = {"seats_per_match": 2, "rounds": None, "max_entrants": 64}
+
+
+@post_only("tournament-list", say="Use the form on the tournaments page to create a tournament.")
+@login_required
+def tournament_new_page(request):
+    """Create a tournament from the tournaments page's form (``services.tournament_create``, as the API does); its
+    page, where the organiser enters people's and house bots and starts it."""
+    post = request.POST
+    numbers = {}
+    for field, default in _FORM_INTS.items():
+        text = (post.get(field) or "").strip()
+        if field == "rounds" and post.get("format") != Tournament.Format.SWISS:
+            continue
+        if text and parse_id(text) is None:
+            return tournament_list(request, status=400, error=f"{field.replace('_', ' ')} is a whole number",
+                                   chosen=post)
+        numbers[field] = parse_id(text) if text else default
+    try:
+        t = services.tournament_create(name=post.get("name", "").strip()[:80], format=post.get("format", ""),
+                                       preset=post.get("preset", "pagat"), entrants=post.get("entrants", "both"),
+                                       created_by=request.user, **{k: v for k, v in numbers.items() if v is not None})
+    except TournamentError as exc:
+        return tournament_list(request, status=exc.status, error=str(exc.detail), chosen=post)
+    messages.success(request, f"{t.name} is open for entries.")
+    return redirect("tournament-detail", tournament_id=t.pk)
+
+
+@post_only("tournament-detail", say="Use the form on the tournament page to enter a house bot.")
+@login_required
+def tournament_enter_house_page(request, tournament_id: int):
+    """The organiser enters a house bot (``player_id``) into their registering tournament."""
+    t = get_object_or_404(Tournament, pk=tournament_id)
+    player_id = parse_id(request.POST.get("player_id") or "")
+    house = Player.objects.filter(pk=player_id, kind=Player.Kind.HOUSE).first() if player_id is not None else None
+    try:
+        services.check_organiser(tournament=t, user=request.user)
+        if house is None:
+            raise TournamentError("not_found", "choose one of the house bots", 404)
+        services.tournament_register(tournament=t, player=house)
+        messages.success(request, f"{house.name} is entered.")
+    except TournamentError as exc:
+        _refused(request, exc)
+    return redirect("tournament-detail", tournament_id=t.pk)
 
 
 def entry_choices(*, tournament: Tournament, user) -> list[dict]:
@@ -48,8 +99,11 @@ def tournament_detail(request, tournament_id: int):
         choices = entry_choices(tournament=t, user=request.user)
     if request.user.is_authenticated:
         is_organiser = request.user.is_staff or request.user.pk == t.created_by_id
+    houses = (list(Player.objects.filter(kind=Player.Kind.HOUSE, is_active=True).exclude(
+        tournament_entries__tournament=t).order_by("name")) if is_organiser and t.status == Tournament.Status.REGISTERING
+        and t.entrants != Tournament.Entrants.PEOPLE else [])
     return render(request, "tournaments/tournament_detail.html", {
-        "t": t, "standings": selectors.tournament_standings(tournament=t), "rounds": rounds,
+        "t": t, "house_bots": houses, "standings": selectors.tournament_standings(tournament=t), "rounds": rounds,
         "choices": choices, "can_enter": any(c["refused"] is None for c in choices),
         "refusals": [c for c in choices if c["refused"]], "is_organiser": is_organiser,
         "bracket": rounds if t.format == Tournament.Format.KNOCKOUT else None,

@@ -172,7 +172,7 @@ def test_the_pages_list_the_tournament_its_standings_bracket_and_round_links(cli
     detail = client.get(f"/tournaments/{t.pk}/").content.decode()
     assert "Bracket" in detail and "house bot" in detail and f"/tournaments/{t.pk}/rounds/1/" in detail
     rnd = client.get(f"/tournaments/{t.pk}/rounds/1/").content.decode()
-    assert f'href="/matches/{first.pk}/"' in rnd and f'href="/matches/{first.pk}/replay/"' in rnd
+    assert f'href="/matches/{first.pk}/"' in rnd and f'href="/matches/{first.pk}/watch/"' in rnd  # running: watch it
     assert client.get(f"/tournaments/{t.pk}/rounds/9/").status_code == 404
 
 
