@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
@@ -56,6 +56,7 @@ class TableListApi(APIView):
     def get_permissions(self):
         return [AllowAny()] if self.request.method == "GET" else [IsAuthenticated()]
 
+    @extend_schema_serializer(component_name="TableCreate")
     class InputSerializer(serializers.Serializer):
         preset = serializers.ChoiceField(sorted(PRESETS), default="web-table")
         seats = SeatSpec(many=True, help_text="the other seats (you sit in seat 0), e.g. [{\"kind\": \"open\"}]")
@@ -147,6 +148,7 @@ class ChallengeApi(APIView):
 
     permission_classes = [IsAuthenticated]
 
+    @extend_schema_serializer(component_name="ChallengeCreate")
     class InputSerializer(serializers.Serializer):
         player = serializers.CharField(max_length=60, help_text="the challenged person's player name")
         preset = serializers.ChoiceField(sorted(PRESETS), default="web-table")
