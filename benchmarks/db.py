@@ -26,3 +26,16 @@ def database_ready() -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+
+
+def drop_database(create: bool = False) -> None:
+    """Drop the database ``DATABASE_URL`` names (connections forced off), and with ``create`` make it again, empty:
+    a benchmark's throwaway database."""
+    import psycopg
+
+    url = os.environ["DATABASE_URL"]
+    name = url.rsplit("/", 1)[1]
+    with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        if create:
+            conn.execute(f'CREATE DATABASE "{name}"')

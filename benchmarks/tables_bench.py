@@ -35,13 +35,6 @@ os.environ["TABLES_WAITING_PER_PLAYER"] = "100"
 os.environ["CACHE_URL"] = "file"
 
 
-def _admin(sql: str) -> None:
-    import psycopg
-
-    with psycopg.connect(URL.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
-        conn.execute(sql)
-
-
 def _client(user):
     from rest_framework.test import APIClient
 
@@ -57,11 +50,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--keep", action="store_true")
     args = parser.parse_args()
-    name = URL.rsplit("/", 1)[1]
-    _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    _admin(f'CREATE DATABASE "{name}"')
+    from db import database_ready, drop_database
+
+    drop_database(create=True)
     try:
-        from db import database_ready
 
         database_ready()
         from django.conf import settings
@@ -109,7 +101,7 @@ def main() -> None:
 
         connections.close_all()
         if not args.keep:
-            _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            drop_database()
 
 
 if __name__ == "__main__":
