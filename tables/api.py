@@ -59,7 +59,8 @@ class TableListApi(APIView):
     @extend_schema_serializer(component_name="TableCreate")
     class InputSerializer(serializers.Serializer):
         preset = serializers.ChoiceField(sorted(PRESETS), default="web-table")
-        seats = SeatSpec(many=True, help_text="the other seats (you sit in seat 0), e.g. [{\"kind\": \"open\"}]")
+        seats = SeatSpec(many=True, max_length=7,
+                         help_text="the other seats (you sit in seat 0), e.g. [{\"kind\": \"open\"}]")
         listed = serializers.BooleanField(default=True, help_text="shown in the lobby; false: only the link finds it")
 
     @extend_schema(summary="Open tables waiting for players (the lobby)", parameters=[

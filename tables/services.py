@@ -65,6 +65,13 @@ def _check_running(player: Player) -> None:
                          "before you sit at another table", retry_after=60)
 
 
+def _someone(player: Player | None) -> Player:
+    """``player``, or ``TableError`` 403 ``not_yours`` for a browser without a player (nobody sits anywhere)."""
+    if player is None:
+        raise TableError("not_yours", "you have no seat at this table (log in, or use the browser you sat down with)")
+    return player
+
+
 def _bad(detail: str) -> TableError:
     return TableError("bad_table", detail)
 
@@ -257,6 +264,7 @@ def table_join(*, code: str, player: Player) -> TableSeat:
 def table_leave(*, code: str, player: Player) -> None:
     """``player`` gives up their seat at a waiting table (not the creator's: the creator cancels). ``TableError``:
     ``not_found``, ``gone``, ``not_yours`` (no seat of theirs), ``busy``."""
+    player = _someone(player)
     with transaction.atomic():
         table = _locked(code)
         updated = TableSeat.objects.filter(table=table, player=player).exclude(
@@ -267,6 +275,7 @@ def table_leave(*, code: str, player: Player) -> None:
 
 def table_cancel(*, code: str, player: Player) -> None:
     """The creator cancels their waiting table. ``TableError``: ``not_found``, ``gone``, ``not_yours``, ``busy``."""
+    player = _someone(player)
     with transaction.atomic():
         table = _locked(code)
         if table.created_by_id != player.pk:
@@ -277,6 +286,7 @@ def table_cancel(*, code: str, player: Player) -> None:
 def table_start(*, code: str, player: Player) -> Match:
     """The creator starts now: every free seat gets a house bot (``GUEST_OPPONENTS``' strategies in turn, a
     beginner's opponents), then the match starts. ``TableError``: ``not_found``, ``gone``, ``not_yours``, ``busy``."""
+    player = _someone(player)
     with transaction.atomic():
         table = _locked(code)
         if table.created_by_id != player.pk:
@@ -318,6 +328,7 @@ def table_decline(*, code: str, player: Player) -> None:
     """``player`` turns down the seat kept for them: a challenge is cancelled; at a table of more seats the seat
     becomes open to anyone with the link. ``TableError``: ``not_found``, ``gone``, ``not_yours`` (no seat kept
     for them), ``busy``."""
+    player = _someone(player)
     with transaction.atomic():
         table = _locked(code)
         seat = TableSeat.objects.filter(table=table, invited=player, player__isnull=True).first()
@@ -342,6 +353,7 @@ def table_rematch(*, code: str, player: Player) -> Table:
     ``player`` takes their seat at once, and the match starts when everyone has (each by ``table_join``, or by
     asking for the rematch too). Asked again, by anyone who sat there, it is the same rematch table. ``TableError``:
     ``not_found``, ``not_yours`` (no seat at the table), ``gone`` (its match is not finished), ``busy``."""
+    player = _someone(player)
     table = table_by_code(code)
     if seat_of(table, player) is None:
         raise TableError("not_yours", "only the people who sat at this table may ask for a rematch")

@@ -88,7 +88,8 @@ def test_one_of_my_bots_takes_a_seat_and_another_owners_bot_is_refused(as_person
 @pytest.mark.parametrize("body, words", [
     ({"preset": "nope", "seats": [{"kind": "open"}]}, "is not a valid choice"),
     ({"preset": "web-table", "seats": []}, "seats 2 to"),
-    ({"preset": "web-table", "seats": [{"kind": "open"}] * 9}, "seats 2 to"),
+    ({"preset": "web-table", "seats": [{"kind": "open"}] * 9}, "no more than 7"),
+    ({"preset": "crazy-eights", "seats": [{"kind": "open"}] * 5}, "seats 2 to 4"),
     ({"preset": "web-table", "seats": [{"kind": "sofa"}]}, "is not a valid choice"),
     ({"preset": "web-table", "seats": [{"kind": "invited", "name": "nobody"}]}, "is not a person's name"),
     ({"preset": "web-table", "seats": [{"kind": "house", "strategy": "psychic"}]}, "unknown house strategy"),

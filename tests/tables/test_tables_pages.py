@@ -104,3 +104,14 @@ def test_a_person_challenges_another_from_their_page_who_accepts_from_any_page(h
     assert challenged.get(accepted["Location"])["Location"].endswith("/play/")  # off to the match's table
     assert "challenges you" not in challenged.get("/").content.decode()
     assert 'id="challenge"' not in challenger.get("/players/lin/").content.decode()  # never oneself
+
+
+def test_a_browser_without_a_seat_changes_nothing(house_bots):
+    host = Client()
+    code = _post(host, "/tables/new/", {"preset": "web-table", "seats": "3", "seat_1": "open",
+                                        "seat_2": "open"})["Location"].split("/")[2]
+    for action in ("leave", "cancel", "start", "decline", "rematch"):
+        answer = _post(Client(), f"/tables/{code}/{action}/")
+        assert answer.status_code in (403, 410), (action, answer.status_code)
+    table = Table.objects.get(code=code)
+    assert table.status == Table.Status.WAITING and table.seats.filter(player__isnull=True).count() == 2
