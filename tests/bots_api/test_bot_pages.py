@@ -110,7 +110,7 @@ def test_the_owners_bot_page_shows_endpoint_ladders_health_chart_and_faults(
         as_owner, registered, ladder, house_bots, django_assert_max_num_queries):
     bot, _secret = registered
     match = _played(bot, house_bots[0])
-    with django_assert_max_num_queries(15):  # 13 + the trials list (bots_api.trials) + the versions table
+    with django_assert_max_num_queries(16):  # 13 + the trials list + the versions table + seats kept for you
         response = as_owner.get(reverse("bot-detail", args=[bot.pk]))
     assert response.status_code == 200
     body = response.content.decode()
