@@ -77,7 +77,11 @@ def _bad(detail: str) -> TableError:
 
 
 def _new_code() -> str:
-    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+    """An invite code no table has yet."""
+    while True:
+        code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+        if not Table.objects.filter(code=code).exists():
+            return code
 
 
 def _house_for(strategy: str, taken: set[int]) -> Player:
@@ -166,12 +170,8 @@ def table_create(*, creator: Player, preset: str, seats: object, listed: bool = 
         taken = {creator.pk}
         rows = [TableSeat(index=0, kind=TableSeat.Kind.CREATOR, player=creator)]
         rows += [_seat_from(spec, i, creator, taken) for i, spec in enumerate(seats, start=1)]
-        while True:
-            code = _new_code()
-            if not Table.objects.filter(code=code).exists():
-                break
         wait = timedelta(minutes=settings.CHALLENGE_MINUTES if challenge else settings.TABLE_WAIT_MINUTES)
-        table = Table.objects.create(code=code, created_by=creator, preset=preset, ruleset=ruleset.to_dict(),
+        table = Table.objects.create(code=_new_code(), created_by=creator, preset=preset, ruleset=ruleset.to_dict(),
                                      seat_count=count, listed=bool(listed) and not challenge, challenge=challenge,
                                      expires_at=timezone.now() + wait)
         for row in rows:
@@ -198,27 +198,34 @@ def tables_open(*, limit: int = 100) -> list[Table]:
                 .order_by("-created_at", "-id")[:limit])
 
 
-def table_by_code(code: object) -> Table:
-    """The table with invite ``code`` (any case), its seats loaded. ``TableError`` ``not_found`` otherwise."""
+def table_by_code(code: object, *, with_seats: bool = True) -> Table:
+    """The table with invite ``code`` (any case), its seats loaded (``with_seats``: a change that reads them under
+    its lock passes False). ``TableError`` ``not_found`` otherwise."""
     if not isinstance(code, str) or not 1 <= len(code) <= 32:
         raise TableError("not_found", "no table has this invite code: check the link you were sent")
-    table = (Table.objects.filter(code=code.strip().upper())
-             .select_related("created_by", "match", "rematch", "rematch_of")
-             .prefetch_related(Prefetch("seats", queryset=TableSeat.objects.select_related("player", "invited")))
-             .first())
+    tables = Table.objects.filter(code=code.strip().upper())
+    if with_seats:
+        tables = (tables.select_related("created_by", "match", "rematch", "rematch_of")
+                  .prefetch_related(Prefetch("seats", queryset=TableSeat.objects.select_related("player", "invited"))))
+    table = tables.first()
     if table is None:
         raise TableError("not_found", "no table has this invite code: check the link you were sent")
     return table
 
 
-def _locked(code: str) -> Table:
-    """The waiting table ``code``, its row locked for this transaction without waiting."""
-    table = table_by_code(code)
+def _lock_row(table: Table, busy: str) -> None:
+    """Lock ``table``'s row for this transaction without waiting: ``TableError`` 409 ``busy`` (``busy``: what someone
+    else is doing) when another transaction holds it."""
     try:
         Table.objects.select_for_update(nowait=True).filter(pk=table.pk).values_list("pk").first()
     except DatabaseError:
-        raise TableError("busy", "someone else is taking a seat at this table right now; try again in 1 s",
-                         retry_after=1) from None
+        raise TableError("busy", f"someone else is {busy} right now; try again in 1 s", retry_after=1) from None
+
+
+def _locked(code: str) -> Table:
+    """The waiting table ``code``, its row locked for this transaction without waiting."""
+    table = table_by_code(code, with_seats=False)
+    _lock_row(table, "taking a seat at this table")
     table.refresh_from_db(fields=["status", "match"])
     _check_waiting(table)
     return table
@@ -360,21 +367,13 @@ def table_rematch(*, code: str, player: Player) -> Table:
     if table.match is None or table.match.status != Match.Status.FINISHED:
         raise TableError("gone", "a rematch is offered once the table's match is finished")
     with transaction.atomic():
-        try:
-            Table.objects.select_for_update(nowait=True).filter(pk=table.pk).values_list("pk").first()
-        except DatabaseError:
-            raise TableError("busy", "someone else is asking for this rematch right now; try again in 1 s",
-                             retry_after=1) from None
+        _lock_row(table, "asking for this rematch")
         again = Table.objects.filter(rematch_of=table).first()
         if again is None:
-            old = {s.index: s for s in TableSeat.objects.filter(table=table).select_related("player")}
+            old = {s.index: s for s in table.seats.all()}  # loaded with their players by table_by_code
             count = table.seat_count
-            while True:
-                new_code = _new_code()
-                if not Table.objects.filter(code=new_code).exists():
-                    break
             again = Table.objects.create(
-                code=new_code, created_by=player, preset=table.preset, ruleset=table.ruleset, seat_count=count,
+                code=_new_code(), created_by=player, preset=table.preset, ruleset=table.ruleset, seat_count=count,
                 listed=False, rematch_of=table,
                 expires_at=timezone.now() + timedelta(minutes=settings.TABLE_WAIT_MINUTES))
             rows = []
@@ -386,13 +385,15 @@ def table_rematch(*, code: str, player: Player) -> Table:
                                       invited=was.player if person else None,
                                       player=None if person else was.player))
             TableSeat.objects.bulk_create(rows)
-    if seat_of(table_by_code(again.code), player) is None:
+    again = table_by_code(again.code)
+    if seat_of(again, player) is None:
         try:
             table_join(code=again.code, player=player)
         except TableError as exc:
             if exc.code != "already_seated":
                 raise
-    return table_by_code(again.code)
+        again = table_by_code(again.code)
+    return again
 
 
 def _start(table: Table) -> Match:
