@@ -109,32 +109,42 @@ class _Timeline:
                 "replay_url": (f"/matches/{match.pk}/replay/"
                                if last and match_is_public(match=match) else None)}
 
-    def event(self, ply: PublicPly, *, view: bool = True) -> tuple[dict, dict | None]:
-        """``(ply dict, public view after it)`` of one ply as everyone saw it, after the plies walked before it
-        (``history`` follows: a deal's end starts the next deal's empty); ``view=False`` only notes the ply."""
-        meta = self.moves[ply.ply - 1] if ply.ply - 1 < len(self.moves) else None
-        out = _ply_dict(ply.ply, ply.deal_number, ply.seat, ply.action, ply.entries, meta)
+    def note(self, ply: int, deal_number: int, seat: int, action: dict, entries: list[dict],
+             dealt_next: bool) -> dict:
+        """The ply dict of ply ``ply`` (its deal, seat, action and the public entries it added), added to the current
+        deal's ``history`` (emptied when it ended the deal and the next was dealt: ``dealt_next``)."""
+        meta = self.moves[ply - 1] if ply - 1 < len(self.moves) else None
+        out = _ply_dict(ply, deal_number, seat, action, entries, meta)
         self.history.append(out)
-        if ply.view["deal_number"] != ply.deal_number:  # the deal ended and the next one is dealt
+        if dealt_next:
             self.history = []
-        if not view:
-            return out, None
+        return out
+
+    def event(self, ply: PublicPly) -> tuple[dict, dict]:
+        """``(ply dict, public view after it)`` of one ply as everyone saw it, after the plies walked before it."""
+        out = self.note(ply.ply, ply.deal_number, ply.seat, ply.action, ply.entries,
+                        ply.view["deal_number"] != ply.deal_number)
+        meta = self.moves[ply.ply - 1] if ply.ply - 1 < len(self.moves) else None
         since = self.match.last_progress_at if ply.ply == self.match.ply_count else (meta or {}).get("at")
         return out, self.public(ply.view, ply.ply, self.history, since)
 
     def walk(self, record: dict, after: int):
         """Replay ``record`` (the snapshot's) and yield ``(ply dict, public view after it)`` for every ply after
-        ``after`` (a ply count), in order; ``history`` ends as the current deal's public plies."""
+        ``after`` (a ply count), in order; ``history`` ends as the current deal's public plies. The plies up to
+        ``after`` are only noted (for the deal's history): no public view is built for them."""
         state = start_from_record(record)
-        state.watch(1)
         count = 0
         for stored in record["deals"]:
             for action in stored["actions"]:
-                state.apply(action)
                 count += 1
-                ply, view = self.event(state.watched[-1], view=count > after)
-                if view is not None:
-                    yield ply, view
+                if count > after:
+                    state.watch(1)  # from here on each ply's public view is wanted
+                    state.apply(action)
+                    yield self.event(state.watched[-1])
+                    continue
+                deal, seat, number, logged = state.deal, state.deal.to_play, state.deal_number, state.deal.history_length
+                state.apply(action)
+                self.note(count, number, seat, action, deal.history_since(logged), state.deal_number != number)
 
     def current(self, record: dict) -> dict:
         """The public view as of the snapshot (``record``: its log)."""
