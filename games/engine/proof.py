@@ -5,7 +5,8 @@ plies under the fault policy, and the record is the one the service signed.
   ply 1-based) and each seat's ``max_faults`` (the consecutive faults that forfeit it; null: never, a house seat).
   A faulted ply must be the fallback action (``strategies.fallback_action``: draw, else pass, else the first legal
   action); a ply that stood resets the seat's count; the seat that reaches its limit forfeits at once, so that ply
-  is the record's last and the result names that seat. A forfeit the plies do not prove is refused, and so is a
+  is the record's last and the result names that seat. A fault of kind ``abandoned`` (``referee.FORFEIT_AT_ONCE``:
+  a person who left a rated table, the others ended the wait) forfeits a seat with a limit at once. A forfeit the plies do not prove is refused, and so is a
   record that goes on after one.
 * **Signatures** (``check_signature``): the service signs an exported record with Ed25519 (RFC 8032) over its
   canonical JSON (``signed_bytes``: the record without ``signature``, keys sorted, no spaces, UTF-8) and adds
@@ -19,6 +20,7 @@ import json
 import re
 
 from .match import ReplayMismatch
+from .referee import FORFEIT_AT_ONCE
 from .strategies import fallback_action
 
 SIGNATURE_ALGORITHM = "ed25519"
@@ -71,7 +73,8 @@ class FaultBook:
                                  what="fault", expected=fallback, found=action)
         self.streak[seat] += 1
         limit = self.limits[seat]
-        if isinstance(limit, int) and not isinstance(limit, bool) and self.streak[seat] >= limit:
+        if isinstance(limit, int) and not isinstance(limit, bool) and (self.streak[seat] >= limit
+                                                                       or kind in FORFEIT_AT_ONCE):
             self.forfeit, self.at = seat, (number, ply)
 
     def check_result(self, claimed: object) -> None:

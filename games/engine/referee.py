@@ -16,7 +16,7 @@ its turn goes through these steps, and only ``judge`` decides:
    happens (the person is told why and tries again). On any fault the fallback is played (``fallback_action``:
    draw if legal, else pass, else the first legal action) and the seat's consecutive faults go up by one; an
    answer that stands sets them to 0. Reaching ``policy.max_faults`` consecutive faults forfeits the match (house
-   strategies: never). ``judge`` changes nothing and returns a ``Ruling``.
+   strategies: never), and so does one fault of a kind in ``FORFEIT_AT_ONCE`` (``abandoned``: a person who left). ``judge`` changes nothing and returns a ``Ruling``.
 3. **Apply.** The caller applies ``ruling.action_id`` (``MatchState.apply_id``) and keeps its books: the worker
    stores the move, the fault count and the forfeit (``games.services``), the local runner prints them
    (``bots_api.localrun``). ``play_turn`` does 1 to 3 for a caller that holds the agent as a callable.
@@ -111,9 +111,13 @@ FAULT_KINDS: dict[str, str | None] = {
     "illegal": None,  # any seat: an action the rules do not allow now
     "disabled": None,  # a bot switched off or suspended by its owner or the service
     "clock": None,  # a person: no move within the move clock
+    "abandoned": None,  # a person away from the table past the wait, which the others at the table ended
 }
-#: The kinds a bot call can fail with (bots_api's client raises them); ``clock`` is a person's.
-BOT_FAULT_KINDS = tuple(kind for kind in FAULT_KINDS if kind != "clock")
+#: The kinds a bot call can fail with (bots_api's client raises them); ``clock`` and ``abandoned`` are a person's.
+BOT_FAULT_KINDS = tuple(kind for kind in FAULT_KINDS if kind not in ("clock", "abandoned"))
+#: Fault kinds that forfeit at once, whatever the seat's count (under a policy with a ``max_faults``): the others at
+#: a rated table ended the wait for a person who left (``games.matches.leavers``; docs/MATCH_RECORD.md).
+FORFEIT_AT_ONCE = frozenset({"abandoned"})
 
 
 def public_fault_text(kind: str, text: str) -> str:
@@ -231,9 +235,10 @@ def judge(state: MatchState, answer: Answer, *, faults_before: int = 0,
                           action_id=action_id, source=AGENT, fault=None, faults=0, forfeit=False, answer=answer)
     action = fallback_action(deal.legal_actions())
     faults = faults_before + 1
+    forfeit = policy.max_faults is not None and (faults >= policy.max_faults or fault.kind in FORFEIT_AT_ONCE)
     return Ruling(seat=deal.to_play, deal_number=state.deal_number, ply=deal.ply, action=action,
                   action_id=deal.action_id(action), source=FALLBACK, fault=fault, faults=faults,
-                  forfeit=policy.max_faults is not None and faults >= policy.max_faults, answer=answer)
+                  forfeit=forfeit, answer=answer)
 
 
 #: A seat's agent: given the ``Turn``, an ``Answer`` (a bare action stands for ``Answer(action=...)``), or None
