@@ -15,6 +15,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from config import stores
 from config.env import env_bool, env_float, env_int, env_list, env_str
+from games.engine.strategies import STRATEGIES as _strategies
 from games.engine.tactics import GUEST_OPPONENTS as _guest_opponents_default
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -244,6 +245,13 @@ MATCH_MAX_FAILURES = env_int("MATCH_MAX_FAILURES", env_int("MATCH_MAX_RESUMES", 
 
 #: A person's move clock (seconds): when it runs out the fallback action is played for them (a "clock" fault).
 HUMAN_MOVE_SECONDS = env_int("HUMAN_MOVE_SECONDS", 60, 5, 86400)
+#: Leavers (games.matches.leavers): how long (s) a person may be away on their turn before the other people at the
+#: table may end the wait (a ladder's own leaver_wait_seconds wins), and the house strategy that then plays their
+#: seat in a casual match (a rated one is forfeited).
+LEAVER_WAIT_SECONDS = env_int("LEAVER_WAIT_SECONDS", 60, 5, 86400)
+LEAVER_STAND_IN = env_str("LEAVER_STAND_IN", "heuristic")
+if LEAVER_STAND_IN not in _strategies:
+    raise ImproperlyConfigured(f"LEAVER_STAND_IN={LEAVER_STAND_IN!r}: name a house strategy ({', '.join(_strategies)})")
 #: A ladder entry is "provisional" until it has played this many rated matches: marked so on the leaderboard and
 #: listed below the established entries (``tournaments.selectors.ladder_leaderboard``), so a newcomer's lucky start
 #: never ranks it above an entry whose rating has settled. 0: nobody is provisional.

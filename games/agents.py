@@ -32,11 +32,19 @@ def house_agent(*, player, turn: Turn, rng, **context) -> Answer:
     return Answer(action=choose_turn(player.strategy, turn, rng))
 
 
-def human_agent(*, player, turn: Turn, match, **context) -> Answer | None:
+def human_agent(*, player, turn: Turn, match, seat_row, rng, **context) -> Answer | None:
     """People move through ``games.services.match_submit_action``; the worker answers for them only when their move
     clock (``Match.move_clock_seconds`` since the last stored ply) has run out: a ``clock`` fault, on which the
     referee plays the fallback (three in a row forfeit the match, as for bots). Never for a guest (``games.people.guests``):
-    a guest's match that waits past the clock is abandoned and ended unrated by guest housekeeping."""
+    a guest's match that waits past the clock is abandoned and ended unrated by guest housekeeping.
+
+    A person who left (``Seat.left_at``: the others at the table ended the wait, ``games.matches.leavers``) is
+    played by their house stand-in (``Seat.stand_in``, a casual match), or forfeits at once (an ``abandoned``
+    fault: a rated match)."""
+    if seat_row.left_at is not None:
+        if seat_row.stand_in:
+            return Answer(action=choose_turn(seat_row.stand_in, turn, rng))
+        return Answer(fault=Fault("abandoned", "away from the table; the others ended the wait"))
     waited = (timezone.now() - match.last_progress_at).total_seconds()
     clock = match.move_clock_seconds
     if waited < clock or player.is_guest:  # a guest who left gets no fallbacks: housekeeping ends the match

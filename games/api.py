@@ -36,9 +36,11 @@ from games.engine.keys import CONTRIBUTION_PATTERN
 from games.people.guests import session_guest
 from games.models import Match, Seat
 from games.matches.exports import MatchNotFinished, match_export, match_is_public
+from games.matches.leavers import match_end_wait, presence_note, table_presence
+from games.matches.talk import TALK_PHRASES, talk_recent, talk_say
 from games.matches.seats import person_seat, seat_etag, seat_view, seat_waits_for
 from games.matches.snapshots import match_state_snapshot
-from sitekit.errors import ApiError, error_response
+from sitekit.errors import ApiError, error_response, refuse_unknown_fields
 from sitekit.limits import ScopedRateThrottle
 
 
@@ -116,6 +118,7 @@ class SeatViewApi(APIView):
         **SEAT_ERRORS})
     def get(self, request, match_id: int, seat: int):
         access, seat_rows = _access_seat(request, match_id, seat)  # the match row and its seats, one query
+        presence_note(match_id=match_id, seat=seat)  # the person is at their table (games.matches.leavers)
         tag = seat_etag(access, seat, seat_waits_for(access), seat_rows)  # 304 from the access read, before any view
         if tag in [t.strip() for t in request.headers.get("If-None-Match", "").split(",")]:
             return HttpResponseNotModified(headers={"ETag": tag, "Cache-Control": "private, no-cache"})
@@ -170,6 +173,88 @@ class SeatActionApi(APIView):
                                               guest=request.guest, contribution=bytes.fromhex(given) if given else None)
         return Response({"stored": True, "ply": stored.match.ply_count, "status": stored.match.status,
                          "seat_view": stored.seat_view})
+
+
+TABLE_PRESENCE = inline_serializer("TablePresence", {
+    "match_id": serializers.IntegerField(), "to_play": serializers.IntegerField(allow_null=True),
+    "people": serializers.ListField(child=serializers.DictField(), help_text=(
+        "each person's seat: index, name, present (seen within two heartbeats), seen_seconds_ago (null: not in the "
+        "last hour), left (the others ended the wait for them), stand_in (the house strategy playing it, or null)")),
+    "end_wait": serializers.DictField(allow_null=True, help_text=(
+        "when the seat to play is another person's: {seat, after_s (seconds until you may end the wait; 0: now), "
+        "rated (true: they forfeit; false: a house bot plays their seat)}, else null")),
+    "beat_seconds": serializers.IntegerField(help_text="post this heartbeat about this often (s)"),
+    "talk": serializers.ListField(child=serializers.DictField(), help_text=(
+        "the last 20 phrases said at the table, oldest first: id, seat, phrase, text, deal_number, ply, said_at"))})
+
+
+class PresenceApi(APIView):
+    """``POST /api/matches/<id>/seats/<seat>/presence/``: the person is at their table (a heartbeat, every
+    ``beat_seconds``); answers who else is there (``games.matches.leavers.table_presence``)."""
+
+    permission_classes = [PersonOrGuest]
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "seat_view"
+
+    @extend_schema(summary="I am at the table (heartbeat); who else is", request=None,
+                   responses={200: TABLE_PRESENCE, **SEAT_ERRORS})
+    def post(self, request, match_id: int, seat: int):
+        match, seat_rows = _access_seat(request, match_id, seat)
+        presence_note(match_id=match_id, seat=seat)
+        return Response({**table_presence(match=match, seats=seat_rows, viewer=seat),
+                         "talk": talk_recent(match_id=match_id)})
+
+
+class TalkApi(APIView):
+    """``POST /api/matches/<id>/seats/<seat>/talk/`` with ``{"phrase": code}``: say one of the table's fixed phrases
+    (``games.matches.talk.TALK_PHRASES``)."""
+
+    permission_classes = [PersonOrGuest]
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "seat_action"
+
+    @extend_schema_serializer(component_name="TalkPhrase")
+    class InputSerializer(serializers.Serializer):
+        phrase = serializers.CharField(help_text="one of: " + ", ".join(TALK_PHRASES))
+
+    @extend_schema(summary="Say a phrase at the table", request=InputSerializer, responses={
+        201: inline_serializer("TalkSaid", {"id": serializers.IntegerField(), "seat": serializers.IntegerField(),
+                                            "phrase": serializers.CharField(), "text": serializers.CharField(),
+                                            "deal_number": serializers.IntegerField(),
+                                            "ply": serializers.IntegerField(), "said_at": serializers.DateTimeField()}),
+        400: _err("bad_phrase: not one of the table's phrases"), 409: _err("not_running: the match is over"),
+        **SEAT_ERRORS})
+    def post(self, request, match_id: int, seat: int):
+        refuse_unknown_fields(request.data, {"phrase"}, "a phrase said at the table")
+        match, seat_row, _seats = services.access_seat(match_id=match_id, seat=seat, user=request.user,
+                                                       guest=request.guest)
+        phrase = request.data.get("phrase") if isinstance(request.data, dict) else None
+        return Response(talk_say(match=match, seat_row=seat_row, phrase=phrase), status=status.HTTP_201_CREATED)
+
+
+class EndWaitApi(APIView):
+    """``POST /api/matches/<id>/seats/<seat>/end-wait/`` with ``{"seat": leaver}``: stop waiting for a person who
+    left (``games.matches.leavers.match_end_wait``)."""
+
+    permission_classes = [PersonOrGuest]
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "seat_action"
+
+    @extend_schema_serializer(component_name="EndWait")
+    class InputSerializer(serializers.Serializer):
+        seat = serializers.IntegerField(min_value=0, help_text="the seat to play, a person away for the wait")
+
+    @extend_schema(summary="End the wait for a person who left", request=InputSerializer, responses={
+        200: inline_serializer("WaitEnded", {"seat": serializers.IntegerField(), "outcome": serializers.CharField(
+            help_text="stand_in (casual: a house bot plays their seat) or forfeit (rated)")}),
+        409: _err("not_away (they are there, or the wait is not over: see Retry-After), busy, not_running"),
+        **SEAT_ERRORS})
+    def post(self, request, match_id: int, seat: int):
+        refuse_unknown_fields(request.data, {"seat"}, "an end of the wait")
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response(match_end_wait(match_id=match_id, seat=seat, leaver=data.validated_data["seat"],
+                                       user=request.user, guest=request.guest))
 
 
 class DealResultApi(APIView):

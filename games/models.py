@@ -161,6 +161,10 @@ class Seat(models.Model):
     last_latency_ms = models.PositiveIntegerField(null=True, blank=True)
     consecutive_faults = models.PositiveSmallIntegerField(default=0)
     forfeited = models.BooleanField(default=False)
+    left_at = models.DateTimeField(null=True, blank=True, help_text=(
+        "a person's seat: when the others at the table ended the wait for them (games.matches.leavers)"))
+    stand_in = models.CharField(max_length=30, blank=True, help_text=(
+        "the house strategy playing a person's seat since they left a casual match; empty: they play it"))
 
     class Meta:
         ordering = ["match", "index"]
@@ -231,3 +235,23 @@ class Move(models.Model):
 
     def __str__(self) -> str:
         return f"{self.deal} ply {self.ply}"
+
+
+class Talk(models.Model):
+    """A canned phrase a person said at their table (``games.matches.talk.TALK_PHRASES``: no free text, nothing to
+    moderate), with where in the match it was said: ``deal_number`` and ``ply`` (the deal's plies stored by then).
+    Shown to the table and in the replay."""
+
+    match = models.ForeignKey(Match, related_name="talk", on_delete=models.CASCADE)
+    seat = models.PositiveSmallIntegerField()
+    phrase = models.CharField(max_length=20)
+    deal_number = models.PositiveIntegerField()
+    ply = models.PositiveIntegerField(help_text="the deal's plies stored when it was said")
+    said_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["match", "id"]
+        indexes = [models.Index(fields=["match", "id"], name="talk_match_id")]
+
+    def __str__(self) -> str:
+        return f"{self.match} seat {self.seat}: {self.phrase}"

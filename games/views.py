@@ -18,6 +18,7 @@ from rest_framework.request import Request
 
 from games import browse, services
 from games import match_pages
+from games.matches.talk import TALK_PHRASES, talk_of_match
 from games.matches import exports, snapshots
 from games.matches import seats as match_seats
 from games.people.casual import CasualRefused, casual_start
@@ -144,8 +145,10 @@ def match_table(request, match_id: int):
     opponents = Seat.objects.filter(match=match).exclude(index=seat.index).values_list("player__kind", flat=True)
     deal_again = (match.preset and match.seat_count in (2, 3) and not match.reveal_group
                   and all(kind == Player.Kind.HOUSE for kind in opponents))
+    people = Player.Kind.HUMAN in opponents  # another person: presence, ending the wait, table talk
     return render(request, "games/table.html", {"match": match, "seat": seat.index, "guest": guest,
-                                                "deal_again": deal_again})
+                                                "deal_again": deal_again, "people": people,
+                                                "phrases": TALK_PHRASES.items() if people else ()})
 
 
 def watch_context(*, match: Match | None, featured: bool = False) -> dict:
@@ -257,7 +260,9 @@ def match_replay(request, match_id: int):
     except ValueError as exc:
         return render(request, "games/replay_refused.html", {"match_id": match_id, "title": "No such ply",
                       "problem": str(exc), "replay_link": True}, status=400)
-    return render(request, "games/replay.html", {"match_id": match_id, "frames": data, "start": start,
+    names = {p["seat"]: p["name"] for p in data["players"]}
+    talk = [{**t, "name": names.get(t["seat"], f"seat {t['seat']}")} for t in talk_of_match(match_id=match_id)]
+    return render(request, "games/replay.html", {"match_id": match_id, "frames": data, "start": start, "talk": talk,
                                                  "players": data["players"], "deal_count": len(data["deals"]),
                                                  "seat_tools": replay_tools(match=match, user=request.user)})
 

@@ -24,6 +24,8 @@ class Ladder(models.Model):
     max_running_matches = models.PositiveIntegerField(default=4)
     turn_timeout_ms = models.PositiveIntegerField(default=1000, help_text="per bot turn (ms), before the time bank")
     move_seconds = models.PositiveIntegerField(default=60, help_text="a person's move clock on this ladder (s)")
+    leaver_wait_seconds = models.PositiveIntegerField(default=60, help_text=(
+        "how long (s) a person may be away on their turn before the others may end the wait: they forfeit"))
     is_active = models.BooleanField(default=True)
     duplicate = models.BooleanField(
         default=False, help_text="duplicate play: each pairing plays the same deal seeds once from each seat (a set of "

@@ -33,6 +33,7 @@ from games.models import Deal, Match, Move, Player, Seat
 from games.matches.seats import match_waits, seat_view  # match_waits: for callers here too
 from games.matches.snapshots import match_state_snapshot
 from games.hooks import agent_for, match_finished
+from games.matches.leavers import SeatLeft, presence_note
 from games.matches.lifecycle import (StalePly, _deal_row_new, _wake_followers, access_seat, match_abort, match_wake,
                                       takes_contributions)
 
@@ -369,7 +370,8 @@ def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, u
 
     Never waits for the worker's lease: the ply is stored by a compare-and-set on the ply count (``_Plies.store``),
     so whichever of this move and the worker (the move clock's fallback) stores the ply first wins, and the other
-    changes nothing. Raises ``MatchNotFound`` (404), ``SeatForbidden`` (403: not this user's seat), ``StalePly``
+    changes nothing. Raises ``MatchNotFound`` (404), ``SeatForbidden`` (403: not this user's seat), ``SeatLeft``
+    (409: the others ended the wait for this seat, ``games.matches.leavers``), ``StalePly``
     (409: another ply was stored, it is not this seat's turn, the match is over, or it waits for its ``after``
     match to end) and ``IllegalAction`` (400,
     with the rule's reason). A double submit stores the ply once. ``guest``: the session's guest player, for a guest's
@@ -378,6 +380,10 @@ def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, u
     any in a match that takes none (``takes_contributions``) are ignored.
     """
     match, seat_row, seats = access_seat(match_id=match_id, seat=seat, user=user, guest=guest)
+    if seat_row.left_at is not None:
+        raise SeatLeft("the others at the table ended the wait for you while you were away: " + (
+            "a house bot plays your seat now" if seat_row.stand_in else "you forfeited this match"))
+    presence_note(match_id=match_id, seat=seat)
     snapshot = match_state_snapshot(match=match)  # this process's cached state, brought up to date
     match, state = snapshot.match, snapshot.state
     try:

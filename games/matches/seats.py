@@ -14,9 +14,9 @@ from games.models import Match, Player, Seat
 def seat_etag(match: Match, seat: int, waits_for: int | None, seats: list[Seat]) -> str:
     """The seat view's ETag: ``W/"<id>.<seat>.<ply>.<status>.<waits_for or None>.<digest>"``, the digest over what
     else the view shows: the seats' players (ids, names, users, guest flags: a guest who signs up takes the seat
-    over, ``games.people.guests.guest_adopt``) and the move clock (``move_seconds`` and ``last_progress_at``, the
+    over, ``games.people.guests.guest_adopt``; a house stand-in for a person who left, ``games.matches.leavers``) and the move clock (``move_seconds`` and ``last_progress_at``, the
     deadline's parts). The view changes only when one of these does (places and forfeits come with the status)."""
-    players = tuple((s.player_id, s.player.name, s.player.user_id, s.player.is_guest) for s in seats)
+    players = tuple((s.player_id, s.player.name, s.player.user_id, s.player.is_guest, s.stand_in) for s in seats)
     moved = match.last_progress_at.timestamp() if match.last_progress_at else None
     digest = hashlib.blake2b(repr((players, match.move_seconds, moved)).encode(), digest_size=6).hexdigest()
     return f'W/"{match.pk}.{seat}.{match.ply_count}.{match.status}.{waits_for}.{digest}"'
@@ -52,7 +52,8 @@ def seat_view(*, snapshot: StateSnapshot, seat: int, seats: list[Seat]) -> dict:
     seat_rows = [{"index": s.index, "name": s.player.name, "kind": s.player.kind,
                   "place": None if running else s.place,  # places and forfeits are written with the match's end
                   "owner": s.player.user.username if s.player.kind == "bot" and s.player.user else None,
-                  "forfeited": s.forfeited and not running, "guest": s.player.is_guest} for s in seats]
+                  "forfeited": s.forfeited and not running, "guest": s.player.is_guest,
+                  "stand_in": s.stand_in or None} for s in seats]
     commitment = snapshot.commitment(state.deal_number)
     turn = referee.turn_for(state, match_id=match.pk, deadline_ms=match.move_clock_seconds * 1000,
                             commitment=commitment) if your_turn else None

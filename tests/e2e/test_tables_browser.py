@@ -57,3 +57,56 @@ def test_two_browsers_meet_at_a_table_by_its_invite_link(live_server, browser, s
     assert hands[0] and hands[1] and hands[0] != hands[1]  # each browser holds its own seat's cards
     for page in (host, friend):  # the tables' event streams end with their pages
         page.context.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_people_talk_and_one_ends_the_wait_for_the_other_who_left(live_server, browser, settings, house_bots):
+    """Issue 23, 6 and 7: table talk reaches the other browser; one person closes their table on their turn, the
+    other sees them away and ends the wait, a house bot takes the seat and the match goes on."""
+    import time
+    from datetime import timedelta
+
+    from django.core.cache import cache
+    from django.utils import timezone
+    from playwright.sync_api import expect
+
+    from games.matches.snapshots import match_state_snapshot
+    from games.models import Match, Seat
+
+    settings.TASKS = "eager"
+    host = browser.new_context(viewport={"width": 360, "height": 800}).new_page()
+    host.goto(f"{live_server.url}/tables/")
+    host.check("input[name='seats'][value='2']")
+    host.select_option("#seat-1", "open")
+    host.click("#open-table")
+    host.wait_for_url(re.compile(r".*/tables/[A-Z0-9]{12}/$"))
+    friend = browser.new_context(viewport={"width": 360, "height": 800}).new_page()
+    friend.goto(host.input_value("#invite-link"))
+    friend.click("#join")
+    friend.wait_for_url(re.compile(r".*/matches/\d+/play/$"))
+    host.wait_for_url(re.compile(r".*/matches/\d+/play/$"), timeout=20000)
+    for page in (host, friend):
+        page.wait_for_selector("#people li")
+    _scan(host, "a table of two people")
+
+    host.click(".talk-button[data-phrase='good_luck']")
+    expect(friend.locator("#talk-log")).to_contain_text("Good luck!", timeout=15000)
+    expect(host.locator("#talk-log")).to_contain_text("You: Good luck!")
+
+    match = Match.objects.get(pk=int(host.url.rstrip("/").split("/")[-2]))
+    to_play = match_state_snapshot(match=match).state.to_play
+    pages = {int(p.get_attribute("#table", "data-seat")): p for p in (host, friend)}
+    leaver, stayer = pages[to_play], pages[1 - to_play]
+    leaver.context.close()  # gone on their turn
+    Match.objects.filter(pk=match.pk).update(last_progress_at=timezone.now() - timedelta(seconds=120))
+    cache.set(f"presence:{match.pk}:{to_play}", time.time() - 120, 3600)
+    stayer.evaluate("window.EightsPeople.beat()")
+    stayer.wait_for_selector("#end-wait-button", timeout=15000)
+    _scan(stayer, "a table offering to end the wait")
+    stayer.click("#end-wait-button")
+    expect(stayer.locator("#end-wait")).to_contain_text("A house bot plays")
+    seat = Seat.objects.get(match=match, index=to_play)
+    assert seat.left_at is not None and seat.stand_in == settings.LEAVER_STAND_IN
+    expect(stayer.locator("#table")).to_have_attribute("data-your-turn", "yes", timeout=20000)
+    assert Match.objects.get(pk=match.pk).ply_count > match.ply_count  # the stand-in played the leaver's turn
+    stayer.context.close()
