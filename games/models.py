@@ -114,6 +114,9 @@ class Match(models.Model):
     wake_pending = models.BooleanField(
         default=False, help_text="the match could not be queued (the broker was unreachable): the watchdog queues it")
     awaiting_human = models.BooleanField(default=False, help_text="the match waits for a person's move")
+    guest_address = models.CharField(max_length=64, blank=True, help_text=(
+        "the client address a guest dealt this match from: the address's limit on running guest matches counts it "
+        "until it ends, also once the guest has signed in and the match is their account's"))
     move_seconds = models.PositiveIntegerField(null=True, blank=True,
                                                help_text="a person's move clock here (s); empty: HUMAN_MOVE_SECONDS")
     single_deal_seed = models.BigIntegerField(null=True, blank=True, help_text="replay of one version 1 deal (its seed)")

@@ -35,6 +35,7 @@ from importlib import import_module
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from games.engine import Ruleset
@@ -170,7 +171,11 @@ def guest_deal(request, *, preset: str, seats: int) -> Match:
                     f"You have {len(mine)} guest matches running in this browser (limit {limit} running guest matches "
                     f"per browser): finish one, or sign up to play more. A match left alone ends "
                     f"{settings.GUEST_MOVE_SECONDS} s after its last move; try again in {wait} s.", wait)
-        here = _running(Seat.objects.filter(player__is_guest=True, player__guest_address=address))
+        # a match dealt from here counts until it ends, also after its guest signed in (the seats moved to the
+        # account): logging in and out must not reset the address's count
+        here = list(Match.objects.filter(Q(guest_address=address) | Q(
+            seats__player__is_guest=True, seats__player__guest_address=address), status=Match.Status.RUNNING)
+            .only("pk", "last_progress_at", "move_seconds").distinct())
         limit = settings.GUEST_RUNNING_PER_ADDRESS
         if len(here) >= limit:
             wait = _wait_for_a_place(here, now)
@@ -188,6 +193,7 @@ def guest_deal(request, *, preset: str, seats: int) -> Match:
             guest.save(update_fields=["guest_address"])
         match = match_create(players=[guest, *opponents], ruleset=ruleset, preset=preset,
                              move_seconds=settings.GUEST_MOVE_SECONDS)
+        Match.objects.filter(pk=match.pk).update(guest_address=address)
         throttle.count(request)
         match_wake(match_id=match.pk)
     request.session[SESSION_KEY] = guest.pk

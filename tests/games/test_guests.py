@@ -443,3 +443,20 @@ def test_the_table_offers_deal_again_with_the_same_rules_against_house_bots_only
                                ruleset=Ruleset.preset("web-table"), preset="web-table")
     browser.force_login(person)
     assert 'id="deal-again"' not in browser.get(f"/matches/{with_people.pk}/play/").content.decode()
+
+
+def test_an_addresss_running_guest_matches_count_after_their_guest_logs_in(house_bots, settings):
+    """Issue 23: the address's count of running guest matches dropped to 0 after every log-in (the seats moved to
+    the account); a match dealt from an address counts for it until it ends."""
+    settings.GUEST_RUNNING_PER_ADDRESS, settings.GUEST_RUNNING_PER_BROWSER = 2, 2
+    settings.CASUAL_RUNNING_PER_PERSON = 5
+    get_user_model().objects.create_user("maya", password="a-long-pass-9876")
+    browser = Client(REMOTE_ADDR="198.51.100.40")
+    dealt = [table_of(press_deal(browser)) for _ in range(2)]
+    browser.post("/accounts/login/", {"username": "maya", "password": "a-long-pass-9876",
+                                      "csrfmiddlewaretoken": _csrf(browser)})
+    browser.post("/accounts/logout/", {"csrfmiddlewaretoken": _csrf(browser)})
+    refused = press_deal(browser)
+    assert refused.status_code == 429 and "from your address" in refused.content.decode()
+    Match.objects.filter(pk=dealt[0]).update(status=Match.Status.FINISHED)
+    assert press_deal(browser).status_code == 302  # one ended: a place again
