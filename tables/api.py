@@ -38,6 +38,8 @@ class TableOutput(serializers.Serializer):
     status = serializers.ChoiceField(["waiting", "started", "cancelled", "expired"])
     created_by = serializers.CharField()
     challenge = serializers.BooleanField(help_text="a challenge: one person invited, a few minutes to answer")
+    ladder = serializers.CharField(allow_null=True, help_text="the slug of the ladder it is rated on, or null (casual)")
+    rated = serializers.BooleanField(help_text="rated on ladder (its rules; the result is rated like a ladder match)")
     rematch_of = serializers.CharField(allow_null=True, help_text="the code of the table this one plays again")
     rematch = serializers.CharField(allow_null=True, help_text="the code of the table that plays this one again")
     created_at = serializers.DateTimeField()
@@ -58,7 +60,11 @@ class TableListApi(APIView):
 
     @extend_schema_serializer(component_name="TableCreate")
     class InputSerializer(serializers.Serializer):
-        preset = serializers.ChoiceField(sorted(PRESETS), default="web-table")
+        preset = serializers.ChoiceField(sorted(PRESETS), required=False, help_text=(
+            "the rules (default web-table); a rated table plays its ladder's: leave it out"))
+        ladder = serializers.SlugField(required=False, help_text=(
+            "rated on this ladder (its slug): its rules and seat count, every seat one of its entries (people join "
+            "it by sitting down; house seats are its house bots; no bot of your own); leave out for a casual table"))
         seats = SeatSpec(many=True, max_length=7,
                          help_text="the other seats (you sit in seat 0), e.g. [{\"kind\": \"open\"}]")
         listed = serializers.BooleanField(default=True, help_text="shown in the lobby; false: only the link finds it")
@@ -77,13 +83,14 @@ class TableListApi(APIView):
         429: _err("too_many_tables: new tables per address (TABLE_CREATE_RATE) or waiting tables per person "
                   "(TABLES_WAITING_PER_PLAYER); see Retry-After")})
     def post(self, request):
-        refuse_unknown_fields(request.data, {"preset", "seats", "listed"}, "a table")
+        refuse_unknown_fields(request.data, {"preset", "seats", "listed", "ladder"}, "a table")
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         person = player_for_user(user=request.user)
-        table = services.table_create(creator=person, preset=data.validated_data["preset"],
+        table = services.table_create(creator=person, preset=data.validated_data.get("preset"),
                                       seats=[dict(s) for s in data.validated_data["seats"]],
-                                      listed=data.validated_data["listed"], request=request)
+                                      listed=data.validated_data["listed"], request=request,
+                                      ladder=data.validated_data.get("ladder"))
         table = services.table_by_code(table.code)
         return Response(services.table_view(table, viewer=person), status=status.HTTP_201_CREATED)
 
@@ -152,7 +159,11 @@ class ChallengeApi(APIView):
     @extend_schema_serializer(component_name="ChallengeCreate")
     class InputSerializer(serializers.Serializer):
         player = serializers.CharField(max_length=60, help_text="the challenged person's player name")
-        preset = serializers.ChoiceField(sorted(PRESETS), default="web-table")
+        preset = serializers.ChoiceField(sorted(PRESETS), required=False, help_text=(
+            "the rules (default web-table); a rated table plays its ladder's: leave it out"))
+        ladder = serializers.SlugField(required=False, help_text=(
+            "rated on this ladder (its slug): its rules and seat count, every seat one of its entries (people join "
+            "it by sitting down; house seats are its house bots; no bot of your own); leave out for a casual table"))
 
     @extend_schema(summary="Challenges and table seats kept for you", responses={200: TableOutput(many=True),
                                                                                401: _err("not logged in")})
@@ -161,15 +172,16 @@ class ChallengeApi(APIView):
         return Response([services.table_view(services.table_by_code(t.code), viewer=person)
                          for t in services.invitations_for(person)])
 
-    @extend_schema(summary="Challenge a person to a one-on-one casual match", request=InputSerializer, responses={
+    @extend_schema(summary="Challenge a person to a one-on-one match (casual, or rated on a ladder of two seats)", request=InputSerializer, responses={
         201: TableOutput, 400: _err("bad_table: not a person's name, or your own; unknown_field"),
         401: _err("not logged in"), 429: _err("too_many_tables: see Retry-After")})
     def post(self, request):
-        refuse_unknown_fields(request.data, {"player", "preset"}, "a challenge")
+        refuse_unknown_fields(request.data, {"player", "preset", "ladder"}, "a challenge")
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         person = player_for_user(user=request.user)
         table = services.challenge_create(challenger=person, name=data.validated_data["player"],
-                                          preset=data.validated_data["preset"], request=request)
+                                          preset=data.validated_data.get("preset"), request=request,
+                                          ladder=data.validated_data.get("ladder"))
         return Response(services.table_view(services.table_by_code(table.code), viewer=person),
                         status=status.HTTP_201_CREATED)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db import models
 
 from games.models import Match, Player
+from tournaments.models import Ladder
 
 
 class Table(models.Model):
@@ -23,6 +24,8 @@ class Table(models.Model):
     seat_count = models.PositiveSmallIntegerField()
     listed = models.BooleanField(default=True, help_text="shown in the lobby (else only the invite link finds it)")
     challenge = models.BooleanField(default=False, help_text="a challenge: one person invited, a few minutes to answer")
+    ladder = models.ForeignKey(Ladder, null=True, blank=True, on_delete=models.CASCADE, related_name="tables",
+                               help_text="rated on this ladder (its rules; every seat one of its entries); else casual")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING, db_index=True)
     match = models.OneToOneField(Match, null=True, blank=True, on_delete=models.SET_NULL, related_name="table")
     rematch_of = models.OneToOneField("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch",

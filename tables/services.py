@@ -22,6 +22,8 @@ from games.engine import PRESETS, STRATEGIES, Ruleset
 from games.models import Match, Player
 from games.people.players import player_house_create
 from games.services import match_create, match_wake
+from tournaments.models import Ladder
+from tournaments.services import ladder_table_match_create
 from sitekit.errors import ApiError
 from sitekit.limits import AddressBudget
 from tables.models import Table, TableSeat
@@ -36,11 +38,13 @@ SEAT_KINDS = ("open", "invited", "house", "bot")
 class TableError(ApiError):
     """A refused table operation (``sitekit.errors.ApiError``). Codes: ``not_found`` 404, ``gone`` 410 (started,
     cancelled or expired), ``full`` 409, ``already_seated`` 409, ``busy`` 409 (retry in 1 s), ``not_yours`` 403,
-    ``bad_table`` 400, ``too_many_tables`` 429 (new tables per address, waiting tables per player, or running casual
-    matches of the player)."""
+    ``bad_table`` 400, ``sign_up`` 403 (a guest at a rated table), ``too_many_tables`` 429 (new tables per address,
+    waiting tables per player, running casual matches of the player, or running matches of a rated table's
+    ladder)."""
 
     status = 409
-    STATUS = {"not_found": 404, "gone": 410, "not_yours": 403, "bad_table": 400, "too_many_tables": 429}
+    STATUS = {"not_found": 404, "gone": 410, "not_yours": 403, "sign_up": 403, "bad_table": 400,
+              "too_many_tables": 429}
 
     def status_for(self, code: str) -> int:
         return self.STATUS.get(code, type(self).status)
@@ -52,12 +56,23 @@ class TableCreateBudget(AddressBudget):
     scope = "table_create"
 
 
-def _check_running(player: Player) -> None:
+def _check_running(player: Player, ladder: Ladder | None = None) -> None:
     """``TableError`` 429 ``too_many_tables`` when ``player`` already has as many running casual matches as a casual
     Deal would allow them (``GUEST_RUNNING_PER_BROWSER`` for a guest, ``CASUAL_RUNNING_PER_PERSON`` for a person):
-    a table's match is one more."""
+    a table's match is one more. At a table rated on ``ladder``: a guest is refused (``sign_up``), and the limit is
+    the ladder's running matches per player (``Ladder.max_concurrent_per_player``)."""
     from games.people.casual import casual_running
 
+    if ladder is not None:
+        if player.is_guest:
+            raise TableError("sign_up", f"a rated table seats signed-up people only: sign up (or log in) to play on "
+                             f"the ladder {ladder.name}")
+        running = Match.objects.filter(status=Match.Status.RUNNING, ladder_match__ladder=ladder,
+                                       seats__player=player).count()
+        if running >= ladder.max_concurrent_per_player:
+            raise TableError("too_many_tables", f"you have {running} matches of the ladder {ladder.name} running "
+                             f"(limit {ladder.max_concurrent_per_player}): finish one first", retry_after=60)
+        return
     limit = settings.GUEST_RUNNING_PER_BROWSER if player.is_guest else settings.CASUAL_RUNNING_PER_PERSON
     running = len(casual_running(player))
     if running >= limit:
@@ -84,17 +99,31 @@ def _new_code() -> str:
             return code
 
 
-def _house_for(strategy: str, taken: set[int]) -> Player:
-    """An active house bot of ``strategy`` not in ``taken`` (player ids), created when there is none."""
-    house = (Player.objects.filter(kind=Player.Kind.HOUSE, strategy=strategy, is_active=True)
-             .exclude(pk__in=taken).order_by("pk").first())
+def _house_for(strategy: str, taken: set[int], ladder: Ladder | None = None) -> Player:
+    """An active house bot of ``strategy`` not in ``taken`` (player ids), created when there is none; at a table
+    rated on ``ladder`` one of its entries (``bad_table`` naming the ladder's house strategies when none is free)."""
+    houses = Player.objects.filter(kind=Player.Kind.HOUSE, strategy=strategy, is_active=True).exclude(pk__in=taken)
+    if ladder is not None:
+        house = houses.filter(ladder_entries__ladder=ladder, ladder_entries__is_active=True).order_by("pk").first()
+        if house is None:
+            offered = sorted(set(_ladder_houses(ladder).values_list("strategy", flat=True)))
+            raise _bad(f"no house bot {strategy!r:.40} is free on the ladder {ladder.name}: a rated table seats its "
+                       f"entries only (its house strategies: {', '.join(offered) or 'none'})")
+        return house
+    house = houses.order_by("pk").first()
     if house is None:
         house = player_house_create(name=f"House {strategy} {len(taken) + 1}", strategy=strategy,
                                     description="a table's house bot")
     return house
 
 
-def _seat_from(spec: object, index: int, creator: Player, taken: set[int]) -> TableSeat:
+def _ladder_houses(ladder: Ladder):
+    """The active house bots entered on ``ladder``, in id order."""
+    return Player.objects.filter(kind=Player.Kind.HOUSE, is_active=True, ladder_entries__ladder=ladder,
+                                 ladder_entries__is_active=True).order_by("pk")
+
+
+def _seat_from(spec: object, index: int, creator: Player, taken: set[int], ladder: Ladder | None = None) -> TableSeat:
     """The seat ``index`` a creator asked for with ``spec`` (one of ``SEAT_KINDS``: ``{"kind": "open"}``,
     ``{"kind": "invited", "name": player name}``, ``{"kind": "house", "strategy": s}``, ``{"kind": "bot", "bot":
     id}``); ``taken``: the player ids seated so far. ``TableError`` ``bad_table`` saying what would be right."""
@@ -123,7 +152,7 @@ def _seat_from(spec: object, index: int, creator: Player, taken: set[int]) -> Ta
         strategy = spec.get("strategy", "heuristic")
         if strategy not in STRATEGIES:
             raise _bad(f"{where}: unknown house strategy {strategy!r:.40}; choose one of {', '.join(STRATEGIES)}")
-        house = _house_for(strategy, taken)
+        house = _house_for(strategy, taken, ladder)
         taken.add(house.pk)
         return TableSeat(index=index, kind=kind, player=house)
     bot_id = spec.get("bot")
@@ -137,43 +166,61 @@ def _seat_from(spec: object, index: int, creator: Player, taken: set[int]) -> Ta
     return TableSeat(index=index, kind=kind, player=bot.player)
 
 
-def table_create(*, creator: Player, preset: str, seats: object, listed: bool = True, request=None,
-                 challenge: bool = False) -> Table:
+def table_create(*, creator: Player, preset: str | None, seats: object, listed: bool = True, request=None,
+                 challenge: bool = False, ladder: str | None = None) -> Table:
     """A table of ``preset`` (any preset, RULES.md) with ``creator`` (a person's or a guest's player) in seat 0 and
     the other seats as ``seats`` asks (a list of seat specs, ``_seat_from``), waiting ``TABLE_WAIT_MINUTES`` for its
-    players; started at once when no seat is left to fill. ``request``: counted against its address's budget of new
-    tables (``TABLE_CREATE_RATE``). Raises ``TableError``: ``bad_table`` (what is wrong and what would be right),
-    ``too_many_tables`` (the address's budget, or ``TABLES_WAITING_PER_PLAYER`` waiting tables of the creator)."""
+    players; started at once when no seat is left to fill. ``ladder`` (a ladder's slug): rated on that ladder, under
+    its rules and seat count (``preset`` None, or the ladder's), every seat one of its entries (a person joining gets
+    theirs; house seats are its house entries; no bot of one's own). ``request``: counted against its address's
+    budget of new tables (``TABLE_CREATE_RATE``). Raises ``TableError``: ``bad_table`` (what is wrong and what would
+    be right), ``sign_up`` (a guest asking for a rated table), ``too_many_tables`` (the address's budget, or
+    ``TABLES_WAITING_PER_PLAYER`` waiting tables of the creator)."""
+    rated = None
+    if ladder is not None:
+        rated = Ladder.objects.filter(slug=ladder, is_active=True).first() if isinstance(ladder, str) else None
+        if rated is None:
+            raise _bad(f"no open ladder {ladder!r:.40}: give a ladder's slug (GET /api/ladders/), or leave ladder out "
+                       "for a casual table")
+        if preset is not None and preset != rated.preset:
+            raise _bad(f"a table rated on {rated.name} plays its rules (preset {rated.preset}): leave preset out")
+        preset = rated.preset
+    preset = "web-table" if preset is None else preset
     if preset not in PRESETS:
         raise _bad(f"unknown preset {preset!r:.40}: choose one of {', '.join(sorted(PRESETS))}")
-    ruleset = Ruleset.preset(preset)
+    ruleset = Ruleset.from_dict(rated.ruleset) if rated else Ruleset.preset(preset)
     if not isinstance(seats, list):
         raise _bad("seats is a list of the other seats, e.g. [{\"kind\": \"open\"}, {\"kind\": \"house\"}]")
     count = len(seats) + 1
+    if rated is not None and count != rated.seats_per_match:
+        raise _bad(f"the ladder {rated.name} plays {rated.seats_per_match} seats; this table has {count} (you and the "
+                   "seats listed)")
     if not ruleset.seats_min <= count <= ruleset.seats_max:
         raise _bad(f"the preset {preset} seats {ruleset.seats_min} to {ruleset.seats_max}; this table has {count} "
                    "(you and the seats listed)")
+    kinds = {spec.get("kind") for spec in seats if isinstance(spec, dict)}
+    if rated is not None and "bot" in kinds:
+        raise _bad("your own bot may not sit at a rated table with you: make the seat open, invited or a house bot")
     budget = TableCreateBudget()
     if request is not None and budget.full(request):
         raise TableError("too_many_tables", f"too many new tables from your address (limit {budget.rate}); try again "
                          f"in {math.ceil(budget.wait() or 60)} s", retry_after=math.ceil(budget.wait() or 60))
-    _check_running(creator)
+    _check_running(creator, rated)
     waiting = tables_waiting_of(creator).count()
     if waiting >= settings.TABLES_WAITING_PER_PLAYER:
         raise TableError("too_many_tables", f"you have {waiting} tables waiting for players (limit "
                          f"{settings.TABLES_WAITING_PER_PLAYER}): start or cancel one first", retry_after=60)
-    kinds = {spec.get("kind") for spec in seats if isinstance(spec, dict)}
     if "bot" in kinds and kinds & {"open", "invited"}:
         raise _bad("your bot may sit only at a table of you, your bots and house bots: at a table with other people "
                    "it could tell you their cards (make the other seats house bots, or leave your bot out)")
     with transaction.atomic():
         taken = {creator.pk}
         rows = [TableSeat(index=0, kind=TableSeat.Kind.CREATOR, player=creator)]
-        rows += [_seat_from(spec, i, creator, taken) for i, spec in enumerate(seats, start=1)]
+        rows += [_seat_from(spec, i, creator, taken, rated) for i, spec in enumerate(seats, start=1)]
         wait = timedelta(minutes=settings.CHALLENGE_MINUTES if challenge else settings.TABLE_WAIT_MINUTES)
         table = Table.objects.create(code=_new_code(), created_by=creator, preset=preset, ruleset=ruleset.to_dict(),
                                      seat_count=count, listed=bool(listed) and not challenge, challenge=challenge,
-                                     expires_at=timezone.now() + wait)
+                                     ladder=rated, expires_at=timezone.now() + wait)
         for row in rows:
             row.table = table
         TableSeat.objects.bulk_create(rows)
@@ -194,7 +241,7 @@ def tables_open(*, limit: int = 100) -> list[Table]:
     seats and their players loaded, in two queries."""
     seats = TableSeat.objects.select_related("player", "invited").order_by("index")
     return list(Table.objects.filter(status=Table.Status.WAITING, listed=True, expires_at__gt=timezone.now())
-                .select_related("created_by", "rematch", "rematch_of").prefetch_related(Prefetch("seats", queryset=seats))
+                .select_related("created_by", "rematch", "rematch_of", "ladder").prefetch_related(Prefetch("seats", queryset=seats))
                 .order_by("-created_at", "-id")[:limit])
 
 
@@ -205,7 +252,7 @@ def table_by_code(code: object, *, with_seats: bool = True) -> Table:
         raise TableError("not_found", "no table has this invite code: check the link you were sent")
     tables = Table.objects.filter(code=code.strip().upper())
     if with_seats:
-        tables = (tables.select_related("created_by", "match", "rematch", "rematch_of")
+        tables = (tables.select_related("created_by", "match", "rematch", "rematch_of", "ladder")
                   .prefetch_related(Prefetch("seats", queryset=TableSeat.objects.select_related("player", "invited"))))
     table = tables.first()
     if table is None:
@@ -254,7 +301,7 @@ def table_join(*, code: str, player: Player) -> TableSeat:
         seats = list(TableSeat.objects.select_for_update().filter(table=table).order_by("index"))
         if any(s.player_id == player.pk for s in seats):
             raise TableError("already_seated", "you have a seat at this table already")
-        _check_running(player)
+        _check_running(player, table.ladder)
         free = [s for s in seats if s.player_id is None]
         mine = next((s for s in free if s.kind == TableSeat.Kind.INVITED and s.invited_id == player.pk), None)
         seat = mine or next((s for s in free if s.kind == TableSeat.Kind.OPEN), None)
@@ -301,21 +348,27 @@ def table_start(*, code: str, player: Player) -> Match:
         seats = list(TableSeat.objects.select_for_update().filter(table=table).order_by("index"))
         taken = {s.player_id for s in seats if s.player_id}
         strategies = list(settings.GUEST_OPPONENTS)
+        if table.ladder is not None:  # its own house entries, in turn
+            strategies = list(_ladder_houses(table.ladder).exclude(pk__in=taken).values_list("strategy", flat=True))
+            if len(strategies) < sum(1 for s in seats if s.player_id is None):
+                raise _bad(f"the ladder {table.ladder.name} has too few house bots free to fill the seats: wait for "
+                           "people, or open a casual table")
         for i, seat in enumerate(s for s in seats if s.player_id is None):
-            seat.player = _house_for(strategies[i % len(strategies)], taken)
+            seat.player = _house_for(strategies[i % len(strategies)], taken, table.ladder)
             taken.add(seat.player.pk)
             seat.save(update_fields=["player"])
         return _start(table)
 
 
-def challenge_create(*, challenger: Player, name: object, preset: str = "web-table", request=None) -> Table:
-    """``challenger`` challenges the person named ``name`` to a one-on-one casual match of ``preset``: an unlisted
-    table with that person's seat kept for them, answered within ``CHALLENGE_MINUTES`` (accepting is taking the
+def challenge_create(*, challenger: Player, name: object, preset: str | None = None, request=None,
+                     ladder: str | None = None) -> Table:
+    """``challenger`` challenges the person named ``name`` to a one-on-one casual match of ``preset`` (default
+    web-table), or rated on ``ladder`` (a ladder of two seats): an unlisted table with that person's seat kept for them, answered within ``CHALLENGE_MINUTES`` (accepting is taking the
     seat: the match starts; declining cancels it). The challenged person sees it on every page
     (``invitations_for``). ``TableError`` as ``table_create`` (``bad_table`` for a name that is not a person's,
     or one's own)."""
     return table_create(creator=challenger, preset=preset, seats=[{"kind": "invited", "name": name}], listed=False,
-                        request=request, challenge=True)
+                        request=request, challenge=True, ladder=ladder)
 
 
 def invitations_for(player: Player | None = None, *, user=None) -> list[Table]:
@@ -374,7 +427,7 @@ def table_rematch(*, code: str, player: Player) -> Table:
             count = table.seat_count
             again = Table.objects.create(
                 code=_new_code(), created_by=player, preset=table.preset, ruleset=table.ruleset, seat_count=count,
-                listed=False, rematch_of=table,
+                listed=False, rematch_of=table, ladder=table.ladder,
                 expires_at=timezone.now() + timedelta(minutes=settings.TABLE_WAIT_MINUTES))
             rows = []
             for index in range(count):
@@ -401,6 +454,15 @@ def _start(table: Table) -> Match:
     order, the table's rules, a guest's move clock when a guest sits there. Woken for the worker on commit."""
     seats = list(TableSeat.objects.filter(table=table).select_related("player").order_by("index"))
     players = [s.player for s in seats]
+    if table.ladder_id is not None:  # rated: the ladder's own match (its rules and clocks), rated at its end
+        try:
+            match = ladder_table_match_create(ladder=table.ladder, players=players)
+        except ValueError as exc:
+            raise _bad(f"this table cannot start rated: {exc}") from None
+        Table.objects.filter(pk=table.pk).update(status=Table.Status.STARTED, match=match)
+        table.status, table.match = Table.Status.STARTED, match
+        match_wake(match_id=match.pk)
+        return match
     guests = any(p.is_guest for p in players)
     # the creator's own bots sit only with the creator and house bots (table_create): nobody else's cards to share
     own_bots = any(s.kind == TableSeat.Kind.BOT for s in seats)
@@ -433,6 +495,7 @@ def table_view(table: Table, *, viewer: Player | None = None) -> dict:
         for s in free)
     return {"code": table.code, "invite_url": f"/tables/{table.code}/", "preset": table.preset,
             "seat_count": table.seat_count, "listed": table.listed, "challenge": table.challenge,
+            "ladder": table.ladder.slug if table.ladder_id else None, "rated": table.ladder_id is not None,
             "status": table.status if table.status != Table.Status.WAITING or waiting else "expired",
             "created_by": table.created_by.name, "created_at": table.created_at, "expires_at": table.expires_at,
             "match_id": table.match_id, "seats": seats, "free_seats": len(free),

@@ -13,6 +13,7 @@ from games.engine import PRESETS, STRATEGIES
 from games.people.guests import session_guest, session_guest_or_new
 from games.services import player_for_user
 from tables import services
+from tournaments.models import Ladder
 
 #: seats a table may have on the page's form (a preset may allow fewer)
 FORM_SEATS = (2, 3, 4)
@@ -38,7 +39,9 @@ def lobby(request, *, status: int = 200, error: str = ""):
     tables = [services.table_view(t, viewer=viewer) for t in services.tables_open()]
     return render(request, "tables/lobby.html", {
         "tables": tables, "presets": sorted(PRESETS), "strategies": sorted(STRATEGIES), "form_seats": FORM_SEATS,
-        "other_seats": range(1, max(FORM_SEATS)), "my_bots": _my_bots(request), "error": error}, status=status)
+        "other_seats": range(1, max(FORM_SEATS)), "my_bots": _my_bots(request), "error": error,
+        "ladders": list(Ladder.objects.filter(is_active=True).order_by("name")) if request.user.is_authenticated
+        else []}, status=status)
 
 
 def _seat_specs(post, count: int) -> list[dict]:
@@ -65,8 +68,9 @@ def table_new(request):
     if not seats.isdigit() or int(seats) not in FORM_SEATS:
         return lobby(request, status=400, error=f"A table here has {', '.join(map(str, FORM_SEATS))} seats.")
     try:
-        table = services.table_create(creator=_player(request, create=True),
-                                      preset=request.POST.get("preset", "web-table"),
+        ladder = request.POST.get("ladder") or None  # rated on a ladder: its rules, not the form's preset
+        table = services.table_create(creator=_player(request, create=True), ladder=ladder,
+                                      preset=None if ladder else request.POST.get("preset", "web-table"),
                                       seats=_seat_specs(request.POST, int(seats)),
                                       listed=request.POST.get("listed") == "on", request=request)
     except services.TableError as exc:

@@ -204,6 +204,29 @@ def _ladder_match_create(ladder: Ladder, players: list[Player]) -> Match:
     return match
 
 
+def ladder_table_match_create(*, ladder: Ladder, players: list[Player]) -> Match:
+    """A rated match of ``ladder`` for a table's ``players`` in seat order (``tables``: "rated on that ladder"),
+    created like the scheduler's (``_ladder_match_create``: the ladder's rules, clocks, rated at its end). Every seat
+    is an entry of the ladder: a person gets theirs (as Play now does), a bot or house bot must have an active one.
+    ``ValueError`` saying which seat is not right: a guest, a bot or house bot not on the ladder, two players of one
+    owner, a seat count that is not the ladder's, or an inactive ladder."""
+    if not ladder.is_active:
+        raise ValueError(f"the ladder {ladder.name} is closed: it plays no new matches")
+    if len(players) != ladder.seats_per_match:
+        raise ValueError(f"the ladder {ladder.name} plays {ladder.seats_per_match} seats, not {len(players)}")
+    entered = set(LadderEntry.objects.filter(ladder=ladder, is_active=True, player__in=players)
+                  .values_list("player_id", flat=True))
+    for index, player in enumerate(players):
+        if _same_owner(player, players[:index]):
+            raise ValueError(f"{player.name} and a player of the same owner would share the match: never at one table")
+        if player.pk in entered:
+            continue
+        if player.kind != Player.Kind.HUMAN:
+            raise ValueError(f"{player.name} is not on the ladder {ladder.name}: only its entries play rated there")
+        ladder_entry_create(ladder=ladder, player=player)  # ValueError for a guest
+    return _ladder_match_create(ladder, players)
+
+
 def on_match_finished(sender, match: Match, **kwargs) -> None:
     """Signal receiver: rate a finished ladder match (inside the finishing transaction)."""
     ladder_match = LadderMatch.objects.select_for_update().filter(match=match, rated_at__isnull=True).first()
