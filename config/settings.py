@@ -245,6 +245,11 @@ MATCH_MAX_FAILURES = env_int("MATCH_MAX_FAILURES", env_int("MATCH_MAX_RESUMES", 
 
 #: A person's move clock (seconds): when it runs out the fallback action is played for them (a "clock" fault).
 HUMAN_MOVE_SECONDS = env_int("HUMAN_MOVE_SECONDS", 60, 5, 86400)
+#: Between deals the table keeps the score card up (and the last deal's table) until the person presses Next deal,
+#: or for this many seconds (0: the next deal is drawn at once).
+TABLE_NEXT_DEAL_SECONDS = env_int("TABLE_NEXT_DEAL_SECONDS", 8, 0, 120)
+#: The watch page shows a burst of stored plies one every WATCH_PACE_MS (0: as they come), skipping a long backlog.
+WATCH_PACE_MS = env_int("WATCH_PACE_MS", 350, 0, 5000)
 #: Leavers (games.matches.leavers): how long (s) a person may be away on their turn before the other people at the
 #: table may end the wait (a ladder's own leaver_wait_seconds wins), and the house strategy that then plays their
 #: seat in a casual match (a rated one is forfeited).

@@ -33,3 +33,6 @@ DATABASES["default"]["TEST"] = {"NAME": f"test_eights_{os.getpid()}"}  # noqa: F
 # the table and the watch page hold an events stream open; under the live server (WSGI) a
 # stream notices its closed page only at its next write, so a short keep-alive ends it (and its connection) soon
 LIVE_KEEPALIVE_SECONDS = 1
+# browser tests play deal after deal: the table draws the next deal at once (tests/e2e/test_table_look.py sets a pause)
+TABLE_NEXT_DEAL_SECONDS = 0
+WATCH_PACE_MS = 0  # the watch page shows each ply as it comes (a test that wants the pacing sets it)

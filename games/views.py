@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.contrib import messages
@@ -148,6 +149,7 @@ def match_table(request, match_id: int):
     people = Player.Kind.HUMAN in opponents  # another person: presence, ending the wait, table talk
     return render(request, "games/table.html", {"match": match, "seat": seat.index, "guest": guest,
                                                 "deal_again": deal_again, "people": people,
+                                                "next_deal_seconds": settings.TABLE_NEXT_DEAL_SECONDS,
                                                 "phrases": TALK_PHRASES.items() if people else ()})
 
 
@@ -155,7 +157,8 @@ def watch_context(*, match: Match | None, featured: bool = False) -> dict:
     """The context of ``games/watch.html`` for a running ``match`` (None: the featured page with no match to show):
     ``match``, ``featured``, ``seats`` (index order, with players), ``waits_for`` (the id of the match that must end
     before this one is played, else None) and ``watch`` (the page's data block: ``match_id``, ``public_url``,
-    ``events_url``, ``watch_url``, ``featured``, ``next_url`` (where the page goes once the match ends))."""
+    ``events_url``, ``watch_url``, ``featured``, ``next_url`` (where the page goes once the match ends), ``pace_ms``
+    (bursts of plies shown one every so many ms))."""
     if match is None:
         return {"match": None, "featured": featured, "watch": {"match_id": None, "featured": featured,
                                                                "next_url": reverse("watch-featured")}}
@@ -165,6 +168,7 @@ def watch_context(*, match: Match | None, featured: bool = False) -> dict:
     return {"match": match, "featured": featured, "seats": seats, "waits_for": waits_for, "watch": {
         "match_id": match.pk, "featured": featured, "public_url": f"/api/matches/{match.pk}/public/",
         "events_url": f"/api/matches/{match.pk}/events/", "watch_url": watch_url,
+        "pace_ms": settings.WATCH_PACE_MS,
         # the watch page's own address once the match is over answers with the replay at its last ply (or the
         # match page while the replay is not public); the featured page goes on to the next featured match
         "next_url": reverse("watch-featured") if featured else watch_url}}

@@ -17,9 +17,28 @@
       .map(c => typeof c === "string" || typeof c === "number" ? String(c) : c));
     return el;
   }
-  window.EightsCards = Object.freeze({
-    SUITS, RANKS, h,
-    rankText: c => c[0] === "T" ? "10" : c[0],  // a card code's rank as printed on the card
-    cardWords: c => `${RANKS[c[0]] || c[0]} of ${SUITS[c[1]][1]}`,  // "ace of spades", for screen readers
-  });
+  const rankText = c => c[0] === "T" ? "10" : c[0];  // a card code's rank as printed on the card
+  const cardWords = c => `${RANKS[c[0]] || c[0]} of ${SUITS[c[1]][1]}`;  // "ace of spades", for screen readers
+  // A card's face, drawn by us (static/css/table.css, "Card faces"): the index in the top corner (the rank as real
+  // text, which scales with the page's text size, over the suit's shape) and again upside down in the bottom
+  // corner, the suit's shape large in the middle (an ace's larger still), a court card's letter in a frame, and a
+  // ring round an eight's centre (it is wild). Hidden from screen readers: the card's name in words says it all.
+  function face(code) {
+    const sym = SUITS[code[1]][0], rank = rankText(code);
+    const centre = "JQK".includes(code[0])
+      ? h("span", {className: "court"}, h("span", {className: "court-letter"}, rank), h("span", {className: "court-suit"}, sym))
+      : h("span", {className: "pip" + (code[0] === "A" ? " pip-ace" : code[0] === "8" ? " pip-eight" : "")}, sym);
+    return [h("span", {className: "index", "aria-hidden": "true"}, h("span", {className: "rank"}, rank),
+              h("span", {className: "suit"}, sym)),
+            h("span", {className: "centre-face", "aria-hidden": "true"}, centre),
+            h("span", {className: "index index-low", "aria-hidden": "true"}, h("span", {}, rank), h("span", {}, sym))];
+  }
+  // Face-down cards for a hand nobody may see: ``count`` small backs fanned (at most ``most`` drawn), hidden from
+  // screen readers (the seat says the count in words).
+  function backs(count, most = 12) {
+    const fan = h("span", {className: "back-fan", "aria-hidden": "true"});
+    for (let i = 0; i < Math.min(count, most); i++) fan.append(h("span", {className: "mini-back"}));
+    return fan;
+  }
+  window.EightsCards = Object.freeze({SUITS, RANKS, h, rankText, cardWords, face, backs});
 })();

@@ -7,7 +7,7 @@
 // parses HTML), and the Content-Security-Policy refuses inline script as a second guard.
 (function () {
   "use strict";
-  const {SUITS, h, rankText, cardWords} = window.EightsCards;  // static/js/cards.js
+  const {SUITS, h, cardWords, face} = window.EightsCards;  // static/js/cards.js
   const RANKS = "A23456789TJQK", SUIT_ORDER = "CDHS";
   const FIELDS = ["top", "suit", "declared", "stock", "discard", "to_play", "pending", "direction", "awaiting", "out"];
   const cardOrder = c => SUIT_ORDER.indexOf(c[1]) * 13 + RANKS.indexOf(c[0]);  // Deal.hand's order
@@ -48,9 +48,7 @@
   // A card as the table draws it (table.js): rank as text, suit as a shape, its name in words for a screen reader.
   function cardEl(code, extra) {
     const el = h("span", {className: `card suit-${code[1]} ${SUITS[code[1]][2]}` + (extra ? " " + extra : "")},
-      h("span", {className: "rank", "aria-hidden": "true"}, rankText(code)),
-      h("span", {className: "suit", "aria-hidden": "true"}, SUITS[code[1]][0]),
-      h("span", {className: "sr-only"}, cardWords(code)));
+      ...face(code), h("span", {className: "sr-only"}, cardWords(code)));
     el.dataset.card = code;
     return el;
   }

@@ -11,8 +11,12 @@
   const matchId = root.dataset.match, seat = Number(root.dataset.seat);
   const api = `/api/matches/${matchId}/seats/${seat}/`;
   const csrf = document.cookie.split("; ").find(c => c.startsWith("csrftoken="))?.split("=")[1] || "";
-  const {SUITS, h, rankText, cardWords} = window.EightsCards;  // static/js/cards.js
-  let state = null, busy = false, shownDeals = null, pendingEight = null, shuffleSeen = null;
+  const {SUITS, h, cardWords, face, backs} = window.EightsCards;  // static/js/cards.js
+  let state = null, busy = false, shownDeals = null, pendingEight = null, shuffleSeen = null, shownOnce = false;
+  // Between deals the score card stays with the last deal's table until the person presses Next deal, or for
+  // data-next-deal-seconds (0: the next deal is drawn at once); the server deals on meanwhile.
+  const pauseMs = Number(root.dataset.nextDealSeconds || 0) * 1000;
+  let holdUntil = 0, holdTimer = null, wasMyTurn = false;
   let queued = null;  // a move chosen while the previous one was still on its way: {action, ply} of the view it was chosen on
   const $ = id => document.getElementById(id);
   const sleep = ms => new Promise(res => setTimeout(res, ms));
@@ -22,8 +26,7 @@
   // name, or a visually hidden text on the cards that are only shown.
   function cardEl(code, big) {
     const cls = `card suit-${code[1]} ${SUITS[code[1]][2]}` + (big ? " big-card" : "");
-    const faces = [h("span", {className: "rank", "aria-hidden": "true"}, rankText(code)),
-                   h("span", {className: "suit", "aria-hidden": "true"}, SUITS[code[1]][0])];
+    const faces = face(code);
     const el = big ? h("div", {className: cls}, ...faces, h("span", {className: "sr-only"}, cardWords(code)))
                    : h("button", {className: cls, type: "button", "aria-label": cardWords(code)}, ...faces);
     el.dataset.card = code;
@@ -165,22 +168,67 @@
     shuffleSeen = {deal: key, count};
   }
 
+  function releaseHold() {
+    holdUntil = 0; clearTimeout(holdTimer);
+    $("next-deal")?.remove();
+    render();
+  }
+  // "Your turn" as a short tone, when the person asked for it (kept in this browser)
+  function chime() {
+    if (localStorage.getItem("eights-turn-sound") !== "yes" || !window.AudioContext) return;
+    try {
+      const audio = chime.ctx || (chime.ctx = new AudioContext()), tone = audio.createOscillator(), gain = audio.createGain();
+      tone.frequency.value = 660; gain.gain.setValueAtTime(0.12, audio.currentTime);
+      gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.35);
+      tone.connect(gain).connect(audio.destination); tone.start(); tone.stop(audio.currentTime + 0.35);
+    } catch (e) { /* no sound: the page says it in words */ }
+  }
+  if ($("turn-sound")) {
+    $("turn-sound").checked = localStorage.getItem("eights-turn-sound") === "yes";
+    $("turn-sound").addEventListener("change", e => localStorage.setItem("eights-turn-sound", e.target.checked ? "yes" : "no"));
+  }
+
   function render() {
+    if (shownDeals === null) shownDeals = state.deals_finished;
+    if (state.deals_finished > shownDeals) {  // a deal ended: its score card first, the next deal after the pause
+      shownDeals = state.deals_finished;
+      showScorecard(shownDeals);
+      if (pauseMs > 0 && state.status === "running" && shownOnce) {
+        holdUntil = Date.now() + pauseMs;
+        holdTimer = setTimeout(releaseHold, pauseMs);
+        $("hand").replaceChildren(); $("draw").disabled = true; $("pass").disabled = true;
+        $("pass").classList.remove("primary");
+        drawTurn();
+        return;
+      }
+    }
+    if (holdUntil) { drawTurn(); return; }  // still showing the last deal's score card
     const v = state.view, mine = state.your_turn;
+    if (mine && !wasMyTurn && shownOnce) chime();
+    wasMyTurn = mine;
     root.dataset.ply = state.ply;  // for tests and assistive tools: the position shown
     root.dataset.yourTurn = mine ? "yes" : "no";
-    $("seats").replaceChildren(...state.seats.map(s => {
+    // the seats in the order of play, from this one (the table turns with play: the seat after each box plays next)
+    const step = (v.direction ?? 1) === 1 ? 1 : -1, n = state.seats.length;
+    const order = state.seats.map((_, i) => state.seats[((seat + step * i) % n + n) % n]);
+    $("seats").replaceChildren(...order.flatMap((s, i) => {
       const label = (s.index === seat ? "you" : "") + (s.guest ? (s.index === seat ? ", guest" : "guest")
         : s.index === seat ? "" : s.kind === "human" ? "person" : s.kind === "bot" ? "bot" : "house bot");
-      return h("div", {className: "seat" + (v.to_play === s.index ? " to-play" : "")},
+      const count = v.hand_counts[s.index];
+      const box = h("div", {className: "seat" + (v.to_play === s.index ? " to-play" : "") + (s.index === seat ? " mine" : "")},
         h("strong", {}, s.name), " ", h("span", {className: `badge ${s.guest ? "guest" : s.kind}`}, label),
+        s.stand_in ? " " : null, s.stand_in ? h("span", {className: "badge house"}, "house bot stands in") : null,
         s.kind === "bot" && s.owner ? " " : null,
         s.kind === "bot" && s.owner ? h("span", {className: "muted small"}, `by ${s.owner}`) : null,
-        h("br"), h("span", {className: "small"}, `${v.hand_counts[s.index]} ${v.hand_counts[s.index] === 1 ? "card" : "cards"} · total ${v.totals[s.index]}`),
+        h("br"), h("span", {className: "small"}, `${count} ${count === 1 ? "card" : "cards"} · total ${v.totals[s.index]}`),
         v.dealer === s.index ? " " : null, v.dealer === s.index ? h("span", {className: "muted small"}, "(dealer)") : null,
-        v.to_play === s.index ? " " : null, v.to_play === s.index ? h("span", {className: "small"}, "▶ to play") : null);
+        v.to_play === s.index ? " " : null, v.to_play === s.index ? h("span", {className: "small to-play-mark"}, "▶ to play") : null,
+        s.index === seat ? null : backs(count));
+      return i ? [h("span", {className: "play-order", "aria-hidden": "true"}, "→"), box] : [box];
     }));
+    const newTop = v.top_card && $("top").firstElementChild?.dataset.card !== v.top_card;
     $("top").replaceChildren(...(v.top_card ? [cardEl(v.top_card, true)] : []));
+    if (newTop && shownOnce) $("top").firstElementChild.classList.add("arrive");
     if (v.active_suit) {  // the suit to follow: its shape and its name in words
       const [sym, word] = SUITS[v.active_suit];
       $("suit").replaceChildren(h("span", {className: `suit-shape ${SUITS[v.active_suit][2]}`, "aria-hidden": "true"}, sym),
@@ -195,8 +243,10 @@
     $("stock").textContent = v.stock_count; $("discard").textContent = v.discard_count;
     $("totals").textContent = `deal ${v.deal_number} · to ${v.target}`;
     const playable = new Set(legal("play").map(a => a.card));
+    const held = new Set([...$("hand").children].map(el => el.dataset.card));
     $("hand").replaceChildren(...v.hand.map(code => {
       const el = cardEl(code, false);
+      if (shownOnce && !held.has(code)) el.classList.add("arrive");
       if (mine && playable.has(code)) { el.classList.add("playable"); el.setAttribute("aria-label", cardWords(code) + ", playable"); }
       el.addEventListener("click", () => onCard(code));
       return el;
@@ -224,8 +274,7 @@
     noticeReshuffles(v);
     $("commitment-deal").textContent = state.deal_number;  // the deal's commitment: docs/FAIRNESS.md
     $("commitment").textContent = state.commitment || "none (dealt before commitments)";
-    if (shownDeals === null) shownDeals = state.deals_finished;
-    if (state.deals_finished > shownDeals) { shownDeals = state.deals_finished; showScorecard(shownDeals); }
+    shownOnce = true;
   }
 
   function ordinal(n) { return n === 1 ? "1st" : n === 2 ? "2nd" : n === 3 ? "3rd" : n + "th"; }
@@ -235,6 +284,15 @@
     $("my-hand").hidden = state.status !== "running";  // nothing left to play once the match is over
     if ($("deal-again")) $("deal-again").hidden = state.status === "running";  // a casual match vs house bots: again
     if (state.status !== "running") $("reshuffle-note").hidden = true;  // the last reshuffle's notice is news no more
+    if (holdUntil) {
+      const left = ` (or in ${Math.max(0, Math.ceil((holdUntil - Date.now()) / 1000))} s)`;
+      if ($("next-deal")) { $("next-deal-left").textContent = left; return; }  // the button keeps the focus
+      const next = h("button", {type: "button", className: "primary", id: "next-deal"}, "Next deal");
+      next.addEventListener("click", releaseHold);
+      $("turn").replaceChildren(h("strong", {}, `Deal ${shownDeals} is over: see the score card.`), " ", next,
+        h("span", {className: "muted small", id: "next-deal-left"}, left));
+      return;
+    }
     if (state.status === "aborted") {
       $("turn").replaceChildren(h("strong", {}, "This match was ended early, unrated."), ` ${state.abort_reason || ""} `,
         h("a", {href: "/"}, "Deal a new table"), ".");

@@ -18,7 +18,7 @@
     setTimeout(() => location.reload(), IDLE_RETRY_MS);
     return;
   }
-  const {SUITS, h, rankText, cardWords} = window.EightsCards;  // static/js/cards.js
+  const {SUITS, h, cardWords, face} = window.EightsCards;  // static/js/cards.js
   const $ = id => document.getElementById(id);
   const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
   let view = null, etag = null, source = null, pollTimer = null, ended = false;
@@ -29,9 +29,7 @@
   // reader.
   function cardEl(code) {
     const el = h("div", {className: `card big-card suit-${code[1]} ${SUITS[code[1]][2]}`},
-      h("span", {className: "rank", "aria-hidden": "true"}, rankText(code)),
-      h("span", {className: "suit", "aria-hidden": "true"}, SUITS[code[1]][0]),
-      h("span", {className: "sr-only"}, cardWords(code)));
+      ...face(code), h("span", {className: "sr-only"}, cardWords(code)));
     el.dataset.card = code;
     return el;
   }
@@ -135,6 +133,24 @@
     render();
   }
 
+  // Bursts of stored plies (house bots play many at once) are shown one every data.pace_ms, so a watcher can follow
+  // them; a backlog of more than PACE_BACKLOG is skipped to its last few (each view is the whole table: nothing is
+  // lost but the motion). pace_ms 0: shown as they come.
+  const PACE_BACKLOG = 40, PACE_KEEP = 8, paceQueue = [];
+  let pacing = null;
+  function paced(step) {
+    if (!data.pace_ms) { step(); return; }
+    paceQueue.push(step);
+    if (paceQueue.length > PACE_BACKLOG) paceQueue.splice(0, paceQueue.length - PACE_KEEP);
+    if (!pacing) pump();
+  }
+  function pump() {
+    const step = paceQueue.shift();
+    if (!step) { pacing = null; return; }
+    step();
+    pacing = setTimeout(pump, data.pace_ms);
+  }
+
   function finish(end) {  // the match is over: its final totals, then its replay (or the next featured match)
     if (ended) return;
     ended = true;
@@ -192,9 +208,9 @@
     source.addEventListener("ply", e => {
       const message = JSON.parse(e.data);
       seen.plies.push(message.ply.ply);
-      if (message.public) show(message.public);
+      if (message.public) paced(() => show(message.public));
     });
-    source.addEventListener("end", e => finish(JSON.parse(e.data)));
+    source.addEventListener("end", e => { const end = JSON.parse(e.data); paced(() => finish(end)); });
     source.onerror = () => {
       if (ended) return;
       // the browser reconnects by itself (sending Last-Event-ID) unless the stream was refused; poll meanwhile
