@@ -3,6 +3,7 @@ they plug in here from ``AppConfig.ready()``):
 
 - **Signals**: ``match_created`` and ``match_finished``, sent inside the transaction that creates or finishes a
   match; receivers write in the same transaction (ratings, tournament rounds, bots' versions, match-end calls).
+  ``guest_adopted``, sent inside the transaction that moves a guest's seats to an account (tables: its table seats).
 - **Agents**: who decides for a seat, per player kind (``register_agent``, ``agent_for``; ``games.agents`` has the
   agent contract and the house and human agents).
 - **Match page extras**: context added to the match page (``register_match_page_extra``: rating changes, a trial's
@@ -27,6 +28,11 @@ match_finished = Signal()
 #: Sent inside the transaction that creates a match, with ``match`` (a new running ``Match``) and ``players`` (its
 #: players in seat order). Receivers write in the same transaction (bots_api: the version each bot last reported).
 match_created = Signal()
+
+#: Sent inside the transaction that moves a guest's seats to an account (``games.people.guests.guest_adopt``), with
+#: ``guest`` (the guest ``Player``, deleted right after) and ``person`` (the account's ``Player``). Receivers move
+#: what else they keep of the guest to the person (tables: seats taken, seats kept for them, tables created).
+guest_adopted = Signal()
 
 # ---- agents ------------------------------------------------------------------------------------------------------
 

@@ -147,10 +147,11 @@ def match_table(request, match_id: int):
     deal_again = (match.preset and match.seat_count in (2, 3) and not match.reveal_group
                   and all(kind == Player.Kind.HOUSE for kind in opponents))
     people = Player.Kind.HUMAN in opponents  # another person: presence, ending the wait, table talk
-    return render(request, "games/table.html", {"match": match, "seat": seat.index, "guest": guest,
-                                                "deal_again": deal_again, "people": people,
-                                                "next_deal_seconds": settings.TABLE_NEXT_DEAL_SECONDS,
-                                                "phrases": TALK_PHRASES.items() if people else ()})
+    context = {"match": match, "seat": seat.index, "guest": guest, "deal_again": deal_again, "people": people,
+               "next_deal_seconds": settings.TABLE_NEXT_DEAL_SECONDS,
+               "phrases": TALK_PHRASES.items() if people else ()}
+    context.update(hooks.match_page_extras(match))  # a match played at a table: its Rematch at the end
+    return render(request, "games/table.html", context)
 
 
 def watch_context(*, match: Match | None, featured: bool = False) -> dict:

@@ -400,6 +400,15 @@ def table_decline(*, code: str, player: Player) -> None:
             TableSeat.objects.filter(pk=seat.pk).update(kind=TableSeat.Kind.OPEN, invited=None)
 
 
+def on_guest_adopted(sender, *, guest: Player, person: Player, **kwargs) -> None:
+    """``games.hooks.guest_adopted`` receiver: a guest who signs up or logs in keeps their tables under the account
+    (the seats they took, the seats kept for them, the tables they opened), in the adopting transaction; the guest
+    player's delete would otherwise take them along (and a finished table's rematch would miss a seat)."""
+    TableSeat.objects.filter(player=guest).update(player=person)
+    TableSeat.objects.filter(invited=guest).update(invited=person)
+    Table.objects.filter(created_by=guest).update(created_by=person)
+
+
 def _rematch_code(table: Table) -> str | None:
     try:
         return table.rematch.code

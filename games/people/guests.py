@@ -38,6 +38,7 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from games import hooks
 from games.engine import Ruleset
 from sitekit.limits import AddressBudget, LimitRefused, client_address
 from games.models import Match, Player, Seat
@@ -221,6 +222,7 @@ def guest_adopt(*, guest: Player, user) -> int:
                 f"ended at log-in: the account had {settings.CASUAL_RUNNING_PER_PERSON - places} casual matches "
                 f"running already (limit {settings.CASUAL_RUNNING_PER_PERSON} per account)"))
         moved = Seat.objects.filter(player=guest).update(player=person)
+        hooks.guest_adopted.send(sender=Player, guest=guest, person=person)  # the tables' seats, before the delete
         Player.objects.filter(pk=guest.pk, is_guest=True).delete()
     log.info("guest %s signed in as %s: %s matches kept", guest.name, person.name, moved)
     return moved

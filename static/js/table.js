@@ -283,6 +283,7 @@
     const v = state.view, names = state.seats.map(s => s.name);
     $("my-hand").hidden = state.status !== "running";  // nothing left to play once the match is over
     if ($("deal-again")) $("deal-again").hidden = state.status === "running";  // a casual match vs house bots: again
+    if ($("rematch-form")) $("rematch-form").hidden = state.status === "running";  // a table's match: play it again
     if (state.status !== "running") $("reshuffle-note").hidden = true;  // the last reshuffle's notice is news no more
     if (holdUntil) {
       const left = ` (or in ${Math.max(0, Math.ceil((holdUntil - Date.now()) / 1000))} s)`;

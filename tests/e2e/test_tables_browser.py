@@ -6,6 +6,7 @@ the lobby and the invite page, at phone width."""
 import os
 import re
 import shutil
+import time
 
 import pytest
 
@@ -110,3 +111,86 @@ def test_two_people_talk_and_one_ends_the_wait_for_the_other_who_left(live_serve
     expect(stayer.locator("#table")).to_have_attribute("data-your-turn", "yes", timeout=20000)
     assert Match.objects.get(pk=match.pk).ply_count > match.ply_count  # the stand-in played the leaver's turn
     stayer.context.close()
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_two_browsers_play_a_whole_match_a_guest_signs_up_mid_match_and_both_rematch(live_server, browser, settings,
+                                                                                      house_bots):
+    """Issue 23's "done means": a guest opens a three-seat table (a house bot in the third seat), a friend (a guest in
+    another browser) joins by the invite link, signs up in the middle of the match and goes on playing under the new
+    name; both play by clicking to the match's end, the table offers Rematch to both, and the rematch starts with
+    every seat moved on by one once both have accepted."""
+    from django.contrib.auth import get_user_model
+    from playwright.sync_api import expect
+    from test_guest_table import TABLE, _move
+
+    from games.models import Match, Player, Seat
+    from tables.models import Table
+
+    settings.TASKS = "eager"
+    settings.HUMAN_MOVE_SECONDS = 600
+    host = browser.new_context(viewport={"width": 360, "height": 800}).new_page()
+    host.goto(f"{live_server.url}/tables/")
+    host.check("input[name='seats'][value='3']")
+    host.select_option("#seat-1", "open")
+    host.select_option("#seat-2", "house:eager")
+    host.click("#open-table")
+    host.wait_for_url(re.compile(r".*/tables/[A-Z0-9]{12}/$"))
+    code = host.url.rstrip("/").rsplit("/", 1)[1]
+    friend = browser.new_context(viewport={"width": 360, "height": 800}).new_page()
+    friend.goto(host.input_value("#invite-link"))
+    friend.click("#join")
+    friend.wait_for_url(re.compile(r".*/matches/\d+/play/$"))
+    host.wait_for_url(re.compile(r".*/matches/\d+/play/$"), timeout=20000)
+    match = Match.objects.get(pk=Table.objects.get(code=code).match_id)
+    table_url = friend.url
+    pages = {int(p.get_attribute("#table", "data-seat")): p for p in (host, friend)}
+    assert sorted(pages) == [0, 1]
+    for page in pages.values():
+        expect(page.locator("#rematch-form")).to_be_hidden()
+
+    moves, signed_up = 0, False
+    for _ in range(3000):
+        row = Match.objects.get(pk=match.pk)
+        if row.status != Match.Status.RUNNING:
+            break
+        if moves == 6 and not signed_up:  # the friend signs up in the middle of the match and comes back to it
+            friend.goto(f"{live_server.url}/accounts/signup/?next=/matches/{match.pk}/play/")
+            friend.fill("#id_username", "friend")
+            friend.fill("#id_password1", "a-long-pass-9876")
+            friend.fill("#id_password2", "a-long-pass-9876")
+            friend.click("text=Create my account")
+            friend.wait_for_load_state()
+            friend.goto(table_url)
+            signed_up = True
+        turn = [p for p in pages.values() if p.evaluate(f"{TABLE}.dataset.yourTurn") == "yes"]
+        if not turn:
+            time.sleep(0.05)  # the house bot's ply, or the event on its way
+            continue
+        _move(turn[0])
+        moves += 1
+    else:
+        raise AssertionError("the match did not end in 3000 tries")
+    person = Player.objects.get(user=get_user_model().objects.get(username="friend"))
+    assert Seat.objects.get(match=match, index=1).player == person  # the seat stayed theirs, under their name
+    assert row.status == Match.Status.FINISHED and max(row.totals) >= 100
+    for page in pages.values():
+        expect(page.locator("#turn")).to_contain_text("The match is over", timeout=20000)
+        expect(page.locator("#rematch-form")).to_be_visible()
+        _scan(page, "a finished table offering a rematch")
+
+    host.click("#rematch")
+    host.wait_for_url(re.compile(r".*/tables/[A-Z0-9]{12}/$"))
+    assert host.url.rstrip("/").rsplit("/", 1)[1] != code
+    friend.click("#rematch")
+    friend.wait_for_url(re.compile(r".*/matches/\d+/play/$"), timeout=20000)
+    host.wait_for_url(re.compile(r".*/matches/\d+/play/$"), timeout=20000)
+    again = Match.objects.get(pk=int(friend.url.rstrip("/").split("/")[-2]))
+    assert again.pk != match.pk
+    before = {s.player_id: s.index for s in Seat.objects.filter(match=match)}
+    after = {s.player_id: s.index for s in Seat.objects.filter(match=again)}
+    assert set(before) == set(after) and all(after[p] == (before[p] + 1) % 3 for p in before)
+    for page in (host, friend):
+        page.wait_for_selector("#hand .card")
+        page.context.close()

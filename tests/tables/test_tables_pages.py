@@ -84,6 +84,34 @@ def test_two_guests_rematch_from_the_match_page(house_bots):
     assert friend.get(f"/tables/{again}/")["Location"] == f"/matches/{rematch.match_id}/play/"
 
 
+def test_a_guest_who_signs_up_mid_match_keeps_their_table_seat_and_rematches(house_bots):
+    """The guest's table seat (and the table they opened) move to the account with their match seats: the guest
+    player's delete took them along, and the finished table's rematch then failed with a 500."""
+    from tables.models import TableSeat
+
+    host, friend = Client(enforce_csrf_checks=True), Client(enforce_csrf_checks=True)
+    code = _post(host, "/tables/new/", {"preset": "web-table", "seats": "3", "seat_1": "open",
+                                        "seat_2": "house:eager"})["Location"].split("/")[2]
+    _post(friend, f"/tables/{code}/join/")
+    _post(host, "/tables/")  # the host signs up too: the table they opened stays
+    for client, name in ((friend, "friend"), (host, "host")):
+        client.get("/accounts/signup/")
+        signed = client.post("/accounts/signup/", {"username": name, "password1": "a-long-pass-9876",
+                                                   "password2": "a-long-pass-9876",
+                                                   "csrfmiddlewaretoken": client.cookies["csrftoken"].value})
+        assert signed.status_code == 302, signed.content[:300]
+    table = Table.objects.get(code=code)
+    assert table.created_by.name == "host"
+    assert [s.player.name for s in TableSeat.objects.filter(table=table).order_by("index")][:2] == ["host", "friend"]
+    Match.objects.filter(pk=table.match_id).update(status=Match.Status.FINISHED)
+    again = _post(host, f"/tables/{code}/rematch/")["Location"].split("/")[2]
+    assert _post(friend, f"/tables/{code}/rematch/")["Location"] == f"/tables/{again}/"
+    rematch = Table.objects.get(code=again)
+    assert rematch.status == Table.Status.STARTED
+    names = [s.player.name for s in Match.objects.get(pk=rematch.match_id).seats.order_by("index")]
+    assert names[1:] == ["host", "friend"]  # each seat moved on by one
+
+
 def test_a_person_challenges_another_from_their_page_who_accepts_from_any_page(house_bots):
     from django.contrib.auth import get_user_model
 
