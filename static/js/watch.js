@@ -127,8 +127,22 @@
   }
   setInterval(drawTurn, 1000);
 
+  // Between deals, the deal's score card as a watcher may see it while the match runs: how many points each seat's
+  // total moved (the hands are turned up only for the players, and for everyone once the match is over).
+  function showDealResult(before, after) {
+    const rows = after.seats.map(s => {
+      const gained = (after.totals[s.index] ?? 0) - (before.totals[s.index] ?? 0);
+      return h("li", {}, h("strong", {}, s.name), `: ${gained >= 0 ? "+" : ""}${gained} this deal, total ${after.totals[s.index]}`);
+    });
+    $("deal-card").replaceChildren(h("h2", {}, `Deal ${before.deal_number} is over`), h("ul", {}, ...rows),
+      h("p", {className: "muted small"}, after.status === "running" ? `Deal ${after.deal_number} is under way.` : ""));
+    $("deal-card").hidden = false;
+    root.dataset.dealsShown = String(before.deal_number);  // for tests: the last deal whose result is shown
+  }
+
   function show(next) {  // a public view; an older one than shown (a late poll) is dropped
     if (view && next.ply < view.ply && next.status === view.status) return;
+    if (view && next.deal_number > view.deal_number) showDealResult(view, next);
     view = next;
     render();
   }

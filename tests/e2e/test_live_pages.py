@@ -74,6 +74,9 @@ def test_a_stranger_watches_a_running_match_ply_by_ply_and_then_its_replay(live_
     assert seen == list(range(1, final + 1)), "every ply once, in order"
     assert "The match is over" in page.inner_text("#end")
     last = Deal.objects.filter(match=match).order_by("-number").first()
+    if last.number > 1:  # between deals the page showed each deal's result: the points each total moved
+        assert f"Deal {last.number - 1} is over" in page.inner_text("#deal-card")
+        assert page.evaluate(f"() => {WATCH}.dataset.dealsShown") == str(last.number - 1)
     try:
         page.wait_for_function("() => location.pathname.endsWith('/replay/')", timeout=15000)
     except Exception:
