@@ -13,7 +13,13 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e ".[test]"
 	@touch $(STAMP)
 
-install: $(STAMP)
+# the pages' translations (docs/TRANSLATING.md): each catalogue compiled by msgfmt (Debian's gettext)
+MO := $(patsubst %.po,%.mo,$(wildcard locale/*/LC_MESSAGES/*.po))
+%.mo: %.po
+	@if command -v msgfmt >/dev/null 2>&1; then msgfmt --check -o $@ $<; \
+	else echo "msgfmt is missing (install gettext): $< stays uncompiled, the site reads English"; fi
+
+install: $(STAMP) $(MO)
 
 ## The main job: set up, start two example HTTP bots, play demo matches, print the leaderboard, serve :8000
 run: install

@@ -58,6 +58,7 @@ MIDDLEWARE = [
     "config.outages.DatabaseAwayMiddleware",  # a read retried once, 503 not 500, when the database is away
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "sitekit.languages.LanguageMiddleware",  # the account's language, else the cookie, else Accept-Language
     "config.api.ApiErrorMiddleware",  # JSON errors under /api/, also with DEBUG (before CommonMiddleware)
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -76,6 +77,7 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "tables.context_processors.invitations",
@@ -90,9 +92,17 @@ DATABASE_URL = env_str("DATABASE_URL", "")
 DATABASES = stores.databases(DATABASE_URL, VAR_DIR)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-LANGUAGE_CODE = "en-us"
+#: The site's languages (docs/TRANSLATING.md): English, Russian and Bulgarian, from gettext catalogues in locale/
+#: (``make install`` compiles them). The language is the account's (Player.language), else the switcher's cookie,
+#: else the browser's Accept-Language; URLs stay the same. Error codes and the bot protocol stay English.
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("ru", "Русский"), ("bg", "Български")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+LANGUAGE_COOKIE_NAME = "language"
+LANGUAGE_COOKIE_AGE = 365 * 24 * 3600
+LANGUAGE_COOKIE_SAMESITE = "Lax"
 TIME_ZONE = "UTC"
-USE_I18N = False
+USE_I18N = True
 USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"

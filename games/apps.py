@@ -18,6 +18,13 @@ def _on_user_logged_in(sender, request=None, user=None, **kwargs) -> None:
     on_user_logged_in(sender, request=request, user=user, **kwargs)
 
 
+def _on_user_logged_in_language(sender, request=None, user=None, **kwargs) -> None:
+    """A log-in brings the account's language back (``games.people.languages.on_user_logged_in``)."""
+    from games.people.languages import on_user_logged_in
+
+    on_user_logged_in(sender, request=request, user=user, **kwargs)
+
+
 class GamesConfig(AppConfig):
     name = "games"
     default_auto_field = "django.db.models.BigAutoField"
@@ -32,3 +39,4 @@ class GamesConfig(AppConfig):
         hooks.register_agent("human", agents.human_agent)
         post_migrate.connect(_create_cache_table, sender=self)
         user_logged_in.connect(_on_user_logged_in, dispatch_uid="games.people.guests.on_user_logged_in")
+        user_logged_in.connect(_on_user_logged_in_language, dispatch_uid="games.people.languages.on_user_logged_in")

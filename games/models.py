@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from sitekit.names import name_skeleton
 
@@ -13,9 +14,9 @@ class Player(models.Model):
     """Anyone who takes a seat: a person, a submitted HTTP bot, or a house bot (a built-in strategy)."""
 
     class Kind(models.TextChoices):
-        HUMAN = "human", "human"
-        BOT = "bot", "bot"
-        HOUSE = "house", "house bot"
+        HUMAN = "human", _("human")
+        BOT = "bot", _("bot")
+        HOUSE = "house", _("house bot")
 
     name = models.CharField(max_length=60, unique=True)
     name_skeleton = models.TextField(db_index=True, editable=False, default="",
@@ -34,6 +35,8 @@ class Player(models.Model):
                                              "only by the browser session that dealt its matches (games.people.guests)")
     guest_address = models.CharField(max_length=64, blank=True,
                                      help_text="a guest's client address at its latest Deal (the per-address limit)")
+    language = models.CharField(max_length=8, blank=True, help_text=(
+        "a person's language for the site (a code of settings.LANGUAGES); empty: the browser's"))
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -64,7 +67,7 @@ class Player(models.Model):
     @property
     def label(self) -> str:
         """What pages call this player's kind: ``guest`` for a guest, else the kind's words (``house bot``...)."""
-        return "guest" if self.is_guest else self.get_kind_display()
+        return _("guest") if self.is_guest else self.get_kind_display()
 
     @property
     def badge(self) -> str:
@@ -76,9 +79,9 @@ class Match(models.Model):
     """One match: deals until the target. ``ruleset`` is the engine's ``Ruleset.to_dict()``."""
 
     class Status(models.TextChoices):
-        RUNNING = "running", "running"
-        FINISHED = "finished", "finished"
-        ABORTED = "aborted", "aborted"
+        RUNNING = "running", _("running")
+        FINISHED = "finished", _("finished")
+        ABORTED = "aborted", _("aborted")
 
     ruleset = models.JSONField()
     preset = models.CharField(max_length=30, blank=True)

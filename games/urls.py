@@ -2,11 +2,13 @@
 API (included under /api/), and the operators' endpoints (``/healthz``, ``/metrics``)."""
 
 from django.urls import include, path
+from django.views.decorators.cache import cache_control
+from django.views.i18n import JavaScriptCatalog
 
 from games import api, read_api, views
 from games.live import api as live_api
 from games.operations import docs_pages, metrics
-from games.people import account_api, accounts
+from games.people import account_api, accounts, languages
 
 page_patterns = [
     path("rules/", views.rules_index, name="rules-index"),
@@ -22,6 +24,11 @@ page_patterns = [
     path("docs/", docs_pages.docs_index, name="docs-index"),
     path("docs/<str:name>/", docs_pages.docs_page, name="doc-page"),
     path("accounts/signup/", accounts.signup, name="signup"),
+    path("language/", languages.language_choose, name="language"),
+    # the scripts' translations (Django's JavaScript catalogue); pages ask for it with ?v=<language>, so a browser's
+    # cache never serves one language's catalogue to another
+    path("jsi18n/", cache_control(max_age=24 * 3600)(JavaScriptCatalog.as_view(domain="djangojs")),
+         name="js-catalog"),
     path("accounts/", include("django.contrib.auth.urls")),  # login / logout
 ]
 

@@ -48,8 +48,12 @@ class TournamentPlayer(serializers.Serializer):
     label = serializers.CharField(help_text="what pages call the kind: person, bot, house bot")
 
 
+#: the API's words for a player's kind: English in every language (the pages translate theirs)
+_API_LABELS = {"human": "person", "bot": "bot", "house": "house bot"}
+
+
 def _player(p: Player) -> dict:
-    return {"id": p.pk, "name": p.name, "kind": p.kind, "label": "person" if p.kind == Player.Kind.HUMAN else p.label}
+    return {"id": p.pk, "name": p.name, "kind": p.kind, "label": _API_LABELS[p.kind]}
 
 
 class TournamentOutput(serializers.Serializer):

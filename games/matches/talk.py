@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from games.matches.lifecycle import SeatForbidden
 from games.matches.snapshots import match_state_snapshot
@@ -16,13 +17,13 @@ from sitekit.errors import ApiError
 
 #: phrase code -> the words shown
 TALK_PHRASES: dict[str, str] = {
-    "hello": "Hello!",
-    "good_luck": "Good luck!",
-    "well_played": "Well played!",
-    "oops": "Oops!",
-    "one_moment": "One moment, please.",
-    "thanks": "Thanks!",
-    "good_game": "Good game!",
+    "hello": _("Hello!"),
+    "good_luck": _("Good luck!"),
+    "well_played": _("Well played!"),
+    "oops": _("Oops!"),
+    "one_moment": _("One moment, please."),
+    "thanks": _("Thanks!"),
+    "good_game": _("Good game!"),
 }
 TALK_GAP_SECONDS = 3
 TALK_PER_SEAT = 100
@@ -41,7 +42,7 @@ class TalkRefused(ApiError):
 def talk_rows(rows) -> list[dict]:
     """``Talk`` rows as the API and the pages show them: ``{"id", "seat", "phrase", "text", "deal_number", "ply",
     "said_at"}``."""
-    return [{"id": t.id, "seat": t.seat, "phrase": t.phrase, "text": TALK_PHRASES.get(t.phrase, t.phrase),
+    return [{"id": t.id, "seat": t.seat, "phrase": t.phrase, "text": str(TALK_PHRASES.get(t.phrase, t.phrase)),
              "deal_number": t.deal_number, "ply": t.ply, "said_at": t.said_at} for t in rows]
 
 

@@ -2,10 +2,25 @@
 // builds elements from props and children. Strings always become text nodes, never HTML: every piece of text from a
 // user (seat names, owners, bot names) reaches a page this way, and the Content-Security-Policy refuses inline
 // script as a second guard.
+//
+// Words come from Django's JavaScript catalogue (/jsi18n/, loaded by base.html before every script): gettext,
+// ngettext, pgettext and interpolate; `tr(text, {name: value})` fills a translated text's %(name)s places. A page
+// without the catalogue reads English.
+if (typeof window.gettext !== "function") {
+  window.gettext = s => s;
+  window.ngettext = (one, many, n) => (n === 1 ? one : many);
+  window.pgettext = (context, s) => s;
+  window.interpolate = (fmt, obj) => fmt.replace(/%\((\w+)\)s/g, (_, k) => String(obj[k]));
+}
 (function () {
   "use strict";
-  const SUITS = {C: ["♣", "clubs", "black"], D: ["♦", "diamonds", "red"], H: ["♥", "hearts", "red"], S: ["♠", "spades", "black"]};
-  const RANKS = {A: "ace", T: "10", J: "jack", Q: "queen", K: "king", "8": "eight"};
+  const SUITS = {C: ["♣", gettext("clubs"), "black"], D: ["♦", gettext("diamonds"), "red"],
+                 H: ["♥", gettext("hearts"), "red"], S: ["♠", gettext("spades"), "black"]};
+  // a card's suit in its name ("ace of spades"): a form of its own where a language wants one (Russian: "туз пик")
+  const OF_SUIT = {C: pgettext("a card's name: ace of ...", "clubs"), D: pgettext("a card's name: ace of ...", "diamonds"),
+                   H: pgettext("a card's name: ace of ...", "hearts"), S: pgettext("a card's name: ace of ...", "spades")};
+  const RANKS = {A: gettext("ace"), T: "10", J: gettext("jack"), Q: gettext("queen"), K: gettext("king"), "8": gettext("eight")};
+  const tr = (text, args) => interpolate(text, args, true);
   // h("strong", {className: "x"}, "text", child, ...): an element; aria-*, data-* and role are attributes, the other
   // props are properties; null, undefined and false children are left out.
   function h(tag, props, ...children) {
@@ -18,7 +33,8 @@
     return el;
   }
   const rankText = c => c[0] === "T" ? "10" : c[0];  // a card code's rank as printed on the card
-  const cardWords = c => `${RANKS[c[0]] || c[0]} of ${SUITS[c[1]][1]}`;  // "ace of spades", for screen readers
+  // "ace of spades", for screen readers and the table's words
+  const cardWords = c => tr(gettext("%(rank)s of %(suit)s"), {rank: RANKS[c[0]] || c[0], suit: OF_SUIT[c[1]]});
   // A card's face, drawn by us (static/css/table.css, "Card faces"): the index in the top corner (the rank as real
   // text, which scales with the page's text size, over the suit's shape) and again upside down in the bottom
   // corner, the suit's shape large in the middle (an ace's larger still), a court card's letter in a frame, and a
@@ -40,5 +56,5 @@
     for (let i = 0; i < Math.min(count, most); i++) fan.append(h("span", {className: "mini-back"}));
     return fan;
   }
-  window.EightsCards = Object.freeze({SUITS, RANKS, h, rankText, cardWords, face, backs});
+  window.EightsCards = Object.freeze({SUITS, RANKS, h, rankText, cardWords, face, backs, tr});
 })();

@@ -11,7 +11,7 @@
   const matchId = root.dataset.match, seat = Number(root.dataset.seat);
   const api = `/api/matches/${matchId}/seats/${seat}/`;
   const csrf = document.cookie.split("; ").find(c => c.startsWith("csrftoken="))?.split("=")[1] || "";
-  const {SUITS, h, cardWords, face, backs} = window.EightsCards;  // static/js/cards.js
+  const {SUITS, h, cardWords, face, backs, tr} = window.EightsCards;  // static/js/cards.js; words: gettext (jsi18n)
   let state = null, busy = false, shownDeals = null, pendingEight = null, shuffleSeen = null, shownOnce = false;
   // Between deals the score card stays with the last deal's table until the person presses Next deal, or for
   // data-next-deal-seconds (0: the next deal is drawn at once); the server deals on meanwhile.
@@ -73,10 +73,10 @@
           if (key !== lastKey) { lastKey = key; state = seen; etag = null; render(); }
           covered = wantedPly <= seen.ply;  // a ply stored since (its event came first) still wants a fetch
         } else covered = (body.ply || 0) <= before;
-      } else if (r.status === 409 && body.error === "stale_ply") say("The table moved on; here is the current position.");
-      else if (r.status >= 500 || !body.detail) say(`Something went wrong on our side (HTTP ${r.status}); please try again.`, true);
+      } else if (r.status === 409 && body.error === "stale_ply") say(gettext("The table moved on; here is the current position."));
+      else if (r.status >= 500 || !body.detail) say(tr(gettext("Something went wrong on our side (HTTP %(status)s); please try again."), {status: r.status}), true);
       else say(typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail), true);
-    } catch (e) { say("Network trouble: the move may not have arrived. The table checks again.", true); }
+    } catch (e) { say(gettext("Network trouble: the move may not have arrived. The table checks again."), true); }
     busy = false;
     if (queued) {  // sent with the ply it was chosen on: the server refuses it (409) if the table moved since
       const next = queued;
@@ -118,11 +118,12 @@
     const d = await r.json();
     const names = state.seats.map(s => s.name);
     const box = h("div", {className: "scorecard", id: "scorecard-" + number, "aria-live": "polite"},
-      h("h2", {}, `Deal ${number}: ${d.outcome === "out" ? names[d.winner] + " went out" : "blocked"}`));
+      h("h2", {}, d.outcome === "out" ? tr(gettext("Deal %(number)s: %(name)s went out"), {number, name: names[d.winner]})
+        : tr(gettext("Deal %(number)s: blocked"), {number})));
     $("scorecard").replaceChildren(box);
     for (let s = 0; s < d.hands.length; s++) {
       const cards = h("span", {className: "cards"}), sumEl = h("span", {className: "sum"}, "0");
-      const row = h("p", {}, h("strong", {}, names[s]), ": ", cards, " ", sumEl, " points");
+      const row = h("p", {}, h("strong", {}, names[s]), ": ", cards, " ", sumEl, " ", gettext("points"));
       box.append(row);
       let sum = 0;
       for (let i = 0; i < d.hands[s].length; i++) {  // turn the remaining cards up one by one, summing in view
@@ -132,16 +133,16 @@
         sumEl.textContent = sum;
       }
       sumEl.textContent = d.hand_values[s];
-      row.append(" · this deal adds ", h("strong", {}, d.points[s]));
+      row.append(" · ", gettext("this deal adds"), " ", h("strong", {}, d.points[s]));
     }
-    box.append(h("p", {className: "done"}, "Score card complete."));
+    box.append(h("p", {className: "done"}, gettext("Score card complete.")));
   }
 
   // The reshuffle in words: the log line and the notice say the same (seeing the cards go back is the
   // only proof a player has that the cards played earlier are in the stock again).
   function reshuffleWords(count) {
-    return `The stock ran out: ${count} ${count === 1 ? "card" : "cards"} from the discard pile ${count === 1 ? "was" : "were"} ` +
-      "shuffled into a new stock (the top card stays)";
+    return tr(ngettext("The stock ran out: %(count)s card from the discard pile was shuffled into a new stock (the top card stays)",
+      "The stock ran out: %(count)s cards from the discard pile were shuffled into a new stock (the top card stays)", count), {count});
   }
   // A reshuffle the page has not shown yet: the pile moves from the discard spot into the stock (CSS; still under
   // prefers-reduced-motion) and the notice says it in words until the next one.
@@ -212,17 +213,18 @@
     const step = (v.direction ?? 1) === 1 ? 1 : -1, n = state.seats.length;
     const order = state.seats.map((_, i) => state.seats[((seat + step * i) % n + n) % n]);
     $("seats").replaceChildren(...order.flatMap((s, i) => {
-      const label = (s.index === seat ? "you" : "") + (s.guest ? (s.index === seat ? ", guest" : "guest")
-        : s.index === seat ? "" : s.kind === "human" ? "person" : s.kind === "bot" ? "bot" : "house bot");
+      const kind = s.guest ? gettext("guest") : s.kind === "human" ? gettext("person") : s.kind === "bot" ? gettext("bot") : gettext("house bot");
+      const label = s.index !== seat ? kind : s.guest ? tr(gettext("you, %(kind)s"), {kind}) : gettext("you");
       const count = v.hand_counts[s.index];
       const box = h("div", {className: "seat" + (v.to_play === s.index ? " to-play" : "") + (s.index === seat ? " mine" : "")},
         h("strong", {}, s.name), " ", h("span", {className: `badge ${s.guest ? "guest" : s.kind}`}, label),
-        s.stand_in ? " " : null, s.stand_in ? h("span", {className: "badge house"}, "house bot stands in") : null,
+        s.stand_in ? " " : null, s.stand_in ? h("span", {className: "badge house"}, gettext("house bot stands in")) : null,
         s.kind === "bot" && s.owner ? " " : null,
-        s.kind === "bot" && s.owner ? h("span", {className: "muted small"}, `by ${s.owner}`) : null,
-        h("br"), h("span", {className: "small"}, `${count} ${count === 1 ? "card" : "cards"} · total ${v.totals[s.index]}`),
-        v.dealer === s.index ? " " : null, v.dealer === s.index ? h("span", {className: "muted small"}, "(dealer)") : null,
-        v.to_play === s.index ? " " : null, v.to_play === s.index ? h("span", {className: "small to-play-mark"}, "▶ to play") : null,
+        s.kind === "bot" && s.owner ? h("span", {className: "muted small"}, tr(gettext("by %(owner)s"), {owner: s.owner})) : null,
+        h("br"), h("span", {className: "small"}, tr(ngettext("%(count)s card", "%(count)s cards", count), {count}) + " · " +
+          tr(gettext("total %(total)s"), {total: v.totals[s.index]})),
+        v.dealer === s.index ? " " : null, v.dealer === s.index ? h("span", {className: "muted small"}, gettext("(dealer)")) : null,
+        v.to_play === s.index ? " " : null, v.to_play === s.index ? h("span", {className: "small to-play-mark"}, "▶ " + gettext("to play")) : null,
         s.index === seat ? null : backs(count));
       return i ? [h("span", {className: "play-order", "aria-hidden": "true"}, "→"), box] : [box];
     }));
@@ -233,28 +235,29 @@
       const [sym, word] = SUITS[v.active_suit];
       $("suit").replaceChildren(h("span", {className: `suit-shape ${SUITS[v.active_suit][2]}`, "aria-hidden": "true"}, sym),
         " ", h("span", {className: "suit-name"}, word),
-        ...(v.declared ? [" ", h("span", {className: "badge"}, "declared")] : []));
-    } else $("suit").textContent = "any card leads";
+        ...(v.declared ? [" ", h("span", {className: "badge"}, gettext("declared"))] : []));
+    } else $("suit").textContent = gettext("any card leads");
     if ($("direction")) {  // only under reverse rules: play never reverses otherwise, and no arrow is shown
       const clockwise = (v.direction ?? 1) === 1;
       $("direction").replaceChildren(h("span", {className: "arrow", "aria-hidden": "true"}, clockwise ? "↻" : "↺"),
-        ` Play goes ${clockwise ? "clockwise" : "anticlockwise"} (an ace reverses it).`);
+        " " + (clockwise ? gettext("Play goes clockwise (an ace reverses it).") : gettext("Play goes anticlockwise (an ace reverses it).")));
     }
     $("stock").textContent = v.stock_count; $("discard").textContent = v.discard_count;
-    $("totals").textContent = `deal ${v.deal_number} · to ${v.target}`;
+    $("totals").textContent = tr(gettext("deal %(deal)s · to %(target)s"), {deal: v.deal_number, target: v.target});
     const playable = new Set(legal("play").map(a => a.card));
     const held = new Set([...$("hand").children].map(el => el.dataset.card));
     $("hand").replaceChildren(...v.hand.map(code => {
       const el = cardEl(code, false);
       if (shownOnce && !held.has(code)) el.classList.add("arrive");
-      if (mine && playable.has(code)) { el.classList.add("playable"); el.setAttribute("aria-label", cardWords(code) + ", playable"); }
+      if (mine && playable.has(code)) { el.classList.add("playable"); el.setAttribute("aria-label", tr(gettext("%(card)s, playable"), {card: cardWords(code)})); }
       el.addEventListener("click", () => onCard(code));
       return el;
     }));
     const draws = legal("draw").length, passes = legal("pass").length;
     $("draw").disabled = !mine || !draws;
-    $("draw").textContent = v.draws_left === null || v.draws_left === undefined ? "Draw" : `Draw (${v.draws_left} left)`;
-    if (v.pending_draw) $("draw").textContent = `Take ${v.pending_draw} penalty cards`;
+    $("draw").textContent = v.draws_left === null || v.draws_left === undefined ? gettext("Draw")
+      : tr(gettext("Draw (%(left)s left)"), {left: v.draws_left});
+    if (v.pending_draw) $("draw").textContent = tr(ngettext("Take %(count)s penalty card", "Take %(count)s penalty cards", v.pending_draw), {count: v.pending_draw});
     $("pass").disabled = !mine || !passes;
     // the one thing left to do is to pass (e.g. the draw limit used and no card fits): say so and light the button
     $("pass").classList.toggle("primary", mine && passes > 0 && state.legal_actions.length === 1);
@@ -263,21 +266,31 @@
     drawTurn();
     const log = $("log"), grew = log.childElementCount !== v.history.length;
     log.replaceChildren(...v.history.map(entry => {
-      const who = names[entry.seat] ?? ("seat " + entry.seat);
-      return h("li", entry.type === "reshuffle" ? {className: "log-reshuffle"} : {}, entry.type === "play" ? `${who} played the ${cardWords(entry.card)}` + (entry.suit ? ` and declared ${SUITS[entry.suit][1]}` : "")
-        : entry.type === "draw" ? (entry.penalty ? `${who} took ${entry.count} penalty cards` : `${who} drew a card`)
-        : entry.type === "declare" ? `${who} declared ${SUITS[entry.suit][1]}` : entry.type === "penalty" ? `${who} drew ${entry.count} penalty cards`
-        : entry.type === "reshuffle" ? reshuffleWords(entry.count) + ` (${who} was to draw)`
-        : `${who} ${entry.type === "pass" ? "passed" : "announced a last card"}`);
+      const who = names[entry.seat] ?? tr(gettext("seat %(seat)s"), {seat: entry.seat});
+      return h("li", entry.type === "reshuffle" ? {className: "log-reshuffle"} : {}, logWords(entry, who));
     }));
     if (grew) log.scrollTop = log.scrollHeight;  // the newest ply in view
     noticeReshuffles(v);
     $("commitment-deal").textContent = state.deal_number;  // the deal's commitment: docs/FAIRNESS.md
-    $("commitment").textContent = state.commitment || "none (dealt before commitments)";
+    $("commitment").textContent = state.commitment || gettext("none (dealt before commitments)");
     shownOnce = true;
   }
 
-  function ordinal(n) { return n === 1 ? "1st" : n === 2 ? "2nd" : n === 3 ? "3rd" : n + "th"; }
+  // One entry of a deal's public history (a ply's log: the ply, any penalty or reshuffle it caused) in words
+  function logWords(entry, who) {
+    const suit = entry.suit && SUITS[entry.suit] ? SUITS[entry.suit][1] : entry.suit;
+    switch (entry.type) {
+      case "play": return entry.suit ? tr(gettext("%(who)s played the %(card)s and declared %(suit)s"), {who, card: cardWords(entry.card), suit})
+        : tr(gettext("%(who)s played the %(card)s"), {who, card: cardWords(entry.card)});
+      case "draw": return entry.penalty ? tr(ngettext("%(who)s took %(count)s penalty card", "%(who)s took %(count)s penalty cards", entry.count), {who, count: entry.count})
+        : tr(gettext("%(who)s drew a card"), {who});
+      case "declare": return tr(gettext("%(who)s declared %(suit)s"), {who, suit});
+      case "penalty": return tr(ngettext("%(who)s drew %(count)s penalty card", "%(who)s drew %(count)s penalty cards", entry.count), {who, count: entry.count});
+      case "reshuffle": return reshuffleWords(entry.count) + " " + tr(gettext("(%(who)s was to draw)"), {who});
+      case "pass": return tr(gettext("%(who)s passed"), {who});
+      default: return tr(gettext("%(who)s announced a last card"), {who});
+    }
+  }
   function drawTurn() {  // also every second, so the move clock counts down
     if (!state) return;
     const v = state.view, names = state.seats.map(s => s.name);
@@ -286,31 +299,31 @@
     if ($("rematch-form")) $("rematch-form").hidden = state.status === "running";  // a table's match: play it again
     if (state.status !== "running") $("reshuffle-note").hidden = true;  // the last reshuffle's notice is news no more
     if (holdUntil) {
-      const left = ` (or in ${Math.max(0, Math.ceil((holdUntil - Date.now()) / 1000))} s)`;
+      const left = " " + tr(gettext("(or in %(seconds)s s)"), {seconds: Math.max(0, Math.ceil((holdUntil - Date.now()) / 1000))});
       if ($("next-deal")) { $("next-deal-left").textContent = left; return; }  // the button keeps the focus
-      const next = h("button", {type: "button", className: "primary", id: "next-deal"}, "Next deal");
+      const next = h("button", {type: "button", className: "primary", id: "next-deal"}, gettext("Next deal"));
       next.addEventListener("click", releaseHold);
-      $("turn").replaceChildren(h("strong", {}, `Deal ${shownDeals} is over: see the score card.`), " ", next,
+      $("turn").replaceChildren(h("strong", {}, tr(gettext("Deal %(number)s is over: see the score card."), {number: shownDeals})), " ", next,
         h("span", {className: "muted small", id: "next-deal-left"}, left));
       return;
     }
     if (state.status === "aborted") {
-      $("turn").replaceChildren(h("strong", {}, "This match was ended early, unrated."), ` ${state.abort_reason || ""} `,
-        h("a", {href: "/"}, "Deal a new table"), ".");
+      $("turn").replaceChildren(h("strong", {}, gettext("This match was ended early, unrated.")), ` ${state.abort_reason || ""} `,
+        h("a", {href: "/"}, gettext("Deal a new table")), ".");
     } else if (state.status !== "running") {
       const me = state.seats[seat], totals = state.seats.map(s => `${s.name} ${v.totals[s.index]}`).join(" · ");
-      const place = me.place === 1 ? "You won!" : `You came ${ordinal(me.place ?? 0)} of ${state.seats.length}.`;
-      $("turn").replaceChildren(h("strong", {}, `The match is over. ${place}`), ` Final totals: ${totals}. `,
-        h("a", {href: `/matches/${matchId}/`}, "See the match page"), " (deal by deal, and the rating change of a ladder match).");
+      const place = me.place === 1 ? gettext("You won!") : tr(gettext("Your place: %(place)s of %(seats)s."), {place: me.place ?? 0, seats: state.seats.length});
+      $("turn").replaceChildren(h("strong", {}, gettext("The match is over.") + " " + place), " " + tr(gettext("Final totals: %(totals)s."), {totals}) + " ",
+        h("a", {href: `/matches/${matchId}/`}, gettext("See the match page")), " " + gettext("(deal by deal, and the rating change of a ladder match)."));
     } else if (state.your_turn) {
       const left = state.move_deadline ? Math.max(0, Math.round((new Date(state.move_deadline) - new Date()) / 1000)) : null;
       const onlyPass = state.legal_actions.length === 1 && state.legal_actions[0].type === "pass";
-      $("turn").replaceChildren(h("strong", {}, "Your turn."),
-        ` ${v.drawn_card ? "You drew the " + cardWords(v.drawn_card) + ". " : ""}`,
-        ...(onlyPass ? [h("strong", {}, "No card fits and you cannot draw: press Pass. ")] : []),
-        ...(left !== null ? [h("span", {className: "muted small"}, `${left} s left on your clock`)] : []));
+      $("turn").replaceChildren(h("strong", {}, gettext("Your turn.")),
+        " " + (v.drawn_card ? tr(gettext("You drew the %(card)s."), {card: cardWords(v.drawn_card)}) + " " : ""),
+        ...(onlyPass ? [h("strong", {}, gettext("No card fits and you cannot draw: press Pass.") + " ")] : []),
+        ...(left !== null ? [h("span", {className: "muted small"}, tr(gettext("%(seconds)s s left on your clock"), {seconds: left}))] : []));
     } else {
-      $("turn").textContent = `Waiting for ${names[v.to_play] ?? "…"}.`;
+      $("turn").textContent = tr(gettext("Waiting for %(name)s."), {name: names[v.to_play] ?? "…"});
     }
   }
   setInterval(drawTurn, 1000);

@@ -7,7 +7,7 @@
   "use strict";
   const root = document.getElementById("table"), panel = document.getElementById("table-people");
   if (!root || !panel) return;
-  const {h} = window.EightsCards;
+  const {h, tr} = window.EightsCards;  // words: gettext (jsi18n)
   const seat = Number(root.dataset.seat);
   const api = `/api/matches/${root.dataset.match}/seats/${seat}/`;
   const csrf = document.cookie.split("; ").find(c => c.startsWith("csrftoken="))?.split("=")[1] || "";
@@ -24,35 +24,35 @@
   }
 
   function away(p) {
-    if (p.left) return p.stand_in ? "left: a house bot plays their seat" : "left the match";
-    if (p.present) return "here";
-    return p.seen_seconds_ago === null ? "not seen yet" : `away for ${p.seen_seconds_ago} s`;
+    if (p.left) return p.stand_in ? gettext("left: a house bot plays their seat") : gettext("left the match");
+    if (p.present) return gettext("here");
+    return p.seen_seconds_ago === null ? gettext("not seen yet") : tr(gettext("away for %(seconds)s s"), {seconds: p.seen_seconds_ago});
   }
 
   function drawPeople(data) {
     $("people").replaceChildren(...data.people.map(p => h("li", {className: p.present ? "here" : "away"},
       h("span", {className: "presence-dot", "aria-hidden": "true"}), " ",
-      h("strong", {}, p.index === seat ? "You" : p.name), ` · ${p.index === seat ? "here" : away(p)}`,
+      h("strong", {}, p.index === seat ? gettext("You") : p.name), " · " + (p.index === seat ? gettext("here") : away(p)),
       data.to_play === p.index ? " · to play" : "")));
     const box = $("end-wait"), wait = data.end_wait;
     const leaver = wait && data.people.find(p => p.index === wait.seat);
     if (!wait || !leaver || leaver.present) { box.hidden = true; box.replaceChildren(); return; }
-    const what = wait.rated ? "they forfeit this rated match" : "a house bot plays their seat from now on";
+    const what = wait.rated ? gettext("they forfeit this rated match") : gettext("a house bot plays their seat from now on");
     box.hidden = false;
     if (wait.after_s > 0) {
-      box.replaceChildren(`${leaver.name} seems away. You may end the wait in ${wait.after_s} s (${what}).`);
+      box.replaceChildren(tr(gettext("%(name)s seems away. You may end the wait in %(seconds)s s (%(what)s)."), {name: leaver.name, seconds: wait.after_s, what}));
       return;
     }
     const button = h("button", {type: "button", className: "primary", id: "end-wait-button"},
-                     `End the wait for ${leaver.name}`);
+                     tr(gettext("End the wait for %(name)s"), {name: leaver.name}));
     button.addEventListener("click", async () => {
       button.disabled = true;
       const [r, body] = await post("end-wait/", {seat: wait.seat});
-      box.replaceChildren(r.ok ? (body.outcome === "forfeit" ? `${leaver.name} forfeits the match.`
-        : `A house bot plays ${leaver.name}'s seat now.`) : (body.detail || `Not now (HTTP ${r.status}).`));
+      box.replaceChildren(r.ok ? (body.outcome === "forfeit" ? tr(gettext("%(name)s forfeits the match."), {name: leaver.name})
+        : tr(gettext("A house bot plays %(name)s's seat now."), {name: leaver.name})) : (body.detail || tr(gettext("Not now (HTTP %(status)s)."), {status: r.status})));
       beat();
     });
-    box.replaceChildren(`${leaver.name} has been away on their turn for a while: `, button, ` (${what}).`);
+    box.replaceChildren(tr(gettext("%(name)s has been away on their turn for a while:"), {name: leaver.name}), " ", button, ` (${what}).`);
   }
 
   function muted() { return localStorage.getItem(MUTE_KEY) === "yes"; }
@@ -62,7 +62,7 @@
       if (t.id <= shownTalk) continue;
       shownTalk = t.id;
       if (t.seat !== seat && muted()) continue;
-      log.append(h("li", {}, h("strong", {}, t.seat === seat ? "You" : (names[t.seat] || `seat ${t.seat}`)),
+      log.append(h("li", {}, h("strong", {}, t.seat === seat ? gettext("You") : (names[t.seat] || tr(gettext("seat %(seat)s"), {seat: t.seat}))),
                  `: ${t.text}`));
       while (log.childElementCount > 8) log.firstElementChild.remove();
     }
