@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PYTHON ?= python3
 STAMP := $(VENV)/.installed
 
-.PHONY: run test install demo bench lint clean playthroughs
+.PHONY: run test install demo bench lint clean playthroughs messages
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -41,3 +41,8 @@ bench: install
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .hypothesis
+
+## After marking new words for translation: refresh locale/*/LC_MESSAGES/*.po from the code (then translate them)
+messages: install
+	$(PY) manage.py makemessages -l ru -l bg --ignore='.venv/*' --ignore='var/*' --ignore='tests/*' --ignore='benchmarks/*' --ignore='examples/*' --ignore='build/*' --ignore='*.egg-info/*'
+	$(PY) manage.py makemessages -d djangojs -l ru -l bg --ignore='.venv/*' --ignore='var/*' --ignore='tests/*' --ignore='benchmarks/*' --ignore='examples/*' --ignore='build/*' --ignore='*.egg-info/*'

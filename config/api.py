@@ -15,6 +15,7 @@ from rest_framework.exceptions import NotFound
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from games.engine import IllegalAction
+from games.matches.reasons import reason_words
 from sitekit.errors import ApiError
 from sitekit.limits import limit_words
 
@@ -34,7 +35,7 @@ def exception_handler(exc, context):
     application's errors (``sitekit.errors.ApiError`` and its subclasses; the engine's ``IllegalAction``: 400
     ``illegal_action`` with the engine's reason) become answers."""
     if isinstance(exc, IllegalAction):
-        exc = ApiError("illegal_action", str(exc), 400)
+        exc = ApiError("illegal_action", reason_words(str(exc)), 400)  # the reader's language (the code stays)
     if isinstance(exc, ApiError):
         exc = _Refused(exc)
     elif isinstance(exc, Http404):

@@ -33,7 +33,7 @@
     $("people").replaceChildren(...data.people.map(p => h("li", {className: p.present ? "here" : "away"},
       h("span", {className: "presence-dot", "aria-hidden": "true"}), " ",
       h("strong", {}, p.index === seat ? gettext("You") : p.name), " · " + (p.index === seat ? gettext("here") : away(p)),
-      data.to_play === p.index ? " · to play" : "")));
+      data.to_play === p.index ? " · " + gettext("to play") : "")));
     const box = $("end-wait"), wait = data.end_wait;
     const leaver = wait && data.people.find(p => p.index === wait.seat);
     if (!wait || !leaver || leaver.present) { box.hidden = true; box.replaceChildren(); return; }
@@ -90,7 +90,7 @@
     const [r, body] = await post("talk/", {phrase: b.dataset.phrase});
     setTimeout(() => { b.disabled = over; }, 3000);
     if (r.ok) drawTalk([body], {});
-    else $("talk-log").append(h("li", {className: "muted"}, body.detail || `Not said (HTTP ${r.status}).`));
+    else $("talk-log").append(h("li", {className: "muted"}, body.detail || tr(gettext("Not said (HTTP %(status)s)."), {status: r.status})));
   }));
   $("talk-mute").checked = muted();
   $("talk-mute").addEventListener("change", e => localStorage.setItem(MUTE_KEY, e.target.checked ? "yes" : "no"));
