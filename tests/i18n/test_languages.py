@@ -134,3 +134,9 @@ def test_plural_forms_russian_three_bulgarian_two(count, ru, bg):
         assert translation.ngettext("player", "players", count) == bg
     with translation.override("en"):
         assert translation.ngettext("player", "players", count) == ("player" if count == 1 else "players")
+
+
+def test_the_switcher_names_each_language_in_itself():
+    page = _page(Client(), HTTP_ACCEPT_LANGUAGE="ru")
+    for code, name in (("en", "English"), ("ru", "Русский"), ("bg", "Български")):
+        assert f'<option value="{code}" lang="{code}"' in page and f">{name}</option>" in page
