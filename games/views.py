@@ -24,7 +24,10 @@ from games.matches import exports, snapshots
 from games.matches import seats as match_seats
 from games.people.casual import CasualRefused, casual_start
 from games.engine import PRESETS, Ruleset
+from django.utils.translation import gettext as _
+
 from games.engine.describe import describe_rules
+from games.matches.reasons import RulesWords
 from games.people.guests import session_guest
 from games.models import Deal, Match, Move, Player, Seat
 from games.hooks import register_match_page_extra, replay_tools
@@ -296,7 +299,7 @@ def rules_context(*, ruleset: Ruleset, seats: int | None, title: str, intro: str
 
     Raises ``RulesNotFound`` when ``seats`` is outside the ruleset's seat range (the message says the range)."""
     try:
-        sections = describe_rules(ruleset, seats)
+        sections = describe_rules(ruleset, seats, RulesWords())
     except ValueError as exc:
         raise RulesNotFound(str(exc)) from None
     return {"title": title, "intro": intro, "sections": sections, "back": back, "preset": preset, "seats": seats,
@@ -308,26 +311,31 @@ def rules_index(request, problem: str = "", status: int = 200):
     """How to play: the list of presets, each with its rules page (also the 404 answer of a rules page, ``problem``
     saying what was wrong)."""
     return render(request, "games/rules_index.html", {"problem": problem, "presets": [
-        {"name": name, "seats": f"{r.seats_min} to {r.seats_max}" if r.seats_min != r.seats_max else str(r.seats_min)}
+        {"name": name, "seats": _("%(low)s to %(high)s") % {"low": r.seats_min, "high": r.seats_max}
+         if r.seats_min != r.seats_max else str(r.seats_min)}
         for name, r in ((n, Ruleset.preset(n)) for n in sorted(PRESETS))]}, status=status)
 
 
 def rules_preset(request, preset: str):
     """How to play a preset (``?seats=N`` for a seat count of its range)."""
     if preset not in PRESETS:
-        return rules_index(request, f"There is no preset {preset[:40]!r}: choose one of the presets below.", 404)
+        return rules_index(request, _("There is no preset %(name)s: choose one of the presets below.") % {
+            "name": repr(preset[:40])}, 404)
     ruleset = Ruleset.preset(preset)
     seats = request.GET.get("seats")
     try:
         if seats is not None:
             if not re.fullmatch(r"[0-9]{1,3}", seats):  # ASCII digits: str.isdigit() passes "²", int() "٢"
-                raise RulesNotFound(f"seats is a number: this preset is for {ruleset.seats_min} to "
-                                    f"{ruleset.seats_max} seats")
+                raise RulesNotFound(_("seats is a number: this preset is for %(low)s to %(high)s seats") % {
+                    "low": ruleset.seats_min, "high": ruleset.seats_max})
             seats = int(seats)
-        context = rules_context(ruleset=ruleset, seats=seats, preset=preset, title=f"How to play: {preset}",
-                                intro=f"The rules of the {preset} preset" + (f" with {seats} seats." if seats else "."))
+        intro = (_("The rules of the %(preset)s preset with %(seats)s seats.") if seats else
+                 _("The rules of the %(preset)s preset.")) % {"preset": preset, "seats": seats}
+        context = rules_context(ruleset=ruleset, seats=seats, preset=preset,
+                                title=_("How to play: %(preset)s") % {"preset": preset}, intro=intro)
     except RulesNotFound as exc:
-        return rules_index(request, f"The {preset} rules cannot be shown: {exc}.", 404)
+        return rules_index(request, _("The %(preset)s rules cannot be shown: %(why)s.") % {
+            "preset": preset, "why": exc}, 404)
     return render(request, "games/rules.html", context)
 
 
@@ -335,13 +343,14 @@ def match_rules(request, match_id: int):
     """How to play the ruleset this match is played under, at its seat count."""
     match = get_object_or_404(Match, pk=match_id)
     ruleset = Ruleset.from_dict(match.ruleset)
+    facts = {"id": match.pk, "preset": match.preset, "seats": match.seat_count}
     if match.preset not in PRESETS:
-        origin = ", its own options"
+        intro = _("The rules of match #%(id)s, its own options, %(seats)s seats.") % facts
     elif ruleset != Ruleset.preset(match.preset):
-        origin = f" (preset {match.preset}, with its own options)"
+        intro = _("The rules of match #%(id)s (preset %(preset)s, with its own options), %(seats)s seats.") % facts
     else:
-        origin = f" (preset {match.preset})"
+        intro = _("The rules of match #%(id)s (preset %(preset)s), %(seats)s seats.") % facts
     return render(request, "games/rules.html", rules_context(
-        ruleset=ruleset, seats=match.seat_count, preset=match.preset, title=f"How to play match #{match.pk}",
-        intro=f"The rules of match #{match.pk}{origin}, {match.seat_count} seats.",
-        back=(reverse("match-detail", args=[match.pk]), f"match #{match.pk}")))
+        ruleset=ruleset, seats=match.seat_count, preset=match.preset,
+        title=_("How to play match #%(id)s") % facts, intro=intro,
+        back=(reverse("match-detail", args=[match.pk]), _("match #%(id)s") % facts)))

@@ -7,6 +7,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 
 from games import match_pages
 from games.engine import PRESETS, Ruleset
@@ -146,14 +147,18 @@ def ladder_rules(request, slug: str):
     try:
         ruleset = Ruleset.from_dict(ladder.ruleset)
         own = ladder.preset in PRESETS and ruleset != Ruleset.preset(ladder.preset)
+        facts = {"name": ladder.name, "preset": ladder.preset, "seats": ladder.seats_per_match}
+        intro = (_("The rules of the ladder %(name)s: preset %(preset)s with the ladder's own options, %(seats)s "
+                   "seats per match.") if own else
+                 _("The rules of the ladder %(name)s: preset %(preset)s, %(seats)s seats per match.")) % facts
         context = rules_context(
-            ruleset=ruleset, seats=ladder.seats_per_match, preset=ladder.preset, title=f"How to play: {ladder.name}",
-            intro=f"The rules of the ladder {ladder.name}: preset {ladder.preset}"
-                  + (" with the ladder's own options" if own else "") + f", {ladder.seats_per_match} seats per match.",
+            ruleset=ruleset, seats=ladder.seats_per_match, preset=ladder.preset,
+            title=_("How to play: %(preset)s") % {"preset": ladder.name}, intro=intro,
             back=(reverse("ladder-detail", args=[slug]), ladder.name))
     except (RulesNotFound, ValueError, TypeError) as exc:  # a ladder stored with rules the engine cannot seat
-        return rules_index(request, f"The rules of the ladder {ladder.name} cannot be shown: {exc}. The ladder's "
-                                    "settings need fixing by an administrator.", 404)
+        return rules_index(request, _("The rules of the ladder %(name)s cannot be shown: %(why)s. The ladder's "
+                                      "settings need fixing by an administrator.") % {"name": ladder.name, "why": exc},
+                           404)
     return render(request, "games/rules.html", context)
 
 

@@ -1,4 +1,6 @@
-"""The engine's reasons for refusing a move (``IllegalAction``, ``games/engine/explain.py``) in the reader's language.
+"""The engine's words in the reader's language: its reasons for refusing a move, and the rules pages (``RulesWords``).
+
+The engine's reasons for refusing a move (``IllegalAction``, ``games/engine/explain.py``) in the reader's language.
 
 The engine speaks English and imports nothing of the service, so its reasons are translated here, at the API's
 edge (``config.api.exception_handler``): each reason the engine can give is matched by its shape, and said again
@@ -14,6 +16,8 @@ import re
 from typing import Callable
 
 from django.utils.translation import get_language, gettext, ngettext, pgettext
+
+from games.engine.describe import Words
 
 _SUITS = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 _SUIT_CODES = {name: code for code, name in _SUITS.items()}
@@ -156,3 +160,18 @@ def reason_words(reason: str) -> str:
         if m:
             return say(m)
     return reason
+
+
+class RulesWords(Words):
+    """The rules pages' words (``games.engine.describe``) from the gettext catalogue in the active language;
+    numbers spelled out in English, digits in the other languages (a number word would have to agree in case and
+    gender with the words around it)."""
+
+    def gettext(self, text: str) -> str:
+        return gettext(text)
+
+    def ngettext(self, one: str, many: str, count: int) -> str:
+        return ngettext(one, many, count)
+
+    def number(self, k: int) -> str:
+        return super().number(k) if (get_language() or "en").split("-")[0] == "en" else str(k)
