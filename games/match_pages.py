@@ -7,9 +7,10 @@ from django.db.models import Prefetch, QuerySet
 
 from games.engine import Deal as EngineDeal
 from games.engine import referee
-from games.engine.cards import SUIT_SYMBOLS, SUITS, describe_card, parse_card
+from games.engine.cards import SUIT_SYMBOLS, SUITS
 from games.engine.frames import replay_frames
 from games.matches.exports import MatchNotFinished, match_export, match_is_public
+from games.matches.reasons import card_words
 from games.matches.snapshots import ruleset_of
 from games.models import Deal, Match, Move, Seat
 
@@ -67,7 +68,7 @@ def card_faces(codes: list[str]) -> list[dict]:
     (text: "10" for T), ``suit`` (its symbol), ``colour`` (red or black) and ``words`` ("eight of hearts")."""
     return [{"code": code, "rank": "10" if code[0] == "T" else code[0],
              "suit": SUIT_SYMBOLS[SUITS.index(code[1])], "colour": "red" if code[1] in _RED_SUITS else "black",
-             "words": describe_card(parse_card(code))} for code in codes]
+             "words": card_words(code)} for code in codes]
 
 
 def match_deal_table(*, match: Match, deals: list[Deal], seats: list[Seat], public: bool | None = None) -> list[dict]:

@@ -25,6 +25,7 @@ from games.matches import seats as match_seats
 from games.people.casual import CasualRefused, casual_start
 from games.engine import PRESETS, Ruleset
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext_lazy
 
 from games.engine.describe import describe_rules
 from games.matches.reasons import RulesWords
@@ -90,10 +91,13 @@ def partnership_sides(match: Match) -> list[dict]:
 
 
 #: one line per seat: a colour and a dash pattern (the lines differ in greyscale too), named in the legend
-_SERIES = [("#0b6e4f", "", "solid"), ("#c0392b", "6 3", "dashed"), ("#1a5fb4", "2 3", "dotted"),
-           ("#9a3b00", "8 3 2 3", "dash-dot"), ("#6d28d9", "12 4", "long-dashed"),
-           ("#0e7490", "4 2 1 2", "dash-dot-dot"),
-           ("#a16207", "1 5", "sparse dotted"), ("#334155", "10 2 2 2 2 2", "dash-dot-dot-dot")]
+_SERIES = [("#0b6e4f", "", pgettext_lazy("a line", "solid")), ("#c0392b", "6 3", pgettext_lazy("a line", "dashed")),
+           ("#1a5fb4", "2 3", pgettext_lazy("a line", "dotted")),
+           ("#9a3b00", "8 3 2 3", pgettext_lazy("a line", "dash-dot")),
+           ("#6d28d9", "12 4", pgettext_lazy("a line", "long-dashed")),
+           ("#0e7490", "4 2 1 2", pgettext_lazy("a line", "dash-dot-dot")),
+           ("#a16207", "1 5", pgettext_lazy("a line", "sparse dotted")),
+           ("#334155", "10 2 2 2 2 2", pgettext_lazy("a line", "dash-dot-dot-dot"))]
 
 
 def totals_chart(*, deals: list[dict], seats: list, target: int | None, width: int = 640, height: int = 240,
@@ -139,12 +143,12 @@ def match_table(request, match_id: int):
     match = get_object_or_404(Match, pk=match_id)
     guest = None if request.user.is_authenticated else session_guest(request)
     if not request.user.is_authenticated and guest is None:
-        raise PermissionDenied("This table is not open to you: you are not logged in, and this browser has no guest "
-                               "session (a guest's table opens only in the browser that dealt it, while its session "
-                               "lasts). Log in, or deal a new guest table on the home page.")
+        raise PermissionDenied(_("This table is not open to you: you are not logged in, and this browser has no "
+                                 "guest session (a guest's table opens only in the browser that dealt it, while its "
+                                 "session lasts). Log in, or deal a new guest table on the home page."))
     seat = match_seats.person_seat(match=match, user=request.user, guest=guest)
     if seat is None:  # also a bot's owner: the bot plays its seat, not they
-        raise PermissionDenied("you have no seat in this match")
+        raise PermissionDenied(_("You have no seat in this match."))
     # "Deal again" at the end of a casual match against house bots (a guest's or a person's Deal): the same rules
     opponents = Seat.objects.filter(match=match).exclude(index=seat.index).values_list("player__kind", flat=True)
     deal_again = (match.preset and match.seat_count in (2, 3) and not match.reveal_group

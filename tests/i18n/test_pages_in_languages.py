@@ -1,0 +1,65 @@
+"""The translated pages hold no English but names and code (issue 24, 1): a finished casual match's page (standings,
+chart, deals, hands, fair deals), the home page, the rules index, log-in, sign-up, the 403 and 404 pages, each in
+Russian and in Bulgarian, looked at whole (every text node and every aria-label and title)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+
+from games.engine import Ruleset
+from games.models import Match, Player
+from games.services import match_advance, match_create
+
+pytestmark = pytest.mark.django_db
+
+#: reads the same in every language
+SAME = {"Eights", "Ladder", "API", "SHA", "JSON", "openskill", "Plackett", "Luce", "docs", "FAIRNESS", "MATCH", "RECORD",
+        "English",  # the language switcher names each language in itself
+        "md"}
+
+
+def english_left(page: str, names: set[str]) -> list[str]:
+    """Latin words left on ``page`` (HTML) outside <code>, <script>, <style>, URLs and ``names``."""
+    body = page.split("<body>", 1)[1]
+    body = re.sub(r"<(code|script|style)\b.*?</\1>", " ", body, flags=re.S)
+    labels = " ".join(re.findall(r'(?:aria-label|title|alt|placeholder)="([^"]*)"', body))
+    text = re.sub(r"<[^>]+>", " ", body) + " " + labels
+    text = re.sub(r"&[a-z]+;|&#\d+;", " ", text)
+    for name in sorted(names, key=len, reverse=True):
+        text = text.replace(name, " ")
+    text = re.sub(r"\b[0-9a-f]{16,}\b|\b[A-Z0-9]{12}\b", " ", text)  # secrets, keys, codes
+    return [w for w in re.findall(r"[A-Za-z]{2,}", text) if w not in SAME]
+
+
+@pytest.fixture
+def finished_match(house_bots):
+    match = match_create(players=[house_bots[0], house_bots[1]], ruleset=Ruleset.preset("web-table", target=60))
+    assert match_advance(match_id=match.pk) == "finished"
+    return Match.objects.get(pk=match.pk)
+
+
+@pytest.mark.parametrize("language", ["ru", "bg"])
+def test_a_finished_match_page_reads_in_the_language(finished_match, language):
+    page = Client().get(f"/matches/{finished_match.pk}/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    names = set(Player.objects.values_list("name", flat=True)) | {"web-table"}
+    assert 'id="hands"' in page and 'id="fairness-title"' in page  # the public parts are there
+    left = english_left(page, names)
+    assert not left, f"English left on the match page in {language}: {left}"
+
+
+@pytest.mark.parametrize("language", ["ru", "bg"])
+@pytest.mark.parametrize("path", ["/", "/rules/", "/accounts/login/", "/accounts/signup/", "/matches/{match}/play/",
+                                  "/no/such/page/"])
+def test_the_translated_pages_read_in_the_language(house_bots, finished_match, language, path):
+    response = Client().get(path.format(match=finished_match.pk), HTTP_ACCEPT_LANGUAGE=language)
+    assert response.status_code in (200, 403, 404)
+    names = set(Player.objects.values_list("name", flat=True)) | {"web-table", "pagat"}
+    from games.engine import PRESETS
+
+    names |= set(PRESETS)
+    page = response.content.decode()
+    left = english_left(page, names)
+    assert not left, f"English left on {path} in {language}: {left}"
