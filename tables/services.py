@@ -16,6 +16,7 @@ from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from bots_api.models import Bot
 from games.engine import PRESETS, STRATEGIES, Ruleset
@@ -65,25 +66,29 @@ def _check_running(player: Player, ladder: Ladder | None = None) -> None:
 
     if ladder is not None:
         if player.is_guest:
-            raise TableError("sign_up", f"a rated table seats signed-up people only: sign up (or log in) to play on "
-                             f"the ladder {ladder.name}")
+            raise TableError("sign_up", _("a rated table seats signed-up people only: sign up (or log in) to play "
+                                          "on the ladder %(name)s") % {"name": ladder.name})
         running = Match.objects.filter(status=Match.Status.RUNNING, ladder_match__ladder=ladder,
                                        seats__player=player).count()
         if running >= ladder.max_concurrent_per_player:
-            raise TableError("too_many_tables", f"you have {running} matches of the ladder {ladder.name} running "
-                             f"(limit {ladder.max_concurrent_per_player}): finish one first", retry_after=60)
+            raise TableError("too_many_tables", _("you have %(running)s matches of the ladder %(name)s running "
+                                                  "(limit %(limit)s): finish one first") % {
+                "running": running, "name": ladder.name, "limit": ladder.max_concurrent_per_player}, retry_after=60)
         return
     limit = settings.GUEST_RUNNING_PER_BROWSER if player.is_guest else settings.CASUAL_RUNNING_PER_PERSON
     running = len(casual_running(player))
     if running >= limit:
-        raise TableError("too_many_tables", f"you have {running} casual matches running (limit {limit}): finish one "
-                         "before you sit at another table", retry_after=60)
+        raise TableError("too_many_tables", _("you have %(running)s casual matches running (limit %(limit)s): finish "
+                                              "one before you sit at another table") % {"running": running,
+                                                                                          "limit": limit},
+                         retry_after=60)
 
 
 def _someone(player: Player | None) -> Player:
     """``player``, or ``TableError`` 403 ``not_yours`` for a browser without a player (nobody sits anywhere)."""
     if player is None:
-        raise TableError("not_yours", "you have no seat at this table (log in, or use the browser you sat down with)")
+        raise TableError("not_yours", _("you have no seat at this table (log in, or use the browser you sat down "
+                                        "with)"))
     return player
 
 
@@ -203,13 +208,16 @@ def table_create(*, creator: Player, preset: str | None, seats: object, listed: 
         raise _bad("your own bot may not sit at a rated table with you: make the seat open, invited or a house bot")
     budget = TableCreateBudget()
     if request is not None and budget.full(request):
-        raise TableError("too_many_tables", f"too many new tables from your address (limit {budget.rate}); try again "
-                         f"in {math.ceil(budget.wait() or 60)} s", retry_after=math.ceil(budget.wait() or 60))
+        raise TableError("too_many_tables", _("too many new tables from your address (limit %(limit)s); try again in "
+                                              "%(wait)s s") % {"limit": budget.rate,
+                                                               "wait": math.ceil(budget.wait() or 60)},
+                         retry_after=math.ceil(budget.wait() or 60))
     _check_running(creator, rated)
     waiting = tables_waiting_of(creator).count()
     if waiting >= settings.TABLES_WAITING_PER_PLAYER:
-        raise TableError("too_many_tables", f"you have {waiting} tables waiting for players (limit "
-                         f"{settings.TABLES_WAITING_PER_PLAYER}): start or cancel one first", retry_after=60)
+        raise TableError("too_many_tables", _("you have %(waiting)s tables waiting for players (limit %(limit)s): "
+                                              "start or cancel one first") % {
+            "waiting": waiting, "limit": settings.TABLES_WAITING_PER_PLAYER}, retry_after=60)
     if "bot" in kinds and kinds & {"open", "invited"}:
         raise _bad("your bot may sit only at a table of you, your bots and house bots: at a table with other people "
                    "it could tell you their cards (make the other seats house bots, or leave your bot out)")
@@ -249,14 +257,14 @@ def table_by_code(code: object, *, with_seats: bool = True) -> Table:
     """The table with invite ``code`` (any case), its seats loaded (``with_seats``: a change that reads them under
     its lock passes False). ``TableError`` ``not_found`` otherwise."""
     if not isinstance(code, str) or not 1 <= len(code) <= 32:
-        raise TableError("not_found", "no table has this invite code: check the link you were sent")
+        raise TableError("not_found", _("no table has this invite code: check the link you were sent"))
     tables = Table.objects.filter(code=code.strip().upper())
     if with_seats:
         tables = (tables.select_related("created_by", "match", "rematch", "rematch_of", "ladder")
                   .prefetch_related(Prefetch("seats", queryset=TableSeat.objects.select_related("player", "invited"))))
     table = tables.first()
     if table is None:
-        raise TableError("not_found", "no table has this invite code: check the link you were sent")
+        raise TableError("not_found", _("no table has this invite code: check the link you were sent"))
     return table
 
 
@@ -266,13 +274,14 @@ def _lock_row(table: Table, busy: str) -> None:
     try:
         Table.objects.select_for_update(nowait=True).filter(pk=table.pk).values_list("pk").first()
     except DatabaseError:
-        raise TableError("busy", f"someone else is {busy} right now; try again in 1 s", retry_after=1) from None
+        raise TableError("busy", _("someone else is %(what)s right now; try again in 1 s") % {
+            "what": busy}, retry_after=1) from None
 
 
 def _locked(code: str) -> Table:
     """The waiting table ``code``, its row locked for this transaction without waiting."""
     table = table_by_code(code, with_seats=False)
-    _lock_row(table, "taking a seat at this table")
+    _lock_row(table, _("taking a seat at this table"))
     table.refresh_from_db(fields=["status", "match"])
     _check_waiting(table)
     return table
@@ -280,9 +289,9 @@ def _locked(code: str) -> Table:
 
 def _check_waiting(table: Table) -> None:
     if table.status == Table.Status.STARTED:
-        raise TableError("gone", "this table's match has started: watch it from the table's page")
+        raise TableError("gone", _("this table's match has started: watch it from the table's page"))
     if table.status == Table.Status.CANCELLED or table.expires_at <= timezone.now():
-        raise TableError("gone", "this table was cancelled or waited too long for players: ask for a new link")
+        raise TableError("gone", _("this table was cancelled or waited too long for players: ask for a new link"))
 
 
 def seat_of(table: Table, player: Player | None) -> TableSeat | None:
@@ -300,14 +309,14 @@ def table_join(*, code: str, player: Player) -> TableSeat:
         table = _locked(code)
         seats = list(TableSeat.objects.select_for_update().filter(table=table).order_by("index"))
         if any(s.player_id == player.pk for s in seats):
-            raise TableError("already_seated", "you have a seat at this table already")
+            raise TableError("already_seated", _("you have a seat at this table already"))
         _check_running(player, table.ladder)
         free = [s for s in seats if s.player_id is None]
         mine = next((s for s in free if s.kind == TableSeat.Kind.INVITED and s.invited_id == player.pk), None)
         seat = mine or next((s for s in free if s.kind == TableSeat.Kind.OPEN), None)
         if seat is None:
-            raise TableError("full", "no free seat here is open to you: every seat is taken or kept for someone "
-                             "invited")
+            raise TableError("full", _("no free seat here is open to you: every seat is taken or kept for someone "
+                                       "invited"))
         seat.player = player
         seat.save(update_fields=["player"])
         if all(s.player_id for s in seats):
@@ -324,7 +333,8 @@ def table_leave(*, code: str, player: Player) -> None:
         updated = TableSeat.objects.filter(table=table, player=player).exclude(
             kind__in=[TableSeat.Kind.CREATOR, TableSeat.Kind.HOUSE, TableSeat.Kind.BOT]).update(player=None)
         if not updated:
-            raise TableError("not_yours", "you have no seat to leave at this table (its creator cancels it instead)")
+            raise TableError("not_yours", _("you have no seat to leave at this table (its creator cancels it "
+                                            "instead)"))
 
 
 def table_cancel(*, code: str, player: Player) -> None:
@@ -333,7 +343,7 @@ def table_cancel(*, code: str, player: Player) -> None:
     with transaction.atomic():
         table = _locked(code)
         if table.created_by_id != player.pk:
-            raise TableError("not_yours", "only the table's creator may cancel it")
+            raise TableError("not_yours", _("only the table's creator may cancel it"))
         Table.objects.filter(pk=table.pk).update(status=Table.Status.CANCELLED)
 
 
@@ -344,7 +354,7 @@ def table_start(*, code: str, player: Player) -> Match:
     with transaction.atomic():
         table = _locked(code)
         if table.created_by_id != player.pk:
-            raise TableError("not_yours", "only the table's creator may start it before every seat is filled")
+            raise TableError("not_yours", _("only the table's creator may start it before every seat is filled"))
         seats = list(TableSeat.objects.select_for_update().filter(table=table).order_by("index"))
         taken = {s.player_id for s in seats if s.player_id}
         strategies = list(settings.GUEST_OPPONENTS)
@@ -393,7 +403,7 @@ def table_decline(*, code: str, player: Player) -> None:
         table = _locked(code)
         seat = TableSeat.objects.filter(table=table, invited=player, player__isnull=True).first()
         if seat is None:
-            raise TableError("not_yours", "no seat at this table is kept for you")
+            raise TableError("not_yours", _("no seat at this table is kept for you"))
         if table.challenge:
             Table.objects.filter(pk=table.pk).update(status=Table.Status.CANCELLED)
         else:
@@ -425,11 +435,11 @@ def table_rematch(*, code: str, player: Player) -> Table:
     player = _someone(player)
     table = table_by_code(code)
     if seat_of(table, player) is None:
-        raise TableError("not_yours", "only the people who sat at this table may ask for a rematch")
+        raise TableError("not_yours", _("only the people who sat at this table may ask for a rematch"))
     if table.match is None or table.match.status != Match.Status.FINISHED:
-        raise TableError("gone", "a rematch is offered once the table's match is finished")
+        raise TableError("gone", _("a rematch is offered once the table's match is finished"))
     with transaction.atomic():
-        _lock_row(table, "asking for this rematch")
+        _lock_row(table, _("asking for this rematch"))
         again = Table.objects.filter(rematch_of=table).first()
         if again is None:
             old = {s.index: s for s in table.seats.all()}  # loaded with their players by table_by_code

@@ -52,14 +52,28 @@ def test_a_finished_match_page_reads_in_the_language(finished_match, language):
 
 @pytest.mark.parametrize("language", ["ru", "bg"])
 @pytest.mark.parametrize("path", ["/", "/rules/", "/accounts/login/", "/accounts/signup/", "/matches/{match}/play/",
-                                  "/no/such/page/"])
+                                  "/no/such/page/", "/tables/", "/tables/NOSUCHTABLE1/"])
 def test_the_translated_pages_read_in_the_language(house_bots, finished_match, language, path):
     response = Client().get(path.format(match=finished_match.pk), HTTP_ACCEPT_LANGUAGE=language)
-    assert response.status_code in (200, 403, 404)
+    assert response.status_code in (200, 403, 404), response.status_code
     names = set(Player.objects.values_list("name", flat=True)) | {"web-table", "pagat"}
     from games.engine import PRESETS
 
-    names |= set(PRESETS)
+    from games.engine.strategies import STRATEGIES
+
+    names |= set(PRESETS) | set(STRATEGIES)  # preset and house strategy names read the same in every language
     page = response.content.decode()
     left = english_left(page, names)
     assert not left, f"English left on {path} in {language}: {left}"
+
+
+@pytest.mark.parametrize("language", ["ru", "bg"])
+def test_a_tables_invite_page_reads_in_the_language(house_bots, language):
+    host = Client()
+    host.get("/tables/")
+    made = host.post("/tables/new/", {"preset": "web-table", "seats": "3", "seat_1": "open", "seat_2": "house:eager",
+                                      "csrfmiddlewaretoken": host.cookies["csrftoken"].value})
+    page = host.get(made["Location"], HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    names = set(Player.objects.values_list("name", flat=True)) | {"web-table", "eager"}
+    left = english_left(page, names)
+    assert not left, f"English left on a table's invite page in {language}: {left}"
