@@ -24,7 +24,10 @@ class LanguageMiddleware(LocaleMiddleware):
 
     def process_request(self, request) -> None:
         session = getattr(request, "session", None)
-        chosen = language_supported(session.get(SESSION_LANGUAGE)) if session is not None else None
+        try:
+            chosen = language_supported(session.get(SESSION_LANGUAGE)) if session is not None else None
+        except Exception:  # the session store away (an outage) or a malformed session cookie: not the page's end
+            chosen = None  # the language then comes from the cookie or the browser; the page decides the rest
         if chosen is None:
             super().process_request(request)
             return

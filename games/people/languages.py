@@ -16,7 +16,8 @@ from sitekit.languages import SESSION_LANGUAGE, language_supported
 
 @require_POST
 def language_choose(request):
-    """POST ``language`` (``en``, ``ru`` or ``bg``) and ``next`` (a path of this site; else the referring page):
+    """POST ``language`` (``en``, ``ru`` or ``bg``) and optionally ``next`` (a path of this site; the switcher sends
+    none, so the page's address is not written into every page: the referring page, else ``/``):
     the cookie (Django's ``set_language``), and for a signed-in person the account's setting and the session's.
     An unknown language answers 400 with the ones there are."""
     code = language_supported(request.POST.get("language"))

@@ -56,5 +56,28 @@ if (typeof window.gettext !== "function") {
     for (let i = 0; i < Math.min(count, most); i++) fan.append(h("span", {className: "mini-back"}));
     return fan;
   }
-  window.EightsCards = Object.freeze({SUITS, RANKS, h, rankText, cardWords, face, backs, tr});
+  // The reshuffle in words: the table's log line and its notice say the same (seeing the cards go back is the only
+  // proof a player has that the cards played earlier are in the stock again).
+  function reshuffleWords(count) {
+    return tr(ngettext("The stock ran out: %(count)s card from the discard pile was shuffled into a new stock (the top card stays)",
+      "The stock ran out: %(count)s cards from the discard pile were shuffled into a new stock (the top card stays)", count), {count});
+  }
+  // One entry of a deal's public history (a ply's log: the ply, any penalty or reshuffle it caused) in words, for the
+  // table, the watch page and the replay; `who`: the seat's name.
+  function logWords(entry, who) {
+    const suit = entry.suit && SUITS[entry.suit] ? SUITS[entry.suit][1] : entry.suit;
+    switch (entry.type) {
+      case "play": return entry.suit ? tr(gettext("%(who)s played the %(card)s and declared %(suit)s"), {who, card: cardWords(entry.card), suit})
+        : tr(gettext("%(who)s played the %(card)s"), {who, card: cardWords(entry.card)});
+      case "draw": return entry.penalty ? tr(ngettext("%(who)s took %(count)s penalty card", "%(who)s took %(count)s penalty cards", entry.count), {who, count: entry.count})
+        : tr(gettext("%(who)s drew a card"), {who});
+      case "declare": return tr(gettext("%(who)s declared %(suit)s"), {who, suit});
+      case "penalty": return tr(ngettext("%(who)s drew %(count)s penalty card", "%(who)s drew %(count)s penalty cards", entry.count), {who, count: entry.count});
+      case "reshuffle": return reshuffleWords(entry.count) + " " + tr(gettext("(%(who)s was to draw)"), {who});
+      case "pass": return tr(gettext("%(who)s passed"), {who});
+      case "announce": return tr(gettext("%(who)s announced a last card"), {who});
+      default: return `${who}: ${entry.type}`;
+    }
+  }
+  window.EightsCards = Object.freeze({SUITS, RANKS, h, rankText, cardWords, face, backs, tr, logWords, reshuffleWords});
 })();

@@ -11,7 +11,7 @@
   const matchId = root.dataset.match, seat = Number(root.dataset.seat);
   const api = `/api/matches/${matchId}/seats/${seat}/`;
   const csrf = document.cookie.split("; ").find(c => c.startsWith("csrftoken="))?.split("=")[1] || "";
-  const {SUITS, h, cardWords, face, backs, tr} = window.EightsCards;  // static/js/cards.js; words: gettext (jsi18n)
+  const {SUITS, h, cardWords, face, backs, tr, logWords, reshuffleWords} = window.EightsCards;  // static/js/cards.js; words: gettext (jsi18n)
   let state = null, busy = false, shownDeals = null, pendingEight = null, shuffleSeen = null, shownOnce = false;
   // Between deals the score card stays with the last deal's table until the person presses Next deal, or for
   // data-next-deal-seconds (0: the next deal is drawn at once); the server deals on meanwhile.
@@ -138,12 +138,6 @@
     box.append(h("p", {className: "done"}, gettext("Score card complete.")));
   }
 
-  // The reshuffle in words: the log line and the notice say the same (seeing the cards go back is the
-  // only proof a player has that the cards played earlier are in the stock again).
-  function reshuffleWords(count) {
-    return tr(ngettext("The stock ran out: %(count)s card from the discard pile was shuffled into a new stock (the top card stays)",
-      "The stock ran out: %(count)s cards from the discard pile were shuffled into a new stock (the top card stays)", count), {count});
-  }
   // A reshuffle the page has not shown yet: the pile moves from the discard spot into the stock (CSS; still under
   // prefers-reduced-motion) and the notice says it in words until the next one.
   function showReshuffle(entry) {
@@ -276,21 +270,6 @@
     shownOnce = true;
   }
 
-  // One entry of a deal's public history (a ply's log: the ply, any penalty or reshuffle it caused) in words
-  function logWords(entry, who) {
-    const suit = entry.suit && SUITS[entry.suit] ? SUITS[entry.suit][1] : entry.suit;
-    switch (entry.type) {
-      case "play": return entry.suit ? tr(gettext("%(who)s played the %(card)s and declared %(suit)s"), {who, card: cardWords(entry.card), suit})
-        : tr(gettext("%(who)s played the %(card)s"), {who, card: cardWords(entry.card)});
-      case "draw": return entry.penalty ? tr(ngettext("%(who)s took %(count)s penalty card", "%(who)s took %(count)s penalty cards", entry.count), {who, count: entry.count})
-        : tr(gettext("%(who)s drew a card"), {who});
-      case "declare": return tr(gettext("%(who)s declared %(suit)s"), {who, suit});
-      case "penalty": return tr(ngettext("%(who)s drew %(count)s penalty card", "%(who)s drew %(count)s penalty cards", entry.count), {who, count: entry.count});
-      case "reshuffle": return reshuffleWords(entry.count) + " " + tr(gettext("(%(who)s was to draw)"), {who});
-      case "pass": return tr(gettext("%(who)s passed"), {who});
-      default: return tr(gettext("%(who)s announced a last card"), {who});
-    }
-  }
   function drawTurn() {  // also every second, so the move clock counts down
     if (!state) return;
     const v = state.view, names = state.seats.map(s => s.name);

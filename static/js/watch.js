@@ -18,9 +18,8 @@
     setTimeout(() => location.reload(), IDLE_RETRY_MS);
     return;
   }
-  const {SUITS, h, cardWords, face} = window.EightsCards;  // static/js/cards.js
+  const {SUITS, h, cardWords, face, tr, logWords} = window.EightsCards;  // static/js/cards.js; words: gettext (jsi18n)
   const $ = id => document.getElementById(id);
-  const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
   let view = null, etag = null, source = null, pollTimer = null, ended = false;
   // for the browser tests: the ply numbers in the order the events brought them, and how the page is following
   const seen = window.EightsWatch = {plies: [], polls: 0, notModified: 0};
@@ -41,41 +40,21 @@
     root.dataset.live = live ? "yes" : "no";
   }
 
-  const nameOf = seat => (view && view.seats[seat] ? view.seats[seat].name : `seat ${seat}`);
+  const nameOf = seat => (view && view.seats[seat] ? view.seats[seat].name : tr(gettext("seat %(seat)s"), {seat}));
 
   function plyWords(p) {
     const who = nameOf(p.seat);
     let words;
     switch (p.type) {
-      case "play": words = `${who} played the ${cardWords(p.card)}` + (p.suit ? ` and declared ${SUITS[p.suit][1]}` : ""); break;
-      case "draw": words = `${who} drew ${plural(p.drew ?? 1, "card", "cards")}`; break;
-      case "pass": words = `${who} passed`; break;
-      case "declare": words = `${who} declared ${SUITS[p.suit] ? SUITS[p.suit][1] : p.suit}`; break;
-      case "announce": words = `${who} announced a last card`; break;
-      default: words = `${who}: ${p.type}`;
+      case "draw": words = tr(ngettext("%(who)s drew %(count)s card", "%(who)s drew %(count)s cards", p.drew ?? 1), {who, count: p.drew ?? 1}); break;
+      default: words = logWords(p, who);
     }
     return words;
   }
 
-  // One entry of a deal's public history (a ply's `log`: the ply itself, and any penalty or reshuffle it caused), in
-  // the table's words (table.js).
-  function logWords(entry) {
-    const who = nameOf(entry.seat);
-    switch (entry.type) {
-      case "play": return `${who} played the ${cardWords(entry.card)}` + (entry.suit ? ` and declared ${SUITS[entry.suit][1]}` : "");
-      case "draw": return entry.penalty ? `${who} took ${entry.count} penalty cards` : `${who} drew a card`;
-      case "declare": return `${who} declared ${SUITS[entry.suit] ? SUITS[entry.suit][1] : entry.suit}`;
-      case "penalty": return `${who} drew ${entry.count} penalty cards`;
-      case "reshuffle": return `The stock ran out: ${plural(entry.count, "card", "cards")} from the discard pile ` +
-        `${entry.count === 1 ? "was" : "were"} shuffled into a new stock (${who} was to draw)`;
-      case "pass": return `${who} passed`;
-      case "announce": return `${who} announced a last card`;
-      default: return `${who}: ${entry.type}`;
-    }
-  }
   function plyItems(p) {  // a ply as log lines: its public log when given, else the ply's own words
-    const fault = p.fault_kind ? ` (fault: ${p.fault_kind.replace(/_/g, " ")}; the fallback move was played)` : "";
-    const lines = Array.isArray(p.log) && p.log.length ? p.log.map(logWords) : [plyWords(p)];
+    const fault = p.fault_kind ? " " + tr(gettext("(fault: %(kind)s; the fallback move was played)"), {kind: p.fault_kind.replace(/_/g, " ")}) : "";
+    const lines = Array.isArray(p.log) && p.log.length ? p.log.map(entry => logWords(entry, nameOf(entry.seat))) : [plyWords(p)];
     return lines.map((text, i) => h("li", p.fault_kind ? {className: "fault"} : {}, text + (i === 0 ? fault : "")));
   }
 
@@ -85,23 +64,24 @@
     root.dataset.deal = String(v.deal_number);
     root.dataset.status = v.status;
     $("seats").replaceChildren(...v.seats.map(s => {
-      const kind = s.guest ? "guest" : s.kind === "human" ? "person" : s.kind === "bot" ? "bot" : "house bot";
+      const kind = s.guest ? gettext("guest") : s.kind === "human" ? gettext("person") : s.kind === "bot" ? gettext("bot") : gettext("house bot");
       const count = v.hand_counts[s.index];
       return h("div", {className: "seat" + (v.to_play === s.index ? " to-play" : "")},
         h("strong", {}, s.name), " ", h("span", {className: `badge ${s.guest ? "guest" : s.kind}`}, kind), h("br"),
-        h("span", {className: "small count"}, `${plural(count, "card", "cards")} · total ${v.totals[s.index]}`),
-        v.dealer === s.index ? " " : null, v.dealer === s.index ? h("span", {className: "muted small"}, "(dealer)") : null,
-        v.to_play === s.index ? " " : null, v.to_play === s.index ? h("span", {className: "small"}, "▶ to play") : null);
+        h("span", {className: "small count"}, tr(ngettext("%(count)s card", "%(count)s cards", count), {count}) + " · " +
+          tr(gettext("total %(total)s"), {total: v.totals[s.index]})),
+        v.dealer === s.index ? " " : null, v.dealer === s.index ? h("span", {className: "muted small"}, gettext("(dealer)")) : null,
+        v.to_play === s.index ? " " : null, v.to_play === s.index ? h("span", {className: "small"}, "▶ " + gettext("to play")) : null);
     }));
     $("top").replaceChildren(...(v.top_card ? [cardEl(v.top_card)] : []));
     if (v.suit_to_follow && SUITS[v.suit_to_follow]) {
       const [sym, word, colour] = SUITS[v.suit_to_follow];
       $("suit").replaceChildren(h("span", {className: `suit-shape ${colour}`, "aria-hidden": "true"}, sym), " ",
         h("span", {className: "suit-name"}, word));
-    } else $("suit").textContent = v.top_card ? "" : "any card leads";
+    } else $("suit").textContent = v.top_card ? "" : gettext("any card leads");
     $("stock").textContent = v.stock_size;
     $("discard").textContent = v.discard_size;
-    $("where").textContent = `deal ${v.deal_number} · ply ${v.ply}`;
+    $("where").textContent = tr(gettext("deal %(deal)s · ply %(ply)s"), {deal: v.deal_number, ply: v.ply});
     const log = $("log");
     log.replaceChildren(...v.history.flatMap(plyItems));
     log.scrollTop = log.scrollHeight;  // the newest ply in view
@@ -111,17 +91,18 @@
   function drawTurn() {  // also every second, so the clock counts
     if (!view || ended) return;
     if (view.status !== "running" || view.to_play === null || view.to_play === undefined) {
-      $("turn").textContent = view.status === "running" ? "Between plies…" : `The match is ${view.status}.`;
+      $("turn").textContent = view.status === "running" ? gettext("Between plies…")
+        : view.status === "aborted" ? gettext("The match was ended early.") : gettext("The match is over.");
       return;
     }
     const clock = view.clock || {}, now = Date.now();
-    const parts = [h("strong", {}, `${nameOf(view.to_play)} to play.`)];
+    const parts = [h("strong", {}, tr(gettext("%(name)s to play."), {name: nameOf(view.to_play)}))];
     if (clock.move_deadline) {
       const left = Math.max(0, Math.round((new Date(clock.move_deadline) - now) / 1000));
-      parts.push(" ", h("span", {className: "muted small"}, `${left} s left on their clock`));
+      parts.push(" ", h("span", {className: "muted small"}, tr(gettext("%(seconds)s s left on their clock"), {seconds: left})));
     } else if (clock.to_play_since) {
       const since = Math.max(0, Math.round((now - new Date(clock.to_play_since)) / 1000));
-      parts.push(" ", h("span", {className: "muted small"}, `thinking for ${since} s`));
+      parts.push(" ", h("span", {className: "muted small"}, tr(gettext("thinking for %(seconds)s s"), {seconds: since})));
     }
     $("turn").replaceChildren(...parts);
   }
@@ -132,10 +113,11 @@
   function showDealResult(before, after) {
     const rows = after.seats.map(s => {
       const gained = (after.totals[s.index] ?? 0) - (before.totals[s.index] ?? 0);
-      return h("li", {}, h("strong", {}, s.name), `: ${gained >= 0 ? "+" : ""}${gained} this deal, total ${after.totals[s.index]}`);
+      return h("li", {}, h("strong", {}, s.name), ": " + tr(gettext("%(points)s this deal, total %(total)s"),
+        {points: (gained >= 0 ? "+" : "") + gained, total: after.totals[s.index]}));
     });
-    $("deal-card").replaceChildren(h("h2", {}, `Deal ${before.deal_number} is over`), h("ul", {}, ...rows),
-      h("p", {className: "muted small"}, after.status === "running" ? `Deal ${after.deal_number} is under way.` : ""));
+    $("deal-card").replaceChildren(h("h2", {}, tr(gettext("Deal %(number)s is over"), {number: before.deal_number})), h("ul", {}, ...rows),
+      h("p", {className: "muted small"}, after.status === "running" ? tr(gettext("Deal %(number)s is under way."), {number: after.deal_number}) : ""));
     $("deal-card").hidden = false;
     root.dataset.dealsShown = String(before.deal_number);  // for tests: the last deal whose result is shown
   }
@@ -171,19 +153,20 @@
     stopPolling();
     if (source) source.close();
     const totals = end.totals || (view ? view.totals : []);
-    const rows = (view ? view.seats : totals.map((_, i) => ({index: i, name: `seat ${i}`}))).map(s =>
-      h("li", {}, h("strong", {}, s.name), `: ${totals[s.index] ?? "?"} points` +
-        (end.places && end.places[s.index] ? `, place ${end.places[s.index]}` : "")));
+    const rows = (view ? view.seats : totals.map((_, i) => ({index: i, name: tr(gettext("seat %(seat)s"), {seat: i})}))).map(s =>
+      h("li", {}, h("strong", {}, s.name), ": " + (end.places && end.places[s.index]
+        ? tr(gettext("%(points)s points, place %(place)s"), {points: totals[s.index] ?? "?", place: end.places[s.index]})
+        : tr(gettext("%(points)s points"), {points: totals[s.index] ?? "?"}))));
     const outcome = end.status || "finished";
-    const next = data.featured ? "The next featured match follows in a few seconds."
-      : end.replay_url ? "Its replay opens now, at the last ply." : "Its match page opens now.";
-    $("end").replaceChildren(h("h2", {}, outcome === "aborted" ? "The match was ended early." : "The match is over."),
-      h("ul", {}, ...rows), h("p", {}, next));
+    const next = data.featured ? gettext("The next featured match follows in a few seconds.")
+      : end.replay_url ? gettext("Its replay opens now, at the last ply.") : gettext("Its match page opens now.");
+    const over = outcome === "aborted" ? gettext("The match was ended early.") : gettext("The match is over.");
+    $("end").replaceChildren(h("h2", {}, over), h("ul", {}, ...rows), h("p", {}, next));
     $("end").hidden = false;
-    $("turn").textContent = outcome === "aborted" ? "The match was ended early." : "The match is over.";
+    $("turn").textContent = over;
     root.dataset.status = outcome;
     root.dataset.ended = "yes";
-    connectionSays("The match is over.", false);
+    connectionSays(gettext("The match is over."), false);
     setTimeout(() => location.assign(data.next_url), data.featured ? FEATURED_END_PAUSE_MS : END_PAUSE_MS);
   }
 
@@ -198,7 +181,7 @@
       if (!r.ok) {
         let body = {};
         try { body = await r.json(); } catch (e) { /* said by the status below */ }
-        connectionSays(typeof body.detail === "string" ? body.detail : `The match cannot be shown now (HTTP ${r.status}); trying again.`, false);
+        connectionSays(typeof body.detail === "string" ? body.detail : tr(gettext("The match cannot be shown now (HTTP %(status)s); trying again."), {status: r.status}), false);
         return;
       }
       etag = r.headers.get("ETag");
@@ -215,10 +198,10 @@
 
   // -- the events stream: one `ply` event per stored ply, `end` once the match is over
   function follow() {
-    if (typeof EventSource === "undefined") { connectionSays("Following by polling (this browser has no event streams).", false); startPolling(); return; }
+    if (typeof EventSource === "undefined") { connectionSays(gettext("Following by polling (this browser has no event streams)."), false); startPolling(); return; }
     const url = data.events_url + (view ? `?last_event_id=${view.ply}` : "");
     source = new EventSource(url);
-    source.onopen = () => { stopPolling(); connectionSays("Live: each ply appears as it is stored.", true); };
+    source.onopen = () => { stopPolling(); connectionSays(gettext("Live: each ply appears as it is stored."), true); };
     source.addEventListener("ply", e => {
       const message = JSON.parse(e.data);
       seen.plies.push(message.ply.ply);
@@ -228,7 +211,7 @@
     source.onerror = () => {
       if (ended) return;
       // the browser reconnects by itself (sending Last-Event-ID) unless the stream was refused; poll meanwhile
-      connectionSays("Reconnecting… (following by polling meanwhile)", false);
+      connectionSays(gettext("Reconnecting… (following by polling meanwhile)"), false);
       startPolling();
       if (source.readyState === EventSource.CLOSED) setTimeout(() => { if (!ended) follow(); }, 5000);
     };

@@ -25,7 +25,7 @@ WORDS = {
            "pass": "Пас", "deal1": "Раздаване 1", "points": "точки", "stock": "тесте"},
 }
 #: what reads the same in every language: the service's name, the API link, names of the seats (added per test)
-SAME = {"Eights", "Ladder", "API", "SHA", "web", "table"}
+SAME = {"Eights", "Ladder", "API", "SHA", "web", "table", "English"}  # English: the switcher names it in itself
 
 
 def _english_left(page, names: set[str]) -> list[str]:

@@ -23,7 +23,7 @@ PENDING = {
     "templates/bots_api/trial_detail.html", "templates/bots_api/trial_match_note.html",
     "templates/bots_api/_secret.html", "templates/games/deal_code.html",
     "templates/games/doc_page.html", "templates/games/docs_index.html", 
-    "templates/games/match_list.html", "templates/games/replay.html", "templates/games/replay_refused.html", "templates/games/watch.html",
+    "templates/games/match_list.html", "templates/games/replay.html", "templates/games/replay_refused.html", 
     
     
     "templates/tournaments/_player.html", "templates/tournaments/_tournament_matches.html",
@@ -31,7 +31,7 @@ PENDING = {
     "templates/tournaments/duplicate_set.html", "templates/tournaments/ladder_detail.html",
     "templates/tournaments/ladder_entry.html", "templates/tournaments/tournament_detail.html",
     "templates/tournaments/tournament_list.html", "templates/tournaments/tournament_round.html",
-    "static/js/ladder.js", "static/js/replay.js", "static/js/watch.js",
+    "static/js/ladder.js", "static/js/replay.js",
 }
 #: not the site's pages: drf-spectacular's Swagger page (its own words)
 NOT_PAGES = {"templates/drf_spectacular/swagger_ui.html"}
