@@ -23,7 +23,7 @@ PENDING = {
     "templates/bots_api/trial_detail.html", "templates/bots_api/trial_match_note.html",
     "templates/bots_api/_secret.html", "templates/games/deal_code.html",
     "templates/games/doc_page.html", "templates/games/docs_index.html", 
-    "templates/games/match_list.html", "templates/games/replay.html", "templates/games/replay_refused.html", 
+     "templates/games/replay.html", "templates/games/replay_refused.html", 
     
     
     "templates/tournaments/_player.html", "templates/tournaments/_tournament_matches.html",

@@ -18,6 +18,7 @@ pytestmark = pytest.mark.django_db
 #: reads the same in every language
 SAME = {"Eights", "Ladder", "API", "SHA", "JSON", "openskill", "Plackett", "Luce", "docs", "FAIRNESS", "MATCH", "RECORD",
         "English",  # the language switcher names each language in itself
+        "me",  # the match list's player=me, typed as it is
         "md"}
 
 
@@ -52,10 +53,15 @@ def test_a_finished_match_page_reads_in_the_language(finished_match, language):
 
 @pytest.mark.parametrize("language", ["ru", "bg"])
 @pytest.mark.parametrize("path", ["/", "/rules/", "/accounts/login/", "/accounts/signup/", "/matches/{match}/play/",
-                                  "/no/such/page/", "/tables/", "/tables/NOSUCHTABLE1/"])
+                                  "/no/such/page/", "/tables/", "/tables/NOSUCHTABLE1/", "/matches/",
+                                  "/matches/?status=aborted", "/matches/{match}/watch/"])
 def test_the_translated_pages_read_in_the_language(house_bots, finished_match, language, path):
     response = Client().get(path.format(match=finished_match.pk), HTTP_ACCEPT_LANGUAGE=language)
-    assert response.status_code in (200, 403, 404), response.status_code
+    assert response.status_code in (200, 302, 403, 404), response.status_code
+    if response.status_code == 302:  # a finished match's watch page goes to its replay
+        response = Client().get(response["Location"], HTTP_ACCEPT_LANGUAGE=language)
+        if "/replay/" in response.request["PATH_INFO"]:
+            pytest.skip("the replay page is not translated yet (docs/TRANSLATING.md)")
     names = set(Player.objects.values_list("name", flat=True)) | {"web-table", "pagat"}
     from games.engine import PRESETS
 
