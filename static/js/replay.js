@@ -7,7 +7,7 @@
 // parses HTML), and the Content-Security-Policy refuses inline script as a second guard.
 (function () {
   "use strict";
-  const {SUITS, h, cardWords, face} = window.EightsCards;  // static/js/cards.js
+  const {SUITS, h, cardWords, face, tr, logWords} = window.EightsCards;  // static/js/cards.js; words: gettext (jsi18n)
   const RANKS = "A23456789TJQK", SUIT_ORDER = "CDHS";
   const FIELDS = ["top", "suit", "declared", "stock", "discard", "to_play", "pending", "direction", "awaiting", "out"];
   const cardOrder = c => SUIT_ORDER.indexOf(c[1]) * 13 + RANKS.indexOf(c[0]);  // Deal.hand's order
@@ -42,8 +42,8 @@
   const $ = id => document.getElementById(id);
   let dealNo = start.deal, ply = start.ply, eye = null, timer = null;
 
-  const name = seat => players[seat] ? players[seat].name : `seat ${seat}`;
-  const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+  const name = seat => players[seat] ? players[seat].name : tr(gettext("seat %(seat)s"), {seat});
+  const cardsWords = n => tr(ngettext("%(count)s card", "%(count)s cards", n), {count: n});
 
   // A card as the table draws it (table.js): rank as text, suit as a shape, its name in words for a screen reader.
   function cardEl(code, extra) {
@@ -63,18 +63,11 @@
     const who = name(entry.seat), seen = eye === null || eye === entry.seat;
     const gained = (delta && delta.gain && delta.gain[String(entry.seat)]) || [];
     switch (entry.type) {
-      case "play": return `${who} played the ${cardWords(entry.card)}` + (entry.suit ? ` and declared ${SUITS[entry.suit][1]}` : "");
       case "draw":
-        if (entry.penalty) return `${who} took ${plural(entry.count, "penalty card", "penalty cards")}` +
-          (seen && gained.length ? ` (${gained.map(cardWords).join(", ")})` : "");
-        return `${who} drew ` + (seen && gained.length === 1 ? `the ${cardWords(gained[0])}` : "a card");
-      case "pass": return `${who} passed`;
-      case "declare": return `${who} declared ${SUITS[entry.suit][1]}`;
-      case "announce": return `${who} announced a last card`;
-      case "penalty": return `${who} drew ${plural(entry.count, "penalty card", "penalty cards")}`;
-      case "reshuffle": return `The stock ran out: ${plural(entry.count, "card", "cards")} from the discard pile ` +
-        `${entry.count === 1 ? "was" : "were"} shuffled into a new stock (the top card stays; ${who} was to draw)`;
-      default: return `${who}: ${entry.type}`;
+        if (entry.penalty) return logWords(entry, who) + (seen && gained.length ? ` (${gained.map(cardWords).join(", ")})` : "");
+        return seen && gained.length === 1 ? tr(gettext("%(who)s drew the %(card)s"), {who, card: cardWords(gained[0])})
+          : logWords(entry, who);
+      default: return logWords(entry, who);
     }
   }
   const plyWords = delta => delta.log.map(e => entryWords(e, delta)).join(". ");
@@ -86,19 +79,20 @@
       const gained = new Set((delta && delta.gain && delta.gain[String(s)]) || []);
       const head = h("div", {className: "seat-head"}, h("strong", {}, p.name), " ",
         h("span", {className: `badge ${p.badge}`}, p.label), " ",
-        h("span", {className: "small"}, `seat ${s} · ${plural(cards.length, "card", "cards")} · total ${pos.totals[s]}`),
-        deal.dealer === s ? h("span", {className: "muted small"}, " · dealer") : null,
-        pos.out[s] ? h("span", {className: "badge"}, " out") : null,
-        toPlay ? h("span", {className: "small to-play-mark"}, " ▶ to play") : null,
-        eye === s ? h("span", {className: "badge eye-badge"}, "seat's eye") : null);
+        h("span", {className: "small"}, tr(gettext("seat %(seat)s"), {seat: s}) + " · " + cardsWords(cards.length) + " · " +
+          tr(gettext("total %(total)s"), {total: pos.totals[s]})),
+        deal.dealer === s ? h("span", {className: "muted small"}, " · " + gettext("dealer")) : null,
+        pos.out[s] ? h("span", {className: "badge"}, " " + gettext("out")) : null,
+        toPlay ? h("span", {className: "small to-play-mark"}, " ▶ " + gettext("to play")) : null,
+        eye === s ? h("span", {className: "badge eye-badge"}, gettext("seat's eye")) : null);
       const hand = faceUp
-        ? h("div", {className: "hand", "aria-label": `${p.name}'s hand`, role: "group"},
+        ? h("div", {className: "hand", "aria-label": tr(gettext("%(name)s's hand"), {name: p.name}), role: "group"},
             ...cards.map(c => cardEl(c, gained.has(c) ? "new-card" : "")),
-            cards.length ? null : h("span", {className: "muted small"}, "no cards"))
-        : h("div", {className: "hand hidden-hand", "aria-label": `${p.name}'s hand, face down: ${plural(cards.length, "card", "cards")}`, role: "group"},
+            cards.length ? null : h("span", {className: "muted small"}, gettext("no cards")))
+        : h("div", {className: "hand hidden-hand", "aria-label": tr(gettext("%(name)s's hand, face down: %(cards)s"), {name: p.name, cards: cardsWords(cards.length)}), role: "group"},
             ...cards.map(() => h("span", {className: "card card-back", "aria-hidden": "true"})));
       const box = h("section", {className: "seat" + (toPlay ? " to-play" : "") + (delta && delta.seat === s ? " acted" : ""),
-        "aria-label": `seat ${s}: ${p.name}`}, head, hand);
+        "aria-label": tr(gettext("seat %(seat)s: %(name)s"), {seat: s, name: p.name})}, head, hand);
       box.dataset.seat = String(s);
       return box;
     }));
@@ -109,15 +103,16 @@
     if (pos.suit) {
       const [sym, word, colour] = SUITS[pos.suit];
       $("suit").replaceChildren(h("span", {className: `suit-shape ${colour}`, "aria-hidden": "true"}, sym), " ",
-        h("span", {className: "suit-name"}, word), ...(pos.declared ? [" ", h("span", {className: "badge"}, "declared")] : []));
-    } else $("suit").textContent = "any card leads";
+        h("span", {className: "suit-name"}, word), ...(pos.declared ? [" ", h("span", {className: "badge"}, gettext("declared"))] : []));
+    } else $("suit").textContent = gettext("any card leads");
     $("stock").textContent = pos.stock;
     $("discard").textContent = pos.discard;
-    $("deal-facts").textContent = `deal ${dealNo} of ${deals.length} · ply ${ply} of ${deals[dealNo - 1].plies.length}`;
+    $("deal-facts").textContent = tr(gettext("deal %(deal)s of %(deals)s · ply %(ply)s of %(plies)s"),
+      {deal: dealNo, deals: deals.length, ply, plies: deals[dealNo - 1].plies.length});
     const extras = [];
-    if (pos.pending) extras.push(`${plural(pos.pending, "card", "cards")} of draw penalty waiting`);
-    if (pos.direction === -1) extras.push("play goes anticlockwise");
-    if (pos.awaiting) extras.push(`the dealer (${name(deals[dealNo - 1].dealer)}) must declare a suit`);
+    if (pos.pending) extras.push(tr(ngettext("%(count)s card of draw penalty waiting", "%(count)s cards of draw penalty waiting", pos.pending), {count: pos.pending}));
+    if (pos.direction === -1) extras.push(gettext("play goes anticlockwise"));
+    if (pos.awaiting) extras.push(tr(gettext("the dealer (%(name)s) must declare a suit"), {name: name(deals[dealNo - 1].dealer)}));
     $("extras").textContent = extras.join(" · ");
   }
 
@@ -125,17 +120,18 @@
     const box = $("ply-detail");
     if (!delta) {
       const d = deals[dealNo - 1];
-      box.replaceChildren(h("strong", {}, `Deal ${dealNo}, as dealt.`), ` ${name(d.dealer)} dealt; ` +
-        (d.start.to_play === null ? "" : `${name(d.start.to_play)} plays first.`));
+      box.replaceChildren(h("strong", {}, tr(gettext("Deal %(number)s, as dealt."), {number: dealNo})), " " +
+        tr(gettext("%(name)s dealt;"), {name: name(d.dealer)}) + " " +
+        (d.start.to_play === null ? "" : tr(gettext("%(name)s plays first."), {name: name(d.start.to_play)})));
       return;
     }
-    const parts = [h("strong", {}, `Ply ${ply}: `), plyWords(delta) + "."];
-    if (delta.ms !== undefined) parts.push(" ", h("span", {className: "muted small"}, `Thought for ${delta.ms} ms.`));
+    const parts = [h("strong", {}, tr(gettext("Ply %(ply)s:"), {ply}) + " "), plyWords(delta) + "."];
+    if (delta.ms !== undefined) parts.push(" ", h("span", {className: "muted small"}, tr(gettext("Thought for %(ms)s ms."), {ms: delta.ms})));
     box.replaceChildren(...parts);
-    if (delta.log.some(e => e.type === "reshuffle")) box.append(h("p", {className: "reshuffle-note"}, "Reshuffle: " +
+    if (delta.log.some(e => e.type === "reshuffle")) box.append(h("p", {className: "reshuffle-note"}, gettext("Reshuffle:") + " " +
       entryWords(delta.log.find(e => e.type === "reshuffle"), delta) + "."));
-    if (delta.fault) box.append(h("p", {className: "fault-note"}, h("strong", {}, `Fault (${delta.fault.kind}): `),
-      delta.fault.detail || "no details", ` The referee played the fallback for ${name(delta.seat)}: ${plyWords(delta)}.`));
+    if (delta.fault) box.append(h("p", {className: "fault-note"}, h("strong", {}, tr(gettext("Fault (%(kind)s):"), {kind: delta.fault.kind}) + " "),
+      delta.fault.detail || gettext("no details"), " " + tr(gettext("The referee played the fallback for %(name)s: %(ply)s."), {name: name(delta.seat), ply: plyWords(delta)})));
   }
 
   // "What my bot saw here" (bots_api's turn log, its owner only): #replay-seat-tools lists the viewer's own bots'
@@ -151,7 +147,7 @@
     if (!tool) { panel.replaceChildren(); return; }
     const query = `match=${encodeURIComponent(root.dataset.match)}&deal=${dealNo}&ply=${ply - 1}`;
     const button = h("button", {type: "button", className: "link", id: "my-bot-open"}, tool.label);
-    panel.replaceChildren(button, " ", h("a", {href: `${tool.page}?${query}`, className: "muted"}, "(in the turn log)"));
+    panel.replaceChildren(button, " ", h("a", {href: `${tool.page}?${query}`, className: "muted"}, gettext("(in the turn log)")));
     button.addEventListener("click", () => {
       const shownAt = `${dealNo}/${ply}`;
       button.disabled = true;
@@ -161,19 +157,19 @@
           if (`${dealNo}/${ply}` !== shownAt) return;  // the viewer moved on meanwhile
           const turn = page.results.find(t => t.played) || page.results[0];
           if (!turn) {
-            panel.replaceChildren(h("p", {}, "No turn is logged here: turn logs are kept for a limited time (see the turn log page)."));
+            panel.replaceChildren(h("p", {}, gettext("No turn is logged here: turn logs are kept for a limited time (see the turn log page).")));
             return;
           }
           panel.replaceChildren(...[
-            h("p", {}, h("strong", {}, tool.label + ": "), `${turn.latency_ms} ms` + (turn.status ? `, HTTP ${turn.status}` : ", no answer") +
-              (turn.fault_kind ? `; fault ${turn.fault_kind}: ${turn.fault}` : "")),
+            h("p", {}, h("strong", {}, tool.label + ": "), `${turn.latency_ms} ms` + (turn.status ? `, HTTP ${turn.status}` : ", " + gettext("no answer")) +
+              (turn.fault_kind ? "; " + tr(gettext("fault %(kind)s: %(detail)s"), {kind: turn.fault_kind, detail: turn.fault}) : "")),
             turn.debug ? h("p", {id: "my-bot-debug"}, h("strong", {}, "debug: "), turn.debug) : null,
-            turn.debug_warning ? h("p", {className: "muted"}, "warning: " + turn.debug_warning) : null,
-            h("details", {open: true}, h("summary", {}, "Request (what your bot was sent)"), h("pre", {id: "my-bot-request"}, JSON.stringify(turn.request, null, 1))),
-            h("details", {}, h("summary", {}, "Reply"), h("pre", {}, typeof turn.reply === "string" ? turn.reply : JSON.stringify(turn.reply, null, 1)))]
+            turn.debug_warning ? h("p", {className: "muted"}, gettext("warning:") + " " + turn.debug_warning) : null,
+            h("details", {open: true}, h("summary", {}, gettext("Request (what your bot was sent)")), h("pre", {id: "my-bot-request"}, JSON.stringify(turn.request, null, 1))),
+            h("details", {}, h("summary", {}, gettext("Reply")), h("pre", {}, typeof turn.reply === "string" ? turn.reply : JSON.stringify(turn.reply, null, 1)))]
             .filter(c => c !== null));  // replaceChildren would print a null as the text "null"
         })
-        .catch(err => { panel.append(h("p", {className: "fault-note"}, `Could not load the turn log (${err.message}).`)); button.disabled = false; });
+        .catch(err => { panel.append(h("p", {className: "fault-note"}, tr(gettext("Could not load the turn log (%(error)s)."), {error: err.message}))); button.disabled = false; });
     });
   }
 
@@ -184,23 +180,26 @@
     if (box.hidden) return;
     if (!d.result) {
       const f = data.result.forfeited;
-      box.replaceChildren(h("strong", {}, "The match ended here: "), f === null || f === undefined
-        ? "the deal was cut off." : `${name(f)} forfeited (too many faults in a row).`);
+      box.replaceChildren(h("strong", {}, gettext("The match ended here:") + " "), f === null || f === undefined
+        ? gettext("the deal was cut off.") : tr(gettext("%(name)s forfeited (too many faults in a row)."), {name: name(f)}));
       return;
     }
     const r = d.result;
-    box.replaceChildren(h("h3", {}, `Deal ${dealNo}: ` + (r.outcome === "out" ? `${name(r.winner)} went out` : "blocked")),
-      ...players.map(p => h("p", {}, h("strong", {}, p.name), `: ${plural(pos.hands[p.seat].length, "card", "cards")} left worth ${r.hand_values[p.seat]}; ` +
-        `this deal adds ${r.points[p.seat]}, total ${r.totals[p.seat]}.`)),
-      dealNo === deals.length ? h("p", {}, h("strong", {}, "Match over. "), "Places: " +
-        players.map(p => `${p.name} ${p.place ?? "-"}`).join(" · ") + ".") : null);
+    box.replaceChildren(h("h3", {}, r.outcome === "out" ? tr(gettext("Deal %(number)s: %(name)s went out"), {number: dealNo, name: name(r.winner)})
+      : tr(gettext("Deal %(number)s: blocked"), {number: dealNo})),
+      ...players.map(p => h("p", {}, h("strong", {}, p.name), ": " + tr(ngettext("%(count)s card left worth %(worth)s; this deal adds %(points)s, total %(total)s.",
+        "%(count)s cards left worth %(worth)s; this deal adds %(points)s, total %(total)s.", pos.hands[p.seat].length),
+        {count: pos.hands[p.seat].length, worth: r.hand_values[p.seat], points: r.points[p.seat], total: r.totals[p.seat]}))),
+      dealNo === deals.length ? h("p", {}, h("strong", {}, gettext("Match over.") + " "), tr(gettext("Places: %(places)s."),
+        {places: players.map(p => `${p.name} ${p.place ?? "-"}`).join(" · ")})) : null);
   }
 
   function showLog() {
     const d = deals[dealNo - 1], hadFocus = $("log").contains(document.activeElement);
     $("log").replaceChildren(...d.plies.slice(0, ply).map((delta, i) => {
       const item = h("li", {className: (delta.log.some(e => e.type === "reshuffle") ? "log-reshuffle" : "") + (delta.fault ? " log-fault" : "")},
-        h("button", {type: "button", className: "link ply-link"}, `${i + 1}. ${plyWords(delta)}` + (delta.fault ? ` (fallback after a ${delta.fault.kind} fault)` : "")));
+        h("button", {type: "button", className: "link ply-link"}, `${i + 1}. ${plyWords(delta)}` +
+          (delta.fault ? " " + tr(gettext("(fallback after a %(kind)s fault)"), {kind: delta.fault.kind}) : "")));
       if (i + 1 === ply) item.setAttribute("aria-current", "step");
       item.firstChild.addEventListener("click", () => go(dealNo, i + 1));
       return item;
@@ -229,8 +228,9 @@
     $("prev-deal").disabled = dealNo === 1;
     $("next-deal").disabled = dealNo === deals.length;
     if (announce !== false && !timer) {  // while playing, the live region waits for the pause (no flood of plies)
-      $("where").textContent = `Deal ${dealNo}, ply ${ply} of ${d.plies.length}` +
-        (delta ? `: ${plyWords(delta)}.` : ": as dealt.") + (delta && delta.fault ? ` Fault (${delta.fault.kind}), fallback played.` : "");
+      $("where").textContent = (delta ? tr(gettext("Deal %(number)s, ply %(ply)s of %(plies)s: %(words)s."), {number: dealNo, ply, plies: d.plies.length, words: plyWords(delta)})
+        : tr(gettext("Deal %(number)s, ply %(ply)s of %(plies)s: as dealt."), {number: dealNo, ply, plies: d.plies.length})) +
+        (delta && delta.fault ? " " + tr(gettext("Fault (%(kind)s), fallback played."), {kind: delta.fault.kind}) : "");
     }
     const url = new URL(window.location.href);
     url.searchParams.set("deal", String(dealNo));
@@ -258,15 +258,15 @@
     if (timer) return;
     if (dealNo === deals.length && ply === deals[dealNo - 1].plies.length) go(1, 0);  // from the start again
     timer = setInterval(() => { next(); }, 1000 / speed());
-    $("where").textContent = `Playing at ${$("speed").selectedOptions[0].text}; Space pauses.`;
-    $("play").textContent = "Pause";
+    $("where").textContent = tr(gettext("Playing at %(speed)s; Space pauses."), {speed: $("speed").selectedOptions[0].text});
+    $("play").textContent = gettext("Pause");
     $("play").setAttribute("aria-pressed", "true");
   }
   function pause() {
     const wasPlaying = timer !== null;
     clearInterval(timer);
     timer = null;
-    $("play").textContent = "Play";
+    $("play").textContent = gettext("Play");
     $("play").setAttribute("aria-pressed", "false");
     if (wasPlaying) render();  // says where the play stopped
   }
@@ -275,19 +275,20 @@
     const select = $("speed"), i = Math.min(Math.max(0, select.selectedIndex + step), select.options.length - 1);
     select.selectedIndex = i;
     speedChanged();
-    if (!timer) $("where").textContent = `Speed: ${select.options[i].text}.`;
+    if (!timer) $("where").textContent = tr(gettext("Speed: %(speed)s."), {speed: select.options[i].text});
   }
   function speedChanged() { if (timer) { pause(); play(); } }
   function setEye(value) {
     eye = value === "" || value === null ? null : Number(value);
     $("eye").value = eye === null ? "" : String(eye);
     render(false);
-    $("where").textContent = eye === null ? "All hands face up." : `Seat's eye: the deal as ${name(eye)} saw it.`;
+    $("where").textContent = eye === null ? gettext("All hands face up.") : tr(gettext("Seat's eye: the deal as %(name)s saw it."), {name: name(eye)});
   }
 
   $("deal-choice").replaceChildren(...deals.map(d => h("option", {value: String(d.number)},
-    `Deal ${d.number} (${plural(d.plies.length, "ply", "plies")}` + (d.result ? (d.result.outcome === "out" ?
-      `, ${name(d.result.winner)} went out)` : ", blocked)") : ", cut off)"))));
+    tr(gettext("Deal %(number)s"), {number: d.number}) + " (" + tr(ngettext("%(count)s ply", "%(count)s plies", d.plies.length), {count: d.plies.length}) +
+      (d.result ? (d.result.outcome === "out" ? ", " + tr(gettext("%(name)s went out"), {name: name(d.result.winner)}) + ")"
+        : ", " + gettext("blocked") + ")") : ", " + gettext("cut off") + ")"))));
   $("prev").addEventListener("click", prev);
   $("next").addEventListener("click", () => next());
   $("play").addEventListener("click", toggle);

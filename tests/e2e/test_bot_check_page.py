@@ -39,7 +39,7 @@ def test_verify_shows_checking_and_then_the_answer_as_text(live_server, browser,
         page.goto(f"{live_server.url}/accounts/login/?next=/bots/{bot.pk}/")
         page.fill("#id_username", "ada")
         page.fill("#id_password", "pw-ada-123")
-        page.click("button[type=submit], input[type=submit]")
+        page.click("main button[type=submit], main input[type=submit]")
         page.wait_for_url(re.compile(rf".*/bots/{bot.pk}/$"))
         assert page.inner_text("#bot-badge") == "not verified"
         page.click("button[value=verify]")

@@ -28,7 +28,7 @@ def test_a_locked_login_says_why_and_opens_after_the_cool_off(live_server, setti
         page.fill("#id_username", "ada")
         page.fill("#id_password", f"wrong-{attempt}")
         with page.expect_navigation() as navigation:
-            page.click("button[type=submit]")
+            page.click("main button[type=submit]")
     response = navigation.value
     assert response.status == 429
     alert = page.get_by_role("alert").inner_text()
@@ -37,5 +37,5 @@ def test_a_locked_login_says_why_and_opens_after_the_cool_off(live_server, setti
     time.sleep(int(response.headers["retry-after"]) + 0.3)
     page.fill("#id_username", "ada")
     page.fill("#id_password", "pw-ada-12345")
-    page.click("button[type=submit]")
+    page.click("main button[type=submit]")
     page.wait_for_url(re.compile(r".*/bots/$"))

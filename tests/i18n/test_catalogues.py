@@ -23,7 +23,7 @@ PENDING = {
     "templates/bots_api/trial_detail.html", "templates/bots_api/trial_match_note.html",
     "templates/bots_api/_secret.html", "templates/games/deal_code.html",
     "templates/games/doc_page.html", "templates/games/docs_index.html", 
-     "templates/games/replay.html", "templates/games/replay_refused.html", 
+     "templates/games/replay_refused.html", 
     
     
     "templates/tournaments/_player.html", "templates/tournaments/_tournament_matches.html",
@@ -31,7 +31,6 @@ PENDING = {
     "templates/tournaments/duplicate_set.html", "templates/tournaments/ladder_detail.html",
     "templates/tournaments/ladder_entry.html", "templates/tournaments/tournament_detail.html",
     "templates/tournaments/tournament_list.html", "templates/tournaments/tournament_round.html",
-    "static/js/ladder.js", "static/js/replay.js",
 }
 #: not the site's pages: drf-spectacular's Swagger page (its own words)
 NOT_PAGES = {"templates/drf_spectacular/swagger_ui.html"}
@@ -65,7 +64,7 @@ def _english_in_template(text: str) -> list[str]:
     attrs = [a for a in _ATTRS.findall(_TAG.sub(" ", text))]
     text = _TAG.sub(" ", text)
     text = _SCRIPT_STYLE.sub(" ", text)
-    text = re.sub(r"<code>.*?</code>", " ", text, flags=re.S)
+    text = re.sub(r"<(code|kbd)>.*?</\1>", " ", text, flags=re.S)  # code and keys' names read as they are typed
     text = _HTML_TAG.sub(" ", text)
     text = re.sub(r"&[a-z]+;|&#\d+;", " ", text)
     found = [w for w in _WORDS.findall(text) if w not in _SAME_EVERYWHERE]
@@ -83,6 +82,10 @@ def test_a_translated_template_has_no_english_outside_the_translation_tags(name)
 _CALL = re.compile(r"\b(?:n|p|np)?gettext\s*\(")
 _COMMENT = re.compile(r"(?<![:\\])//[^\n]*|/\*.*?\*/", re.S)
 _STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"|`((?:[^`\\]|\\.)*)`')
+
+
+#: keyboard keys' names as scripts compare them (KeyboardEvent.key), not words for people
+_KEY_NAMES = {"Escape", "Enter", "Home", "End", "Tab", "Backspace", "Delete"}
 
 
 def _translated_spans(text: str) -> list[tuple[int, int]]:
@@ -124,7 +127,7 @@ def _english_in_script(text: str) -> list[str]:
         sentence = re.search(r"[A-Za-z]{2,}\s+[A-Za-z]{2,}", words) and re.search(r"[A-Z]|[.,:;!?·…]", words)
         if sentence and not re.search(r"[#\[]\w|=>|\w\(|^\.", words):
             found.append(literal)
-        elif re.fullmatch(r"[A-Z][a-z]+[.!?…]?", words):
+        elif re.fullmatch(r"[A-Z][a-z]+[.!?…]?", words) and words not in _KEY_NAMES:
             found.append(literal)
     return found
 
