@@ -21,6 +21,8 @@ from __future__ import annotations
 from math import floor, sqrt
 from statistics import NormalDist
 
+from django.utils.translation import gettext
+
 CONFIDENT = 0.95
 PROBABLE = 0.75
 _PHI = NormalDist().cdf
@@ -41,11 +43,12 @@ def percent(p: float) -> int:
 
 def trust_statement(a: str, b: str, p: float) -> str:
     """A plain sentence about A listed above B, ``p`` being ``order_confidence`` of A over B."""
+    facts = {"a": a, "b": b, "percent": percent(p)}
     if p >= CONFIDENT:
-        return f"{a} is ahead of {b} with {percent(p)} % confidence."
+        return gettext("%(a)s is ahead of %(b)s with %(percent)s %% confidence.") % facts
     if p >= PROBABLE:
-        return f"{a} is probably ahead of {b} ({percent(p)} % confidence)."
-    return f"{a} and {b} cannot yet be told apart ({percent(p)} %)."
+        return gettext("%(a)s is probably ahead of %(b)s (%(percent)s %% confidence).") % facts
+    return gettext("%(a)s and %(b)s cannot yet be told apart (%(percent)s %%).") % facts
 
 
 def rating_chart(points: list[dict], width: int = 640, height: int = 200, pad: int = 24) -> dict | None:

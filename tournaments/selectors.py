@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.core.cache import cache
+from django.utils.translation import ngettext
 from django.db.models import Count, FloatField, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 
@@ -68,13 +69,17 @@ def ladder_trust(*, board: list[LadderEntry]) -> dict:
     provisional = ""
     if newcomers:
         needed = settings.LADDER_PROVISIONAL_MATCHES
-        provisional = (f"Provisional, listed below and not ranked until they have played {needed} matches: "
-                       f"{', '.join(e.player.name for e in newcomers)}.")
+        provisional = ngettext("Provisional, listed below and not ranked until they have played %(needed)s match: "
+                               "%(names)s.", "Provisional, listed below and not ranked until they have played "
+                               "%(needed)s matches: %(names)s.", needed) % {
+            "needed": needed, "names": ", ".join(e.player.name for e in newcomers)}
         if not ranked:  # a new ladder's board: say when it will have a ranking
             closest = max(newcomers, key=lambda e: e.matches_played)
             more = needed - closest.matches_played
-            provisional += (f" Nobody is ranked yet: the closest, {closest.player.name}, needs {more} more "
-                            f"{'match' if more == 1 else 'matches'}; the ladder plays on by itself.")
+            provisional += " " + ngettext("Nobody is ranked yet: the closest, %(name)s, needs %(more)s more match; the "
+                                          "ladder plays on by itself.", "Nobody is ranked yet: the closest, %(name)s, "
+                                          "needs %(more)s more matches; the ladder plays on by itself.", more) % {
+                "name": closest.player.name, "more": more}
     return {"pairs": pairs, "provisional": provisional}
 
 

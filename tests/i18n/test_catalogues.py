@@ -27,8 +27,8 @@ PENDING = {
     
     
     "templates/tournaments/_player.html", "templates/tournaments/_tournament_matches.html",
-    "templates/tournaments/duplicate_ladder_sets.html", "templates/tournaments/duplicate_match_note.html",
-    "templates/tournaments/duplicate_set.html", "templates/tournaments/ladder_detail.html",
+     "templates/tournaments/duplicate_match_note.html",
+    "templates/tournaments/duplicate_set.html", 
     "templates/tournaments/ladder_entry.html", "templates/tournaments/tournament_detail.html",
     "templates/tournaments/tournament_list.html", "templates/tournaments/tournament_round.html",
 }

@@ -84,3 +84,15 @@ def test_a_tables_invite_page_reads_in_the_language(house_bots, language):
     names = set(Player.objects.values_list("name", flat=True)) | {"web-table", "eager"}
     left = english_left(page, names)
     assert not left, f"English left on a table's invite page in {language}: {left}"
+
+
+@pytest.mark.parametrize("language", ["ru", "bg"])
+def test_a_ladder_page_reads_in_the_language(ladder, language):
+    from tournaments.services import ladder_schedule_matches
+
+    for match in ladder_schedule_matches(ladder=ladder, limit=2):  # rated matches: the board, trust and recent rows
+        match_advance(match_id=match.pk)
+    page = Client().get(f"/ladders/{ladder.slug}/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    names = set(Player.objects.values_list("name", flat=True)) | {ladder.name, "pagat"}
+    left = english_left(page, names)
+    assert not left, f"English left on a ladder's page in {language}: {left}"
