@@ -96,3 +96,24 @@ def test_a_ladder_page_reads_in_the_language(ladder, language):
     names = set(Player.objects.values_list("name", flat=True)) | {ladder.name, "pagat"}
     left = english_left(page, names)
     assert not left, f"English left on a ladder's page in {language}: {left}"
+
+
+@pytest.mark.parametrize("language", ["ru", "bg"])
+def test_players_pages_read_in_the_language(ladder, language):
+    from tournaments.models import LadderEntry
+    from tournaments.services import ladder_schedule_matches
+
+    for match in ladder_schedule_matches(ladder=ladder, limit=2):
+        match_advance(match_id=match.pk)
+    entry = LadderEntry.objects.filter(ladder=ladder, matches_played__gt=0).select_related("player").first()
+    a, b = Player.objects.filter(seats__match__ladder_match__ladder=ladder).distinct()[:2]
+    names = set(Player.objects.values_list("name", flat=True)) | {ladder.name, "pagat"}
+    from games.engine.strategies import STRATEGIES
+
+    names |= set(STRATEGIES) | {ladder.slug}  # head to head names a ladder by its slug
+    for path in (f"/players/{entry.player.name}/", f"/ladders/{ladder.slug}/entries/{entry.pk}/",
+                 f"/players/{a.name}/vs/{b.name}/"):
+        response = Client().get(path, HTTP_ACCEPT_LANGUAGE=language)
+        assert response.status_code == 200, path
+        left = english_left(response.content.decode(), names)
+        assert not left, f"English left on {path} in {language}: {left}"
