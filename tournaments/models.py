@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from games.engine import Ruleset
 from games.engine.deal import check_ruleset_seats
@@ -153,19 +154,19 @@ class Tournament(models.Model):
     it would tell the cards of matches still to be played)."""
 
     class Format(models.TextChoices):
-        ROUND_ROBIN = "round_robin", "round robin"
-        SWISS = "swiss", "Swiss"
-        KNOCKOUT = "knockout", "knockout"
+        ROUND_ROBIN = "round_robin", _("round robin")
+        SWISS = "swiss", _("Swiss")
+        KNOCKOUT = "knockout", _("knockout")
 
     class Status(models.TextChoices):
-        REGISTERING = "registering", "registering"
-        RUNNING = "running", "running"
-        FINISHED = "finished", "finished"
+        REGISTERING = "registering", _("registering")
+        RUNNING = "running", _("running")
+        FINISHED = "finished", _("finished")
 
     class Entrants(models.TextChoices):
-        BOTH = "both", "bots and people"
-        BOTS = "bots", "bots only"
-        PEOPLE = "people", "people only"
+        BOTH = "both", _("bots and people")
+        BOTS = "bots", _("bots only")
+        PEOPLE = "people", _("people only")
 
     name = models.CharField(max_length=80)
     slug = models.SlugField(max_length=80, unique=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
+from django.utils.translation import gettext
 from django.shortcuts import get_object_or_404, redirect, render
 
 from games.engine import Ruleset
@@ -83,10 +84,10 @@ def entry_choices(*, tournament: Tournament, user) -> list[dict]:
     person = (Player.objects.filter(user=user, kind=Player.Kind.HUMAN).first()
               or Player(user=user, kind=Player.Kind.HUMAN, name=user.get_username()))
     refusal = services.entry_refusal(tournament=tournament, player=person, entries=entries)
-    choices = [{"value": "", "label": "myself", "refused": refusal.detail if refusal else None}]
+    choices = [{"value": "", "label": gettext("myself"), "refused": refusal.detail if refusal else None}]
     for bot in Player.objects.filter(user=user, kind=Player.Kind.BOT).select_related("bot").order_by("name"):
         refusal = services.entry_refusal(tournament=tournament, player=bot, entries=entries)
-        choices.append({"value": str(bot.bot.pk), "label": f"my bot {bot.name}",
+        choices.append({"value": str(bot.bot.pk), "label": gettext("my bot %(name)s") % {"name": bot.name},
                         "refused": refusal.detail if refusal else None})
     return choices
 

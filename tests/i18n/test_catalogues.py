@@ -19,18 +19,10 @@ ROOT = Path(__file__).resolve().parents[2]
 #: templates and scripts whose words are not marked for translation yet (docs/TRANSLATING.md, "Not yet")
 PENDING = {
     "templates/bots_api/bot_detail.html", "templates/bots_api/bot_list.html", "templates/bots_api/bot_turns.html",
-    
     "templates/bots_api/trial_detail.html", "templates/bots_api/trial_match_note.html",
-    "templates/bots_api/_secret.html", "templates/games/deal_code.html",
-    "templates/games/doc_page.html", "templates/games/docs_index.html", 
-     "templates/games/replay_refused.html", 
-    
-    
-    "templates/tournaments/_tournament_matches.html",
-     "templates/tournaments/duplicate_match_note.html",
-    "templates/tournaments/duplicate_set.html", 
-    "templates/tournaments/tournament_detail.html",
-    "templates/tournaments/tournament_list.html", "templates/tournaments/tournament_round.html",
+    "templates/bots_api/_secret.html", "templates/games/deal_code.html", "templates/games/doc_page.html",
+    "templates/games/docs_index.html", "templates/games/replay_refused.html",
+    "templates/tournaments/duplicate_match_note.html", "templates/tournaments/duplicate_set.html",
 }
 #: not the site's pages: drf-spectacular's Swagger page (its own words)
 NOT_PAGES = {"templates/drf_spectacular/swagger_ui.html"}

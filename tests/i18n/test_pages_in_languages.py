@@ -117,3 +117,22 @@ def test_players_pages_read_in_the_language(ladder, language):
         assert response.status_code == 200, path
         left = english_left(response.content.decode(), names)
         assert not left, f"English left on {path} in {language}: {left}"
+
+
+@pytest.mark.parametrize("language", ["ru", "bg"])
+def test_tournament_pages_read_in_the_language(house_bots, language):
+    from tournaments import tournament_services as ts
+
+    tournament = ts.tournament_create(name="Winter cup", format="swiss", rounds=2, preset="pagat")
+    for bot in house_bots:
+        ts.tournament_register(tournament=tournament, player=bot)
+    ts.tournament_start(tournament=tournament)
+    names = set(Player.objects.values_list("name", flat=True)) | {"Winter cup", "pagat"}
+    from games.engine.strategies import STRATEGIES
+
+    names |= set(STRATEGIES)
+    for path in ("/tournaments/", f"/tournaments/{tournament.pk}/", f"/tournaments/{tournament.pk}/rounds/1/"):
+        response = Client().get(path, HTTP_ACCEPT_LANGUAGE=language)
+        assert response.status_code == 200, path
+        left = english_left(response.content.decode(), names)
+        assert not left, f"English left on {path} in {language}: {left}"
