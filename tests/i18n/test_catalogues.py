@@ -22,7 +22,7 @@ PENDING = {
     "templates/bots_api/trial_detail.html", 
     "templates/bots_api/_secret.html", 
     
-    "templates/tournaments/duplicate_set.html",
+
 }
 #: not the site's pages: drf-spectacular's Swagger page (its own words)
 NOT_PAGES = {"templates/drf_spectacular/swagger_ui.html"}
