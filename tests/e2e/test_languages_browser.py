@@ -13,7 +13,6 @@ pytest.importorskip("playwright.sync_api")
 pytest.importorskip("axe_playwright_python")
 from axe import axe_violations, describe  # noqa: E402 (tests/support)
 from browsers import CHROMIUM  # noqa: E402
-from run_cache import clear_this_runs_cache  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM),
                                 reason="Debian's chromium is not installed (.ci/run installs it)")
@@ -37,21 +36,13 @@ def _english_left(page, names: set[str]) -> list[str]:
 
 
 def _click_move(page) -> None:
-    """One move by clicking, in any language: the first playable card (an eight declares hearts), else Draw, else
-    Pass; then wait until the table shows another position."""
-    clear_this_runs_cache()
-    shown = page.get_attribute("#table", "data-ply")
-    playable = page.locator("#hand .card.playable")
-    if playable.count():
-        playable.first.click()
-        if page.locator("#suit-picker[open]").count():
-            page.click("#suit-picker button[data-suit='H']")
-    elif page.locator("#draw:not([disabled])").count():
-        page.click("#draw")
-    else:
-        page.click("#pass")
+    """One move by clicking, in any language (test_live_pages._move: a playable card, else Draw, else Pass), then
+    wait until the table shows another position."""
     from playwright.sync_api import expect
+    from test_live_pages import _move
 
+    shown = page.get_attribute("#table", "data-ply")
+    _move(page)
     expect(page.locator("#table")).not_to_have_attribute("data-ply", shown, timeout=40000)
 
 
