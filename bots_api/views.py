@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 from django import forms
+from django.utils.translation import gettext, gettext_lazy as _
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -26,15 +27,15 @@ from games.models import Player
 
 
 class BotRegisterForm(forms.Form):
-    name = forms.CharField(max_length=40, help_text="2 to 40 characters, unique among all players")
-    endpoint_url = forms.CharField(label="Endpoint URL", max_length=300,
+    name = forms.CharField(label=_("Name"), max_length=40, help_text=_("2 to 40 characters, unique among all players"))
+    endpoint_url = forms.CharField(label=_("Endpoint URL"), max_length=300,
                                    widget=forms.TextInput(attrs={"placeholder": "https://bot.example.com/eights",
                                                                  "size": 40}),
-                                   help_text="the service POSTs ping, turn and match_end here")
+                                   help_text=_("the service POSTs ping, turn and match_end here"))
 
 
 class BotEndpointForm(forms.Form):
-    endpoint_url = forms.CharField(label="Endpoint URL", max_length=300,
+    endpoint_url = forms.CharField(label=_("Endpoint URL"), max_length=300,
                                    widget=forms.TextInput(attrs={"size": 40}))
 
 
@@ -63,21 +64,25 @@ def _do_action(request, bot, action: str):
         return bot_rotate_secret(bot=bot)
     elif action in ("enable", "disable"):
         bot_update(bot=bot, is_enabled=action == "enable")
-        messages.success(request, f"{bot.name} is {action}d.")
+        messages.success(request, (gettext("%(name)s is enabled.") if action == "enable" else
+                                   gettext("%(name)s is disabled.")) % {"name": bot.name})
     elif action in ("enter", "leave"):
         ladder = selectors.ladder_by_slug(slug=request.POST.get("ladder", ""))
         if action == "enter":
             bot_enter_ladder(bot=bot, ladder=ladder)
-            messages.success(request, f"{bot.name} entered {ladder.name}.")
+            messages.success(request, gettext("%(name)s entered %(ladder)s.") % {"name": bot.name,
+                                                                                   "ladder": ladder.name})
         else:
             bot_leave_ladder(bot=bot, ladder=ladder)
-            messages.success(request, f"{bot.name} left {ladder.name} (its rating is kept).")
+            messages.success(request, gettext("%(name)s left %(ladder)s (its rating is kept).") % {
+                "name": bot.name, "ladder": ladder.name})
     elif action == "endpoint":
         form = BotEndpointForm(request.POST)
         if not form.is_valid():
             raise BotError("invalid_endpoint", "give the endpoint as an absolute URL")
         bot_update(bot=bot, endpoint_url=form.cleaned_data["endpoint_url"])
-        messages.success(request, "Endpoint saved." + ("" if bot.verified_at else " Verify the bot again."))
+        messages.success(request, gettext("Endpoint saved.") if bot.verified_at else
+                         gettext("Endpoint saved. Verify the bot again."))
     return None
 
 
@@ -96,10 +101,10 @@ def bot_detail(request, bot_id: int):
         if action == "delete":
             bot_delete(bot=bot)
             if not selectors.bot_list(owner=request.user).filter(pk=bot_id).exists():
-                messages.success(request, f"{bot.name} is deleted.")
+                messages.success(request, gettext("%(name)s is deleted.") % {"name": bot.name})
                 return redirect("bot-list")
-            messages.info(request, f"{bot.name} has played matches, so it is disabled instead of deleted "
-                                   "(its matches stay replayable).")
+            messages.info(request, gettext("%(name)s has played matches, so it is disabled instead of deleted (its "
+                                           "matches stay replayable).") % {"name": bot.name})
             return redirect("bot-detail", bot_id=bot_id)
         try:
             new_secret = _do_action(request, bot, action)
