@@ -16,10 +16,9 @@ from django.core.management import call_command
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: templates and scripts whose words are not marked for translation yet (docs/TRANSLATING.md, "Not yet")
-PENDING = {
-    "templates/bots_api/trial_detail.html", "bots_api/static/bots_api/trial.js", "bots_api/static/bots_api/bot_check.js",
-}
+#: templates and scripts whose words are not marked for translation yet (docs/TRANSLATING.md, "Not yet"): none now;
+#: a file named here is let off the checks below until it is translated
+PENDING: set[str] = set()
 #: not the site's pages: drf-spectacular's Swagger page (its own words)
 NOT_PAGES = {"templates/drf_spectacular/swagger_ui.html"}
 
@@ -108,6 +107,8 @@ def _english_in_script(text: str) -> list[str]:
     found = []
     for match in _STRING.finditer(text):
         if any(a <= match.start() < b for a, b in inside):
+            continue
+        if text[match.end():match.end() + 3].lstrip().startswith(":"):  # an object's key ("Accept": ...), not words
             continue
         literal = match.group(1) if match.group(1) is not None else match.group(2)
         words = re.sub(r"\$\{[^}]*\}", " ", literal).strip()

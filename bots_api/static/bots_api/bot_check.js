@@ -1,6 +1,6 @@
 // The bot page's check panel (templates/bots_api/bot_detail.html): while the last check is queued or running,
 // ask the API for it every second and show its outcome when it is done. Text only (textContent), never HTML: a
-// check's detail quotes what the bot answered.
+// check's detail quotes what the bot answered. Words: Django's JavaScript catalogue (base.html loads it first).
 (function () {
   "use strict";
   var panel = document.getElementById("bot-check");
@@ -20,8 +20,8 @@
     }
     var suspended = panel.dataset.suspended === "yes" && check.state !== "passed";
     var enabled = panel.dataset.enabled === "yes";
-    var words = suspended ? ["suspended", "aborted"] : !enabled ? ["disabled", ""]
-      : check.state === "passed" ? ["ready", "finished"] : ["not verified", "running"];
+    var words = suspended ? [gettext("suspended"), "aborted"] : !enabled ? [gettext("disabled"), ""]
+      : check.state === "passed" ? [gettext("ready"), "finished"] : [gettext("not verified"), "running"];
     badge.textContent = words[0];
     badge.className = "badge " + words[1];
   }
@@ -29,10 +29,11 @@
   function show(check) {
     panel.dataset.state = check.state;
     if (check.state !== "passed" && check.state !== "failed") {
-      status.textContent = "Checking your bot… (" + check.state + ")";
+      status.textContent = interpolate(gettext("Checking your bot… (%(state)s)"), {state: check.state}, true);
       return false;
     }
-    status.textContent = (check.state === "passed" ? "Passed: " : "Failed: ") + check.detail;
+    status.textContent = interpolate(check.state === "passed" ? gettext("Passed: %(detail)s") : gettext("Failed: %(detail)s"),
+      {detail: check.detail}, true);
     list.replaceChildren();
     check.checks.forEach(function (c) {
       var item = document.createElement("li");
@@ -63,7 +64,7 @@
         if (tries < MAX_TRIES) {
           setTimeout(poll, 2000);
         } else {
-          status.textContent = "Still checking: reload the page in a while.";
+          status.textContent = gettext("Still checking: reload the page in a while.");
         }
       });
   }
