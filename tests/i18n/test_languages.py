@@ -139,3 +139,16 @@ def test_the_switcher_names_each_language_in_itself():
     page = _page(Client(), HTTP_ACCEPT_LANGUAGE="ru")
     for code, name in (("en", "English"), ("ru", "Русский"), ("bg", "Български")):
         assert f'<option value="{code}" lang="{code}"' in page and f">{name}</option>" in page
+
+
+@pytest.mark.parametrize("count,ru,bg", [(1, "1 карту", "1 карта"), (2, "2 карты", "2 карти"), (5, "5 карт", "5 карти"),
+                                         (11, "11 карт", "11 карти"), (21, "21 карту", "21 карти"),
+                                         (22, "22 карты", "22 карти")])
+def test_plural_forms_of_cards_and_matches(count, ru, bg):
+    with translation.override("ru"):
+        assert translation.ngettext("%(n)s card", "%(n)s cards", count) % {"n": count} == ru
+        assert translation.ngettext("%(counter)s match", "%(counter)s matches", count) % {"counter": count} == (
+            f"{count} " + ("партия" if count % 10 == 1 and count % 100 != 11 else
+                           "партии" if 2 <= count % 10 <= 4 and not 12 <= count % 100 <= 14 else "партий"))
+    with translation.override("bg"):
+        assert translation.ngettext("%(n)s card", "%(n)s cards", count) % {"n": count} == bg
