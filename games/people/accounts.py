@@ -28,6 +28,7 @@ from sitekit.limits import AddressBudget
 from games.people.players import player_name_check
 from sitekit.names import NameRefused
 from games.services import player_for_user
+from games.people.languages import language_keep_for_new_account
 
 
 class LoginAttemptHandler(AxesDatabaseHandler):
@@ -147,8 +148,9 @@ def signup(request):
     if request.method == "POST" and form.is_valid():
         user = form.save()
         created.count(request)
-        player_for_user(user=user)  # the name is taken from now on (checked by the form)
+        player = player_for_user(user=user)  # the name is taken from now on (checked by the form)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        language_keep_for_new_account(request=request, player=player)
         return redirect(next_url)
     return render(request, "registration/signup.html", {"form": form, "next": next_url})
 

@@ -1,7 +1,7 @@
 """A person's language (docs/TRANSLATING.md): the switcher on every page (``language_choose``) sets the cookie for
 anyone and, signed in, keeps the choice on the account (``Player.language``) and in the session, where
 ``sitekit.languages.LanguageMiddleware`` finds it first; a log-in brings the account's choice back
-(``on_user_logged_in``), and a sign-up keeps the language the person was reading."""
+(``on_user_logged_in``), and a sign-up keeps the language the person was reading (``language_keep_for_new_account``)."""
 
 from __future__ import annotations
 
@@ -35,17 +35,19 @@ def language_choose(request):
 
 
 def on_user_logged_in(sender, request=None, user=None, **kwargs) -> None:
-    """``user_logged_in`` receiver: the account's language for this session; an account without one (a sign-up, or
-    an account from before languages) keeps the language the person is reading now."""
+    """``user_logged_in`` receiver: the account's language, when it has one, for this session (an account that never
+    chose one follows the cookie and the browser, as before it logged in)."""
     if request is None or not hasattr(request, "session") or user is None:
         return
     player = Player.objects.filter(user=user, kind=Player.Kind.HUMAN).only("pk", "language").first()
-    if player is None:
-        return
-    if language_supported(player.language):
+    if player is not None and language_supported(player.language):
         request.session[SESSION_LANGUAGE] = player.language
         translation.activate(player.language)
-        return
+
+
+def language_keep_for_new_account(*, request, player: Player) -> None:
+    """At sign-up: the new account keeps the language the person was reading (the sign-up page's), in the account and
+    the session, so the site stays in it wherever they log in next."""
     reading = language_supported(translation.get_language())
     if reading:
         Player.objects.filter(pk=player.pk).update(language=reading)

@@ -90,3 +90,39 @@ def test_the_reshuffle_notice_goes_when_the_match_is_over(live_server, browser, 
     assert match_abort(match_id=match.pk, reason="ended by the test")
     page.wait_for_selector("text=This match was ended early", timeout=20000)
     assert page.locator("#reshuffle-note").is_hidden()  # no stale green notice above the match's end
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("language,words", [
+    ("ru", "Колода кончилась: {count} карт из сброса перетасованы в новую колоду (верхняя карта остаётся)"),
+    ("bg", "Тестето свърши: {count} карти от купчината бяха разбъркани в ново тесте (горната карта остава)")])
+def test_the_reshuffle_reads_in_russian_and_bulgarian(live_server, browser, settings, house_bots, language, words):
+    """Issue 24: the reshuffle's notice and log line in the person's language (their account's), plural forms
+    included (the pile holds a count that takes the many form)."""
+    settings.TASKS = "eager"
+    from django.contrib.auth import get_user_model
+
+    from games.selectors import match_state
+    from games.services import player_for_user
+
+    user = get_user_model().objects.create_user(f"shuffler-{language}", password="a-long-pass-9876")
+    person = player_for_user(user=user)
+    type(person).objects.filter(pk=person.pk).update(language=language)  # the account's language: kept at log-in
+    match = match_at_a_reshuffle(user=user, person=person, bot=house_bots[3])
+    count = match_state(match=match).deal.view(0)["discard_count"] - 1
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    page = browser.new_context().new_page()  # the browser asks for English: the account's language wins
+    page.context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value,
+                               "url": live_server.url}])
+    page.goto(f"{live_server.url}/matches/{match.pk}/play/")
+    page.wait_for_function(f"() => {TABLE}.dataset.yourTurn === 'yes'", timeout=15000)
+    page.click("#draw")
+    page.wait_for_function(f"() => {TABLE}.dataset.reshuffles === '1'", timeout=15000)
+    expected = words.format(count=count)
+    assert count % 10 >= 5 or count % 10 == 0 or 11 <= count % 100 <= 14  # the "many" form the words above use
+    assert page.inner_text("#reshuffle-note") == expected + "."
+    assert page.locator("#log li.log-reshuffle").inner_text().startswith(expected)
+    page.context.close()
