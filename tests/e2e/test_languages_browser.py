@@ -24,11 +24,14 @@ WORDS = {
            "pass": "Пас", "deal1": "Раздаване 1", "points": "точки", "stock": "тесте"},
 }
 #: what reads the same in every language: the service's name, the API link, names of the seats (added per test)
-SAME = {"Eights", "Ladder", "API", "SHA", "web", "table", "English"}  # English: the switcher names it in itself
+SAME = {"Eights", "Ladder", "API", "SHA", "web", "table", "English", "Tab", "Enter"}  # English: the switcher names it in itself
 
 
 def _english_left(page, names: set[str]) -> list[str]:
-    text = page.inner_text("body")
+    """Latin words the page shows, outside code and keys' names (read as they are typed) and ``names``."""
+    text = page.evaluate("""() => { const body = document.body.cloneNode(true);
+        body.querySelectorAll('code, kbd, script, style, [hidden]').forEach(el => el.remove());
+        return body.innerText || body.textContent; }""")
     for name in names:
         text = text.replace(name, " ")
     text = re.sub(r"\b[0-9a-f]{64}\b", " ", text)  # the deal's commitment
@@ -104,3 +107,59 @@ def test_a_guest_plays_in_their_language_and_switches_to_english(live_server, br
     found = axe_violations(page)
     assert not found, f"the table in English after switching:\n{describe(found)}"
     context.close()
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_a_russian_guest_plays_a_whole_match_reads_the_rules_and_signs_up(live_server, browser, settings,
+                                                                          house_bots):
+    """Issue 24's "done means": a browser asking for Russian opens the home page, deals as a guest, plays a whole
+    match, reads the rules and signs up without meeting an English sentence (names aside); axe on each page."""
+    from django.contrib.auth import get_user_model
+    from playwright.sync_api import expect
+
+    from games.models import Match, Player
+
+    settings.TASKS = "eager"
+    settings.HUMAN_MOVE_SECONDS = 600
+    page = browser.new_context(locale="ru-RU", viewport={"width": 420, "height": 900}).new_page()
+    page.goto(f"{live_server.url}/")
+    assert not _english_left(page, set()), _english_left(page, set())
+    page.click("#deal")
+    page.wait_for_url(re.compile(r".*/matches/\d+/play/$"))
+    match = Match.objects.get(pk=int(re.search(r"/matches/(\d+)/play/", page.url)[1]))
+    names = {s.player.name for s in match.seats.select_related("player")}
+    for _ in range(3000):
+        match.refresh_from_db()
+        if match.status != Match.Status.RUNNING:
+            break
+        if page.get_attribute("#table", "data-your-turn") == "yes":
+            _click_move(page)
+        else:
+            page.wait_for_timeout(50)
+    else:
+        raise AssertionError("the match did not end")
+    expect(page.locator("#turn")).to_contain_text("Партия окончена.", timeout=20000)
+    left = _english_left(page, names)
+    assert not left, f"English left at the end of the match: {left}"
+    found = axe_violations(page)
+    assert not found, f"the finished table in Russian:\n{describe(found)}"
+
+    page.click("a[href$='/rules/']")  # the table's "как играть": this match's rules
+    page.wait_for_url(re.compile(r".*/matches/\d+/rules/$"))
+    rules = page.inner_text("article.rules").split("ruleset")[0]  # the options table for bots is code
+    assert "Чем можно ходить" in rules and not re.findall(r"[A-Za-z]{3,}", rules.replace("web-table", ""))
+    found = axe_violations(page)
+    assert not found, f"the rules in Russian:\n{describe(found)}"
+
+    page.goto(f"{live_server.url}/accounts/signup/")
+    assert not _english_left(page, names), _english_left(page, names)
+    page.fill("#id_username", "novichok")
+    page.fill("#id_password1", "a-long-pass-9876")
+    page.fill("#id_password2", "a-long-pass-9876")
+    page.click("main button[type=submit]")
+    page.wait_for_url(re.compile(rf"{re.escape(live_server.url)}/$"))
+    assert page.get_attribute("html", "lang") == "ru"
+    person = Player.objects.get(user=get_user_model().objects.get(username="novichok"))
+    assert person.language == "ru" and match.seats.filter(player=person).exists()  # the match came along
+    page.context.close()
