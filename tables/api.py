@@ -24,7 +24,8 @@ def _viewer(request):
 
 class SeatSpec(serializers.Serializer):
     kind = serializers.ChoiceField(services.SEAT_KINDS, help_text="who may take the seat")
-    name = serializers.CharField(required=False, max_length=60, help_text="invited: the person's player name")
+    name = serializers.CharField(required=False, max_length=60, help_text=(
+        "invited: the person's player name; challenge: the name of another owner's bot that accepts challenges"))
     strategy = serializers.CharField(required=False, max_length=30, help_text="house: the house strategy")
     bot = serializers.IntegerField(required=False, help_text="bot: the id of one of your verified bots")
 

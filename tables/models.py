@@ -49,6 +49,7 @@ class TableSeat(models.Model):
         INVITED = "invited", "an invited person"
         HOUSE = "house", "a house bot"
         BOT = "bot", "one of the creator's bots"
+        CHALLENGE = "challenge", "another owner's bot that accepts challenges"
 
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
     index = models.PositiveSmallIntegerField()

@@ -33,7 +33,7 @@ from tables.models import Table, TableSeat
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 CODE_LENGTH = 12
 #: seat kinds a creator may ask for (the creator's own seat is seat 0)
-SEAT_KINDS = ("open", "invited", "house", "bot")
+SEAT_KINDS = ("open", "invited", "house", "bot", "challenge")
 
 
 class TableError(ApiError):
@@ -131,14 +131,15 @@ def _ladder_houses(ladder: Ladder):
 def _seat_from(spec: object, index: int, creator: Player, taken: set[int], ladder: Ladder | None = None) -> TableSeat:
     """The seat ``index`` a creator asked for with ``spec`` (one of ``SEAT_KINDS``: ``{"kind": "open"}``,
     ``{"kind": "invited", "name": player name}``, ``{"kind": "house", "strategy": s}``, ``{"kind": "bot", "bot":
-    id}``); ``taken``: the player ids seated so far. ``TableError`` ``bad_table`` saying what would be right."""
+    id}``, ``{"kind": "challenge", "name": bot name}``: another owner's verified bot that accepts challenges);
+    ``taken``: the player ids seated so far. ``TableError`` ``bad_table`` saying what would be right."""
     where = f"seat {index}"
     if not isinstance(spec, dict) or spec.get("kind") not in SEAT_KINDS:
         raise _bad(f"{where}: give {{\"kind\": ...}} with a kind of {', '.join(SEAT_KINDS)}")
     unknown = set(spec) - {"kind", "name", "strategy", "bot"}
     if unknown:
         raise _bad(f"{where}: unknown field {sorted(unknown)[0]!r:.40}; a seat has kind and, by kind, name "
-                   "(invited), strategy (house) or bot (bot)")
+                   "(invited, challenge), strategy (house) or bot (bot)")
     kind = spec["kind"]
     if kind == "open":
         return TableSeat(index=index, kind=kind)
@@ -160,6 +161,8 @@ def _seat_from(spec: object, index: int, creator: Player, taken: set[int], ladde
         house = _house_for(strategy, taken, ladder)
         taken.add(house.pk)
         return TableSeat(index=index, kind=kind, player=house)
+    if kind == "challenge":
+        return _challenged_bot_seat(spec.get("name"), index, where, taken)
     bot_id = spec.get("bot")
     bot = (Bot.objects.select_related("player").filter(pk=bot_id, owner=creator.user).first()
            if isinstance(bot_id, int) and not isinstance(bot_id, bool) and creator.user_id else None)
@@ -169,6 +172,25 @@ def _seat_from(spec: object, index: int, creator: Player, taken: set[int], ladde
         raise _bad(f"{where}: the bot {bot.player.name} cannot play now (verify it first, or it is seated already)")
     taken.add(bot.player.pk)
     return TableSeat(index=index, kind=kind, player=bot.player)
+
+
+def _challenged_bot_seat(name: object, index: int, where: str, taken: set[int]) -> TableSeat:
+    """The seat of another owner's bot named ``name`` that accepts challenges (``Bot.accepts_challenges``, verified,
+    playing). No owner sits twice at a table (a person and their bot could share cards): a bot whose owner or whose
+    owner's other bot is seated already is refused, and its owner may not take a seat later (``table_join``)."""
+    bot = (Bot.objects.select_related("player").filter(player__name=name).first()
+           if isinstance(name, str) else None)
+    if bot is None or not bot.accepts_challenges:
+        raise _bad(f"{where}: {name!r:.60} is not a bot that accepts challenges (its owner switches that on: "
+                   "accepts_challenges in PATCH /api/bots/<id>/)")
+    if not bot.verified_at or not bot.player.is_active or bot.player.pk in taken:
+        raise _bad(f"{where}: the bot {bot.player.name} cannot play now (not verified or disabled, or seated already)")
+    owners = set(Player.objects.filter(pk__in=taken).exclude(user=None).values_list("user_id", flat=True))
+    if bot.player.user_id in owners:
+        raise _bad(f"{where}: the owner of {bot.player.name} has a player at this table already (they could share "
+                   "cards): choose another bot")
+    taken.add(bot.player.pk)
+    return TableSeat(index=index, kind=TableSeat.Kind.CHALLENGE, player=bot.player)
 
 
 def table_create(*, creator: Player, preset: str | None, seats: object, listed: bool = True, request=None,
@@ -206,6 +228,8 @@ def table_create(*, creator: Player, preset: str | None, seats: object, listed: 
     kinds = {spec.get("kind") for spec in seats if isinstance(spec, dict)}
     if rated is not None and "bot" in kinds:
         raise _bad("your own bot may not sit at a rated table with you: make the seat open, invited or a house bot")
+    if rated is not None and "challenge" in kinds:
+        raise _bad("a rated table seats the ladder's entries: challenge a bot at a casual table")
     budget = TableCreateBudget()
     if request is not None and budget.full(request):
         raise TableError("too_many_tables", _("too many new tables from your address (limit %(limit)s); try again in "
@@ -310,6 +334,10 @@ def table_join(*, code: str, player: Player) -> TableSeat:
         seats = list(TableSeat.objects.select_for_update().filter(table=table).order_by("index"))
         if any(s.player_id == player.pk for s in seats):
             raise TableError("already_seated", _("you have a seat at this table already"))
+        if player.user_id and Player.objects.filter(pk__in=[s.player_id for s in seats if s.player_id],
+                                                    user_id=player.user_id).exists():
+            raise TableError("already_seated", _("your bot sits at this table: you may not sit with it (you would see "
+                                                 "its cards)"))
         _check_running(player, table.ladder)
         free = [s for s in seats if s.player_id is None]
         mine = next((s for s in free if s.kind == TableSeat.Kind.INVITED and s.invited_id == player.pk), None)

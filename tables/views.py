@@ -33,6 +33,14 @@ def _my_bots(request) -> list[Bot]:
                 .select_related("player").order_by("player__name"))
 
 
+def _challengeable_bots(request) -> list[Bot]:
+    """Other owners' verified, playing bots that accept challenges (the lobby form's "challenge a bot"), by name."""
+    bots = Bot.objects.filter(accepts_challenges=True, verified_at__isnull=False, player__is_active=True)
+    if request.user.is_authenticated:
+        bots = bots.exclude(owner=request.user)
+    return list(bots.select_related("player", "owner").order_by("player__name")[:50])
+
+
 def lobby(request, *, status: int = 200, error: str = ""):
     """Open tables waiting for players, newest first, and the form that creates one."""
     viewer = _player(request)
@@ -40,13 +48,14 @@ def lobby(request, *, status: int = 200, error: str = ""):
     return render(request, "tables/lobby.html", {
         "tables": tables, "presets": sorted(PRESETS), "strategies": sorted(STRATEGIES), "form_seats": FORM_SEATS,
         "other_seats": range(1, max(FORM_SEATS)), "my_bots": _my_bots(request), "error": error,
+        "challengeable": _challengeable_bots(request),
         "ladders": list(Ladder.objects.filter(is_active=True).order_by("name")) if request.user.is_authenticated
         else []}, status=status)
 
 
 def _seat_specs(post, count: int) -> list[dict]:
     """The other seats from the form: ``seat_<i>`` is ``open``, ``invited`` (with ``invite_<i>``: a name),
-    ``house:<strategy>`` or ``bot:<id>``."""
+    ``house:<strategy>``, ``bot:<id>`` (one's own) or ``challenge:<name>`` (another owner's bot)."""
     specs = []
     for i in range(1, count):
         choice = post.get(f"seat_{i}", "open")
@@ -56,6 +65,8 @@ def _seat_specs(post, count: int) -> list[dict]:
             specs.append({"kind": "house", "strategy": choice[len("house:"):]})
         elif choice.startswith("bot:") and choice[len("bot:"):].isdigit():
             specs.append({"kind": "bot", "bot": int(choice[len("bot:"):])})
+        elif choice.startswith("challenge:"):
+            specs.append({"kind": "challenge", "name": choice[len("challenge:"):]})
         else:
             specs.append({"kind": "open"})
     return specs

@@ -85,6 +85,35 @@ def test_one_of_my_bots_takes_a_seat_and_another_owners_bot_is_refused(as_person
     assert Match.objects.get(pk=table["match_id"]).seats.get(index=1).player == mine.player
 
 
+def test_another_owners_bot_that_accepts_challenges_takes_a_seat_beside_people(as_person, as_stranger, owner,
+                                                                               stranger, servers, house_bots):
+    """Issue 23, 1: a seat for another owner's bot that accepts challenges (off by default). It may sit with other
+    people (its owner is not at the table); its owner may not join that table (they would see its cards), and two
+    bots of one owner are not seated together."""
+    from bots_api.models import Bot
+
+    shy = bot_of(owner, servers(), "ShyBot", active=True)
+    refused = _create(as_person, {"kind": "challenge", "name": "ShyBot"}, {"kind": "open"})
+    assert refused.status_code == 400 and "is not a bot that accepts challenges" in refused.json()["detail"]
+    Bot.objects.filter(pk=shy.pk).update(accepts_challenges=True)
+    table = _open_table(as_person, {"kind": "challenge", "name": "ShyBot"}, {"kind": "open"})
+    assert [s["kind"] for s in table["seats"]] == ["creator", "challenge", "open"]
+    assert table["seats"][1]["player"] == "ShyBot" and table["status"] == "waiting"
+    owners_try = api_client(owner).post(f"/api/tables/{table['code']}/join/")
+    assert owners_try.status_code == 409 and owners_try.json()["error"] == "already_seated"
+    assert "your bot sits at this table" in owners_try.json()["detail"]
+    started = as_stranger.post(f"/api/tables/{table['code']}/join/").json()
+    assert started["status"] == "started"
+    match = Match.objects.get(pk=started["match_id"])
+    assert match.seats.get(index=1).player == shy.player and match.seats.get(index=2).player.user == stranger
+    other = bot_of(owner, servers(), "ShyTwin", active=True)
+    Bot.objects.filter(pk=other.pk).update(accepts_challenges=True)
+    twins = _create(as_person, {"kind": "challenge", "name": "ShyBot"}, {"kind": "challenge", "name": "ShyTwin"})
+    assert twins.status_code == 400 and "has a player at this table already" in twins.json()["detail"]
+    nobody = _create(as_person, {"kind": "challenge", "name": "NoSuchBot"})
+    assert nobody.status_code == 400 and "accepts_challenges" in nobody.json()["detail"]
+
+
 @pytest.mark.parametrize("body, words", [
     ({"preset": "nope", "seats": [{"kind": "open"}]}, "is not a valid choice"),
     ({"preset": "web-table", "seats": []}, "seats 2 to"),

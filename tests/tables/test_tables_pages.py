@@ -143,3 +143,28 @@ def test_a_browser_without_a_seat_changes_nothing(house_bots):
         assert answer.status_code in (403, 410), (action, answer.status_code)
     table = Table.objects.get(code=code)
     assert table.status == Table.Status.WAITING and table.seats.filter(player__isnull=True).count() == 2
+
+
+def test_the_lobby_form_offers_other_owners_bots_that_accept_challenges(house_bots, servers):
+    from django.contrib.auth import get_user_model
+
+    from bots_api.models import Bot
+    from personas import bot_of, user
+
+    ada, lin = user("ada"), get_user_model().objects.create_user("lin2", password="pw-lin2-12345")
+    open_bot = bot_of(ada, servers(), "OpenBot", active=True)
+    bot_of(ada, servers(), "ClosedBot", active=True)
+    Bot.objects.filter(pk=open_bot.pk).update(accepts_challenges=True)
+    client = Client()
+    client.force_login(lin)
+    page = client.get("/tables/").content.decode()
+    assert 'value="challenge:OpenBot"' in page and "challenge the bot OpenBot (by ada)" in page
+    assert "ClosedBot" not in page
+    made = _post(client, "/tables/new/", {"preset": "web-table", "seats": "2", "seat_1": "challenge:OpenBot"})
+    code = made["Location"].split("/")[2]
+    table = Table.objects.get(code=code)
+    assert table.status == Table.Status.STARTED  # no seat left to fill: the bot's seat was the last
+    assert Match.objects.get(pk=table.match_id).seats.get(index=1).player == open_bot.player
+    owners_view = Client()
+    owners_view.force_login(ada)
+    assert "challenge:OpenBot" not in owners_view.get("/tables/").content.decode()  # not one's own bots
