@@ -15,6 +15,8 @@ from django.urls import reverse
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_POST
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext_lazy
 from rest_framework.request import Request
 
 from games import browse, services
@@ -24,9 +26,6 @@ from games.matches import exports, snapshots
 from games.matches import seats as match_seats
 from games.people.casual import CasualRefused, casual_start
 from games.engine import PRESETS, Ruleset
-from django.utils.translation import gettext as _
-from django.utils.translation import pgettext_lazy
-
 from games.engine.describe import describe_rules
 from games.matches.reasons import RulesWords
 from games.people.guests import session_guest

@@ -152,6 +152,9 @@ def _seat_from(spec: object, index: int, creator: Player, taken: set[int], ladde
                        "player name")
         if person.pk == creator.pk or person.pk in taken:
             raise _bad(f"{where}: {person.name} has a seat at this table already")
+        if _owner_seated(person.user_id, taken):
+            raise _bad(f"{where}: a bot of {person.name} sits at this table (they would see its cards): invite "
+                       "someone else")
         taken.add(person.pk)
         return TableSeat(index=index, kind=kind, invited=person)
     if kind == "house":
@@ -174,6 +177,12 @@ def _seat_from(spec: object, index: int, creator: Player, taken: set[int], ladde
     return TableSeat(index=index, kind=kind, player=bot.player)
 
 
+def _owner_seated(user_id: int | None, taken: set[int]) -> bool:
+    """Whether a player of the account ``user_id`` (a person, or a bot it owns) is among ``taken`` (player ids): no
+    owner sits twice at a table (a person and their bot could share cards; ``match_create`` refuses it too)."""
+    return user_id is not None and Player.objects.filter(pk__in=taken, user_id=user_id).exists()
+
+
 def _challenged_bot_seat(name: object, index: int, where: str, taken: set[int]) -> TableSeat:
     """The seat of another owner's bot named ``name`` that accepts challenges (``Bot.accepts_challenges``, verified,
     playing). No owner sits twice at a table (a person and their bot could share cards): a bot whose owner or whose
@@ -185,8 +194,7 @@ def _challenged_bot_seat(name: object, index: int, where: str, taken: set[int]) 
                    "accepts_challenges in PATCH /api/bots/<id>/)")
     if not bot.verified_at or not bot.player.is_active or bot.player.pk in taken:
         raise _bad(f"{where}: the bot {bot.player.name} cannot play now (not verified or disabled, or seated already)")
-    owners = set(Player.objects.filter(pk__in=taken).exclude(user=None).values_list("user_id", flat=True))
-    if bot.player.user_id in owners:
+    if _owner_seated(bot.player.user_id, taken):
         raise _bad(f"{where}: the owner of {bot.player.name} has a player at this table already (they could share "
                    "cards): choose another bot")
     taken.add(bot.player.pk)
@@ -334,8 +342,7 @@ def table_join(*, code: str, player: Player) -> TableSeat:
         seats = list(TableSeat.objects.select_for_update().filter(table=table).order_by("index"))
         if any(s.player_id == player.pk for s in seats):
             raise TableError("already_seated", _("you have a seat at this table already"))
-        if player.user_id and Player.objects.filter(pk__in=[s.player_id for s in seats if s.player_id],
-                                                    user_id=player.user_id).exists():
+        if _owner_seated(player.user_id, {s.player_id for s in seats if s.player_id}):
             raise TableError("already_seated", _("your bot sits at this table: you may not sit with it (you would see "
                                                  "its cards)"))
         _check_running(player, table.ladder)

@@ -15,13 +15,18 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from django.utils.translation import get_language, gettext, ngettext, pgettext
+from django.utils.translation import get_language, gettext, gettext_noop, ngettext, pgettext
 
+from games.engine.cards import SUIT_NAMES, SUITS
 from games.engine.describe import Words
 
-_SUITS = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
-_SUIT_CODES = {name: code for code, name in _SUITS.items()}
+_SUIT_CODES = dict(zip(SUIT_NAMES, SUITS))  # "clubs" -> "C", as the engine names them in its reasons
 _RANK_CODES = {"ace": "A", "jack": "J", "queen": "Q", "king": "K", "eight": "8", "10": "T"}
+
+
+def _in_english() -> bool:
+    """Whether the active language is English (the engine's own words need no translating)."""
+    return (get_language() or "en").split("-")[0] == "en"
 
 
 def suit_words(code: str) -> str:
@@ -112,49 +117,36 @@ _SHAPES: list[tuple[re.Pattern, Callable[[re.Match], str]]] = [
 ]
 
 
-def _fixed() -> dict[str, str]:
-    """The reasons without facts of their own, in the reader's words."""
-    return {
-        "there is nothing to draw: the stock is empty and there is no card under the top card":
-            gettext("there is nothing to draw: the stock is empty and there is no card under the top card"),
-        "you must play: you hold a playable card and drawing is only allowed without one":
-            gettext("you must play: you hold a playable card and drawing is only allowed without one"),
-        "you have already drawn your card this turn: play the drawn card or pass":
-            gettext("you have already drawn your card this turn: play the drawn card or pass"),
-        "you drew a playable card: play it": gettext("you drew a playable card: play it"),
-        "the stock ran out during your draws: pass (the cards under the top card become the new stock for the next "
-        "seat's draw)": gettext("the stock ran out during your draws: pass (the cards under the top card become the "
-                                "new stock for the next seat's draw)"),
-        "the stock ran out during your draws: play a card that fits":
-            gettext("the stock ran out during your draws: play a card that fits"),
-        "after drawing the turn ends without a play under this ruleset":
-            gettext("after drawing the turn ends without a play under this ruleset"),
-        "after drawing the turn ends under this ruleset: pass":
-            gettext("after drawing the turn ends under this ruleset: pass"),
-        "you cannot pass while you can still draw": gettext("you cannot pass while you can still draw"),
-        "going out on an eight is not allowed under this ruleset":
-            gettext("going out on an eight is not allowed under this ruleset"),
-        "you have already announced your last card this turn":
-            gettext("you have already announced your last card this turn"),
-        "announce only when you hold two cards and are about to play one of them":
-            gettext("announce only when you hold two cards and are about to play one of them"),
-        "the deal is over: no more actions": gettext("the deal is over: no more actions"),
-        "this ruleset has no last-card announcement (last_card_penalty is 0)":
-            gettext("this ruleset has no last-card announcement (last_card_penalty is 0)"),
-        'a suit is declared with the eight that is played: {"type": "play", "card": "8H", "suit": "S"}':
-            gettext('a suit is declared with the eight that is played: {"type": "play", "card": "8H", "suit": "S"}'),
-        "the match is over: no more actions": gettext("the match is over: no more actions"),
-    }
+#: The reasons without facts of their own: each is its own msgid, said in the reader's words by ``gettext``
+#: (``gettext_noop`` marks them for ``makemessages``).
+_FIXED = frozenset((
+    gettext_noop("there is nothing to draw: the stock is empty and there is no card under the top card"),
+    gettext_noop("you must play: you hold a playable card and drawing is only allowed without one"),
+    gettext_noop("you have already drawn your card this turn: play the drawn card or pass"),
+    gettext_noop("you drew a playable card: play it"),
+    gettext_noop("the stock ran out during your draws: pass (the cards under the top card become the new stock for "
+                 "the next seat's draw)"),
+    gettext_noop("the stock ran out during your draws: play a card that fits"),
+    gettext_noop("after drawing the turn ends without a play under this ruleset"),
+    gettext_noop("after drawing the turn ends under this ruleset: pass"),
+    gettext_noop("you cannot pass while you can still draw"),
+    gettext_noop("going out on an eight is not allowed under this ruleset"),
+    gettext_noop("you have already announced your last card this turn"),
+    gettext_noop("announce only when you hold two cards and are about to play one of them"),
+    gettext_noop("the deal is over: no more actions"),
+    gettext_noop("this ruleset has no last-card announcement (last_card_penalty is 0)"),
+    gettext_noop('a suit is declared with the eight that is played: {"type": "play", "card": "8H", "suit": "S"}'),
+    gettext_noop("the match is over: no more actions"),
+))
 
 
 def reason_words(reason: str) -> str:
     """``reason`` (an ``IllegalAction``'s English message) in the active language; English, and any reason of an
     unknown shape, unchanged."""
-    if (get_language() or "en").split("-")[0] == "en":
+    if _in_english():
         return reason
-    fixed = _fixed().get(reason)
-    if fixed is not None:
-        return fixed
+    if reason in _FIXED:
+        return gettext(reason)
     for shape, say in _SHAPES:
         m = shape.match(reason)
         if m:
@@ -174,4 +166,4 @@ class RulesWords(Words):
         return ngettext(one, many, count)
 
     def number(self, k: int) -> str:
-        return super().number(k) if (get_language() or "en").split("-")[0] == "en" else str(k)
+        return super().number(k) if _in_english() else str(k)

@@ -5,6 +5,7 @@ anyone and, signed in, keeps the choice on the account (``Player.language``) and
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import HttpResponseBadRequest
 from django.utils import translation
 from django.views.decorators.http import require_POST
@@ -22,8 +23,6 @@ def language_choose(request):
     An unknown language answers 400 with the ones there are."""
     code = language_supported(request.POST.get("language"))
     if code is None:
-        from django.conf import settings
-
         known = ", ".join(c for c, _ in settings.LANGUAGES)
         return HttpResponseBadRequest(f"no such language {request.POST.get('language')!r}: choose one of {known}",
                                       content_type="text/plain; charset=utf-8")

@@ -110,6 +110,9 @@ def test_another_owners_bot_that_accepts_challenges_takes_a_seat_beside_people(a
     Bot.objects.filter(pk=other.pk).update(accepts_challenges=True)
     twins = _create(as_person, {"kind": "challenge", "name": "ShyBot"}, {"kind": "challenge", "name": "ShyTwin"})
     assert twins.status_code == 400 and "has a player at this table already" in twins.json()["detail"]
+    Player.objects.get_or_create(name="ada", kind=Player.Kind.HUMAN, user=owner)
+    invited_owner = _create(as_person, {"kind": "challenge", "name": "ShyBot"}, {"kind": "invited", "name": "ada"})
+    assert invited_owner.status_code == 400 and "a bot of ada sits at this table" in invited_owner.json()["detail"]
     nobody = _create(as_person, {"kind": "challenge", "name": "NoSuchBot"})
     assert nobody.status_code == 400 and "accepts_challenges" in nobody.json()["detail"]
 
