@@ -160,8 +160,9 @@ class SeatActionApi(APIView):
         200: inline_serializer("MoveStored", {"stored": serializers.BooleanField(), "ply": serializers.IntegerField(),
                                               "status": serializers.CharField(),
                                               "seat_view": serializers.DictField(help_text=(
-                                                  "the seat view right after this move, as GET .../seats/<seat>/ "
-                                                  "answers it (SeatView): no fetch needed to draw it"))}),
+                                                  "the seat view right after this move and the house seats' "
+                                                  "answers to it, as GET .../seats/<seat>/ answers it (SeatView): "
+                                                  "no fetch needed to draw it"))}),
         400: _err("illegal_action: the rules forbid this action here (the detail says why)"),
         409: _err("stale_ply: the position moved on (another ply was stored first, or the match ended): fetch the view again"), **SEAT_ERRORS})
     def post(self, request, match_id: int, seat: int):

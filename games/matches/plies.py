@@ -132,7 +132,7 @@ def _advance_claimed(match_id: int, token: str, ply_budget: int | None, deadline
                     live.ply_stored(match_id=match_id, ply_count=match.ply_count)
             return "finished"
         seats = {seat.index: seat for seat in match.seats.select_related("player")}
-        deal_row = Deal.objects.get(match=match, number=state.deal_number)
+        deal_row = snapshot.deal_row(state.deal_number)
         plies = _Plies(match, deal_row, lease_token=token)
         outcome = None
         try:
@@ -262,11 +262,13 @@ class _Plies:
         return len(self.plies) >= settings.MATCH_BATCH_PLIES or (
             bool(self.plies) and (time.monotonic() - self.started) * 1000 >= settings.MATCH_BATCH_MS)
 
-    def store(self, state: MatchState) -> None:
+    def store(self, state: MatchState, *, awaiting_human: bool = False) -> None:
         """Store every ply in hand in one transaction (none: nothing to do), if the match is still running at
         ``match.ply_count`` plies: the moves (with their rulings' sources and faults), the seats' fault counts and
         clocks (each seat's latest), the deal rows at a deal's end and the new deal's row, the match's progress,
-        and the finish or the last ruling's forfeit. ``state`` stands after the last ply in hand.
+        and the finish or the last ruling's forfeit. ``state`` stands after the last ply in hand. ``awaiting_human``:
+        the seat to play next is a person's, so no worker need look at the match until they move (a person's move
+        that the house answered in the same request, ``match_submit_action``).
 
         The first statement is a compare-and-set on ``Match.ply_count`` (the count the state was read with,
         ``match_state_snapshot``): its row lock serialises every writer of this match, and a writer that read an
@@ -281,7 +283,8 @@ class _Plies:
         match, plies = self.match, self.plies
         now = timezone.now()
         progress = {"ply_count": match.ply_count + len(plies), "deal_number": state.deal_number,
-                    "totals": list(state.totals), "last_progress_at": now, "awaiting_human": False, "failures": 0}
+                    "totals": list(state.totals), "last_progress_at": now, "awaiting_human": awaiting_human,
+                    "failures": 0}
         current = Match.objects.filter(pk=match.pk, status=Match.Status.RUNNING, ply_count=match.ply_count)
         if self.lease_token is not None:
             current = current.filter(lease_owner=self.lease_token)
@@ -365,8 +368,10 @@ class MoveStored:
 def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, user,
                         guest: Player | None = None, contribution: bytes | None = None) -> MoveStored:
     """A person's move: ``action`` for ``seat`` of the match, answering the position at match ply ``ply``
-    (``Match.ply_count``, given with every view). Stores it as one ply and wakes the match task for the next seats;
-    returns the match and the seat's view after the move (``MoveStored``).
+    (``Match.ply_count``, given with every view). Stores it, with the house seats' answers that follow it
+    (``_house_answers``: in the same transaction), and wakes the match task when a bot's or a stand-in's turn comes
+    next (a person's turn marks the match ``awaiting_human`` instead); returns the match and the seat's view after
+    them (``MoveStored``).
 
     Never waits for the worker's lease: the ply is stored by a compare-and-set on the ply count (``_Plies.store``),
     so whichever of this move and the worker (the move clock's fallback) stores the ply first wins, and the other
@@ -404,19 +409,44 @@ def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, u
         snapshot.keep()  # the state is as read: the next read of this match starts from it
         raise
     deal = state.deal
-    deal_row = Deal.objects.get(match=match, number=state.deal_number)
+    deal_row = snapshot.deal_row(state.deal_number)
     if takes_contributions(match):
         ruling = referee.offer_contribution(state, ruling, contribution)
     state.apply_id(ruling.action_id)
     think_ms = max(0, int((timezone.now() - match.last_progress_at).total_seconds() * 1000))
     plies = _Plies(match, deal_row, lease_token=None)
-    plies.add(state, deal, seat_row, ruling, action=dict(ACTIONS[ruling.action_id]), think_ms=think_ms)
+    _row, over = plies.add(state, deal, seat_row, ruling, action=dict(ACTIONS[ruling.action_id]), think_ms=think_ms)
+    by_index = {row.index: row for row in seats}
+    if not over:
+        over = _house_answers(match, state, plies, by_index)
+    up_next = None if over else by_index[state.to_play]
+    person_next = up_next is not None and up_next.player.kind == Player.Kind.HUMAN and up_next.left_at is None
     try:
-        plies.store(state)
+        plies.store(state, awaiting_human=person_next)
     except StalePly:  # the state is ahead of the log: dropped, never cached
         raise StalePly("that ply was just stored by another request (or the match ended); fetch the view "
                        "again") from None
     view = seat_view(snapshot=snapshot, seat=seat, seats=seats)  # the mover's next view, from the state in hand
     snapshot.keep()  # at the ply count just stored, before the row is read again
-    match_wake(match_id=match_id, kinds={row.player.kind for row in seats})
+    if not over and not person_next:  # a bot, a stand-in or more house plies: the match task plays them
+        match_wake(match_id=match_id, kinds={row.player.kind for row in seats})
     return MoveStored(match, view)  # the snapshot's copy: the progress just stored (``_Plies.store``), any finish
+
+
+def _house_answers(match: Match, state: MatchState, plies: _Plies, seats: dict[int, Seat]) -> bool:
+    """Play the house seats' turns that follow a person's move on ``state``, into ``plies`` (stored with the move, in
+    its transaction): until a seat that is not a house strategy's is to play, the match ends, or ``plies`` holds
+    ``MATCH_BATCH_PLIES`` plies (the match task plays the rest). A house strategy takes microseconds and asks nobody,
+    so its answer costs the person's request less than a trip through the queue and a worker's read of the match
+    (BENCHMARKS.md, "Speed for people"); its plies are deterministic (``strategy_rng``), exactly those the worker
+    would play. ``seats``: the match's seats by index, players loaded. Returns whether the match is over."""
+    while len(plies.plies) < settings.MATCH_BATCH_PLIES:
+        seat_row = seats[state.to_play]
+        if seat_row.player.kind != Player.Kind.HOUSE:
+            return False
+        deal = state.deal
+        ruling, think_ms = _play_turn(match, state, seat_row, commitment=plies.row.commitment or None)
+        _row, over = plies.add(state, deal, seat_row, ruling, action=ruling.action, think_ms=think_ms)
+        if over:
+            return True
+    return False

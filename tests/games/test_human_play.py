@@ -93,7 +93,7 @@ def test_the_same_move_sent_twice_at_once_is_stored_once(person, ladder):
         c = APIClient()
         c.force_authenticate(person)
         answers.append(c.post(f"/api/matches/{match_id}/seats/{seat}/actions/",
-                              {"ply": view["ply"], "action": view["legal_actions"][0]}, format="json").status_code)
+                              {"ply": view["ply"], "action": view["legal_actions"][0]}, format="json"))
         connection.close()
 
     threads = [threading.Thread(target=send) for _ in range(2)]
@@ -101,8 +101,12 @@ def test_the_same_move_sent_twice_at_once_is_stored_once(person, ladder):
         t.start()
     for t in threads:
         t.join(30)
-    assert sorted(answers) == [200, 409]
-    assert Move.objects.filter(deal__match_id=match_id).count() == before + 1
+    assert sorted(a.status_code for a in answers) == [200, 409]
+    stored = next(a.json() for a in answers if a.status_code == 200)
+    mine = list(Move.objects.filter(deal__match_id=match_id).order_by("deal__number", "ply")
+                .values_list("seat", flat=True))[before:]
+    assert mine[0] == seat and seat not in mine[1:], mine  # once, then only the house's answers
+    assert Move.objects.filter(deal__match_id=match_id).count() == stored["ply"]
 
 
 @pytest.mark.django_db

@@ -1,6 +1,7 @@
-"""Who plays a match on. With ``TASKS = "in_process"`` (zero-setup: no broker) a web request only stores a
-person's move or creates the match; the ladder loop process finds it among ``matches_runnable`` and plays the
-bots' turns (issue 8, finding 1: the bots used to be played inside the person's request)."""
+"""Who plays a match on. A web request creates the match, or stores a person's move with the house strategies'
+answers that follow it (microseconds, no outbound call: issue 25); it never asks a bot (issue 8, finding 1: the bots
+used to be played inside the person's request). With ``TASKS = "in_process"`` (zero-setup: no broker) the ladder loop
+process finds the match among ``matches_runnable`` and plays the bots' turns."""
 
 from datetime import timedelta
 
@@ -8,21 +9,22 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from games.models import Match
+from games.models import Match, Move, Player
+from personas import api_client
 from games.services import match_advance, matches_runnable
 
 
 @pytest.mark.django_db(transaction=True)  # on-commit hooks run, as in a real request
-def test_without_a_broker_no_request_plays_the_bots_the_loop_does(settings, as_person, ladder):
+def test_without_a_broker_a_request_plays_only_the_houses_answers_the_loop_the_rest(settings, as_person, ladder):
     settings.TASKS = "in_process"  # zero-setup: no broker; the ladder loop plays matches
     reply = as_person.post(f"/api/ladders/{ladder.slug}/play/", {"match_with": "bots"}, format="json")
     assert reply.status_code == 201, reply.content
     match_id, seat = reply.json()["match_id"], reply.json()["seat"]
     assert Match.objects.get(pk=match_id).ply_count == 0, "Play now played the bots inside the request"
     assert match_id in matches_runnable()
+    match_advance(match_id=match_id)  # what the ladder loop does with a runnable match
 
-    for _ in range(3):  # the loop's turn, then the person's move, three times
-        match_advance(match_id=match_id)  # what the ladder loop does with a runnable match
+    for _ in range(6):
         assert match_id not in matches_runnable(), "a match waiting for a person's move is not runnable"
         view = as_person.get(f"/api/matches/{match_id}/seats/{seat}/").json()
         assert view["your_turn"]
@@ -30,8 +32,37 @@ def test_without_a_broker_no_request_plays_the_bots_the_loop_does(settings, as_p
                                {"ply": view["ply"], "action": view["legal_actions"][0]}, format="json")
         assert moved.status_code == 200, moved.content
         match = Match.objects.get(pk=match_id)
-        assert match.ply_count == view["ply"] + 1, "the bots answered inside the person's request"
-        assert match_id in matches_runnable(), "a person's move makes the match runnable again"
+        after = list(Move.objects.filter(deal__match_id=match_id).order_by("deal__number", "ply")
+                     .values_list("seat", "source"))[view["ply"]:]
+        assert after[0] == (seat, "agent") and all(s != seat for s, _ in after[1:]), after
+        assert match.ply_count == view["ply"] + len(after), "every ply stored was answered in this request"
+        assert moved.json()["seat_view"]["your_turn"] and match.awaiting_human, (
+            "the house answered inside the request: the person is to play again, with no worker's trip")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_persons_move_never_asks_a_bot_the_match_task_does(settings, person, house_bots):
+    from games.engine import Ruleset
+    from games.services import match_create, player_for_user
+
+    settings.TASKS = "in_process"
+    owner = get_user_model().objects.create_user("owner", password="pw-owner-12345")
+    bot = Player.objects.create(name="Their bot", kind=Player.Kind.BOT, user=owner)  # no endpoint: never asked here
+    match = match_create(players=[player_for_user(user=person), house_bots[0], bot], ruleset=Ruleset.preset("pagat"),
+                         seed=7)
+    client = api_client(person)
+    for _ in range(40):  # until the person's move hands the turn on through the house to the bot
+        view = client.get(f"/api/matches/{match.pk}/seats/0/").json()
+        if not view["your_turn"]:
+            break
+        moved = client.post(f"/api/matches/{match.pk}/seats/0/actions/",
+                            {"ply": view["ply"], "action": view["legal_actions"][0]}, format="json")
+        assert moved.status_code == 200, moved.content
+    view = client.get(f"/api/matches/{match.pk}/seats/0/").json()
+    assert view["view"]["to_play"] == 2 and not view["your_turn"], "the bot's turn came"
+    assert Move.objects.filter(deal__match=match, seat=1).exists(), "the house answered the person in the request"
+    assert not Move.objects.filter(deal__match=match, seat=2).exists(), "a web request asked a bot"
+    assert match.pk in matches_runnable(), "the bot's turn is left to the match task"
 
 
 @pytest.mark.django_db

@@ -9,7 +9,7 @@ from reshuffle_match import match_at_a_reshuffle
 from bots_api.protocol import schema_errors, turn_request
 from games.engine import replay
 from games.engine.referee import turn_for
-from games.models import Match
+from games.models import Match, Move
 from games.selectors import match_record, match_state
 from games.services import match_advance, match_submit_action, player_for_user
 
@@ -23,7 +23,10 @@ def test_a_stored_reshuffle_is_in_the_seat_view_the_turn_body_and_the_replayed_h
     ply = match.ply_count
     match_submit_action(match_id=match.pk, seat=0, ply=ply, action={"type": "draw"}, user=user)
     match = Match.objects.get(pk=match.pk)
-    assert match.ply_count == ply + 1  # the reshuffle stored no ply of its own
+    stored = list(Move.objects.filter(deal__match=match).order_by("deal__number", "ply")
+                  .values_list("seat", "action"))[ply:]
+    assert stored[0] == (0, {"type": "draw"}), stored  # the reshuffle stored no ply of its own
+    assert all(seat == 1 for seat, _ in stored[1:]), stored  # only the house's answers, stored with the draw
     entry = {"seat": 0, "type": "reshuffle", "count": discard - 1}
 
     state = replay(match_record(match=match))  # the replay data: the stored actions give the entry back

@@ -54,11 +54,12 @@ def test_a_move_is_stored_without_reading_the_match_again(table, django_assert_m
     with django_assert_max_num_queries(12) as captured:
         moved = api.post(url + "actions/", {"ply": view["ply"], "action": view["legal_actions"][0]}, format="json")
     assert moved.status_code == 200, moved.content
-    assert moved.json()["ply"] == view["ply"] + 1 and moved.json()["status"] == "running"
+    assert moved.json()["ply"] == view["ply"] + 2 and moved.json()["status"] == "running"  # the house answered
     statements = _statements(captured)
-    # token, match with its seats, plies since, the deal's row, compare-and-set, the move, the seat's clocks
+    # token, the seats, the match with its plies since (the deal's row comes with them), compare-and-set, the moves
+    # (the person's and the house's answer, one INSERT), each seat's clock
     assert len(statements) == 7, statements
-    assert Move.objects.filter(deal__match_id=match_id).count() == view["ply"] + 1
+    assert Move.objects.filter(deal__match_id=match_id).count() == view["ply"] + 2
     assert moved.json()["seat_view"] == api.get(url).json()  # the view after the move, as a fetch would give it
     assert sum(connection.ops.quote_name("games_match") in sql and sql.lstrip().startswith("SELECT")
                for sql in statements[2:]) <= 1  # the match is read once (with the plies), never again after storing

@@ -79,7 +79,7 @@ def test_a_persons_move_is_stored_at_once_while_a_worker_holds_the_lease(person,
     took = time.monotonic() - started
     assert response.status_code == 200, response.content
     assert took < 1.0, f"the move waited {took:.1f} s"
-    assert response.json()["ply"] == view["ply"] + 1
+    assert response.json()["ply"] >= view["ply"] + 1  # with any house answers stored in the same transaction
     assert Match.objects.get(pk=match.pk).lease_owner == "a-worker"  # the move did not touch the worker's lease
 
 
@@ -163,7 +163,9 @@ def test_two_tabs_sending_different_moves_at_once_store_one(person, house_bots):
         t.join(60)
     assert sorted(a.status_code for a in answers) == [200, 409]
     assert [a.json()["error"] for a in answers if a.status_code == 409] == ["stale_ply"]
-    assert Move.objects.filter(deal__match=match).count() == view["ply"] + 1
+    won = next(a.json() for a in answers if a.status_code == 200)  # one move (with the house's answers) stored
+    assert Move.objects.filter(deal__match=match).count() == won["ply"]
+    assert Move.objects.filter(deal__match=match, seat=0).count() == 1
 
 
 @pytest.mark.django_db(transaction=True)
