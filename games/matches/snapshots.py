@@ -41,6 +41,7 @@ class MatchSnapshot:
 
     match: Match
     record: dict
+    deal_ids: dict[int, int] | None = None  # the deals' row ids by number
 
     def commitment(self, number: int) -> str | None:
         """The commitment of deal ``number`` (1-based; public from the deal's start), None when it has none."""
@@ -71,6 +72,7 @@ def match_snapshot(*, match: Match) -> MatchSnapshot:
                          "deals__moves__ply", "deals__moves__seat", "deals__moves__contribution"))
     copy = copy_module.copy(match)
     deals: list[dict] = []
+    deal_ids: dict[int, int] = {}
     last_deal = None
     head = len(_PROGRESS) + len(_PROGRESS_TEXT)
     for row in rows:
@@ -86,6 +88,7 @@ def match_snapshot(*, match: Match) -> MatchSnapshot:
         if deal_id != last_deal:
             last_deal = deal_id
             deals.append(_deal_entry(number, seed, key, json.loads(contributions) if contributions else None))
+            deal_ids[number] = deal_id
             if commitment:
                 deals[-1]["commitment"] = commitment
             if points is not None:
@@ -96,7 +99,7 @@ def match_snapshot(*, match: Match) -> MatchSnapshot:
                 deals[-1].setdefault("offers", []).append([ply, seat, offer])
     if last_deal is None:
         raise Match.DoesNotExist(f"no match {match.pk}")
-    return MatchSnapshot(match=copy, record={**record_head(match), "deals": deals})
+    return MatchSnapshot(match=copy, record={**record_head(match), "deals": deals}, deal_ids=deal_ids)
 
 
 def record_head(match: Match) -> dict:
@@ -140,8 +143,19 @@ class StateSnapshot:
     (``games.state_cache``) at ``match.ply_count`` plies: call it only while the state stands there (unchanged, or
     with every ply applied since stored and ``match.ply_count`` counting them), and touch the state no more."""
 
-    def __init__(self, match: Match, state: MatchState, commitments: dict[int, str], key: tuple) -> None:
+    def __init__(self, match: Match, state: MatchState, commitments: dict[int, str], key: tuple,
+                 deal_ids: dict[int, int] | None = None) -> None:
         self.match, self.state, self._commitments, self._key = match, state, commitments, key
+        self._deal_ids = deal_ids or {}
+
+    def deal_row(self, number: int) -> Deal:
+        """The row of deal ``number`` as far as storing plies needs it (id, match, number, commitment): built from
+        the snapshot's read when it read that deal, else read (one query). ``Deal.DoesNotExist`` when there is
+        none."""
+        pk = self._deal_ids.get(number)
+        if pk is None:
+            return Deal.objects.get(match_id=self.match.pk, number=number)
+        return Deal(pk=pk, match_id=self.match.pk, number=number, commitment=self.commitment(number) or "")
 
     def commitment(self, number: int) -> str | None:
         if number not in self._commitments:  # a deal stored after the read: its row has it
@@ -181,29 +195,30 @@ def match_state_snapshot(*, match: Match, watch: int = 0) -> StateSnapshot:
         count = state_cache.plies_of(state)
         read = _match_tail(match, deal_number=state.deal_number, done=len(state.deal_ids[-1]))
         if read is not None:
-            copy, deals, commitments = read
+            copy, deals, commitments, deal_ids = read
             applied = sum(len(d["actions"]) for d in deals)
             if count + applied == copy.ply_count:
                 try:
-                    return StateSnapshot(copy, replay_more(state, deals), commitments, key)
+                    return StateSnapshot(copy, replay_more(state, deals), commitments, key, deal_ids)
                 except ValueError:
                     pass  # a log that does not follow the cached state: replay it whole (and raise there if bad)
     snapshot = match_snapshot(match=match)
     commitments = {d["number"]: d.get("commitment", "") for d in snapshot.record["deals"]}
     if watch:
         snapshot.state.watch(watch)
-    return StateSnapshot(snapshot.match, snapshot.state, commitments, key)
+    return StateSnapshot(snapshot.match, snapshot.state, commitments, key, snapshot.deal_ids)
 
 
-def _match_tail(match: Match, *, deal_number: int, done: int) -> tuple[Match, list[dict], dict[int, str]] | None:
+def _match_tail(match: Match, *, deal_number: int,
+                done: int) -> tuple[Match, list[dict], dict[int, str], dict[int, int]] | None:
     """The match's progress and the plies stored from ply ``done`` of deal ``deal_number`` on, in one SELECT: a copy
     of ``match`` with its progress fields, the deals from ``deal_number`` on (record entries: number, seed, actions
-    after the first ``done`` of the first deal, points once finished) and their commitments by number. None when the
+    after the first ``done`` of the first deal, points once finished), their commitments and row ids by number. None when the
     match has no deal ``deal_number`` (not the match the state was cached for)."""
     m, d, mv = (connection.ops.quote_name(model._meta.db_table) for model in (Match, Deal, Move))
     progress = ", ".join(f"m.{name}" for name in _PROGRESS)
     texts = ", ".join(f"CAST(m.{name} AS TEXT)" for name in _PROGRESS_TEXT)
-    sql = (f"SELECT {progress}, {texts}, d.number, d.seed, d.{connection.ops.quote_name('key')}, d.commitment, "
+    sql = (f"SELECT {progress}, {texts}, d.id, d.number, d.seed, d.{connection.ops.quote_name('key')}, d.commitment, "
            f"CAST(d.points AS TEXT), CAST(d.contributions AS TEXT), "
            f"CAST(mv.action AS TEXT), mv.ply, mv.seat, mv.contribution FROM {m} m "
            f"LEFT JOIN {d} d ON d.match_id = m.id AND d.number >= %s "
@@ -224,13 +239,15 @@ def _match_tail(match: Match, *, deal_number: int, done: int) -> tuple[Match, li
     copy.last_progress_at, copy.finished_at = (_datetime(text) for text in first[len(_PROGRESS) + 1:head])
     deals: list[dict] = []
     commitments: dict[int, str] = {}
+    deal_ids: dict[int, int] = {}
     for row in rows:
-        number, seed, key, commitment, points, contributions, action, ply, seat, offer = row[head:]
+        deal_id, number, seed, key, commitment, points, contributions, action, ply, seat, offer = row[head:]
         if number is None:
             return None
         if not deals or deals[-1]["number"] != number:
             deals.append(_deal_entry(number, seed, key, json.loads(contributions) if contributions else None))
             commitments[number] = commitment
+            deal_ids[number] = deal_id
             if points is not None:
                 deals[-1]["points"] = json.loads(points)
         if action is not None:
@@ -239,7 +256,7 @@ def _match_tail(match: Match, *, deal_number: int, done: int) -> tuple[Match, li
                 deals[-1].setdefault("offers", []).append([ply, seat, offer])
     if deals[0]["number"] != deal_number:
         return None
-    return copy, deals, commitments
+    return copy, deals, commitments, deal_ids
 
 
 def match_record(*, match: Match) -> dict:
