@@ -163,6 +163,8 @@ class Stats:
         self.streams_refused = 0
         self.steady_from = float("inf")  # time.monotonic() after which everyone is seated (--warmup-s)
         self.steady: dict[str, list[float]] = defaultdict(list)  # latencies from steady_from on
+        self.steady_cpu: tuple[dict[str, float], int, float] | None = None  # (_cpu_seconds(), moves, time) then
+        self.steady_at_stop: tuple[dict[str, float], int, float] | None = None  # the same at the trial's end
 
     def note(self, endpoint: str, status: int, ms: float, body: str = "") -> None:
         self.latency[endpoint].append(ms)
@@ -424,6 +426,8 @@ async def _trial(base_url: str, tokens: list[str], args, stats: Stats) -> None:
         seen = Counter()
         while not all(t.done() for t in tasks):
             await asyncio.sleep(5)
+            if stats.steady_cpu is None and time.monotonic() >= stats.steady_from:  # the CPU per move from here on
+                stats.steady_cpu = (_cpu_seconds(), sum(stats.stored.values()), time.monotonic())
             window = {e: stats.latency[e][seen[e]:] for e in ("seat_view", "move")}
             for e in window:
                 seen[e] = len(stats.latency[e])
@@ -431,6 +435,7 @@ async def _trial(base_url: str, tokens: list[str], args, stats: Stats) -> None:
                   f"{stats.matches_started} matches started, seat view p95 {_pct(window['seat_view'], .95):.0f} ms, "
                   f"move p95 {_pct(window['move'], .95):.0f} ms (last 5 s), {stats.events} events, "
                   f"{stats.failures()} 5xx/transport errors", flush=True)
+        stats.steady_at_stop = (_cpu_seconds(), sum(stats.stored.values()), time.monotonic())
         for t in tasks:
             t.result()  # a bug in the client itself must not pass silently
 
@@ -599,6 +604,20 @@ def main() -> None:
                      if key in names or not key.startswith("session:")), reverse=True)
     print(f"  CPU seconds over the {elapsed:.0f} s trial (2 cores = {2 * elapsed:.0f} s): "
           + ", ".join(f"{name} {cpu:.1f}" for cpu, name in shares))
+    if stats.steady_cpu is not None and stats.steady_at_stop is not None:
+        (cpu_from, moves_from, at_from), (cpu_to, moves_to, at_to) = stats.steady_cpu, stats.steady_at_stop
+        moves = moves_to - moves_from
+        used = {names.get(key, key): cpu_to.get(key, 0) - cpu_from.get(key, 0) for key in cpu_to
+                if key in names or not key.startswith("session:")}
+        servers = sum(cpu for name, cpu in used.items() if name != "load generator")
+        if moves:
+            print(f"  CPU per person move, steady ({moves} moves from {args.warmup_s:.0f} s to the end, "
+                  f"{at_to - at_from:.0f} s): servers {1000 * servers / moves:.1f} ms ("
+                  + ", ".join(f"{name} {1000 * cpu / moves:.1f}" for name, cpu in
+                              sorted(used.items(), key=lambda kv: -kv[1]) if name != "load generator")
+                  + f"); the load generator {1000 * used.get('load generator', 0) / moves:.1f} ms "
+                  f"({100 * used.get('load generator', 0) / max(0.001, servers + used.get('load generator', 0)):.0f}%"
+                  " of all the CPU used)")
     print(f"  5xx or transport errors: {stats.failures()}; the servers' output: {log_path}")
     for line in stats.errors:
         print(f"    {line}")
