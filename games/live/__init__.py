@@ -20,13 +20,13 @@ import time
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 
 from games.engine import PublicPly
 from games.engine.match import start_from_record
-from games.models import Match, Move, Player, Seat
+from games.models import Deal, Match, Move, Player, Seat
 from games.matches.exports import match_is_public
-from games.matches.snapshots import match_snapshot, match_state_snapshot
+from games.matches.snapshots import match_snapshot, match_state_snapshot, text_datetime
 
 log = logging.getLogger(__name__)
 
@@ -157,13 +157,23 @@ class _Timeline:
         return view
 
 
-def _moves_meta(match_id: int, ply_count: int, first: int = 0) -> list[dict]:
+def _moves_meta(match_id: int, ply_count: int, first: int = 0, deal: tuple[int, int] = (1, 0)) -> list[dict]:
     """Source, fault kind and store time of the match's stored plies, in order (index = ply count - 1), as far as
     ``ply_count`` (a snapshot's: moves stored after it are left out). Moves never change once stored. ``first``:
-    earlier entries are left as None-free placeholders (not read)."""
-    rows = (Move.objects.filter(deal__match_id=match_id).order_by("deal__number", "ply")
-            .values_list("source", "fault_kind", "created_at")[first:ply_count])
-    return [{}] * first + [{"source": s, "fault_kind": f, "at": at} for s, f, at in rows]
+    earlier entries are left as None-free placeholders (not read). ``deal``: ``(number, ply count before its first
+    ply)`` of a deal at or before ply ``first`` + 1, so the read starts there (one raw SELECT: this runs for every
+    watched ply)."""
+    if ply_count <= first:
+        return [{}] * first
+    number, start = deal
+    d, mv = (connection.ops.quote_name(model._meta.db_table) for model in (Deal, Move))
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT mv.source, mv.fault_kind, CAST(mv.created_at AS TEXT) FROM {mv} mv "
+                       f"JOIN {d} d ON d.id = mv.deal_id WHERE d.match_id = %s AND d.number >= %s "
+                       f"ORDER BY d.number, mv.ply LIMIT %s OFFSET %s",
+                       [match_id, number, ply_count - first, first - start])
+        rows = cursor.fetchall()
+    return [{}] * first + [{"source": s, "fault_kind": f, "at": text_datetime(at)} for s, f, at in rows]
 
 
 def match_public_view(*, match: Match) -> dict:
@@ -284,18 +294,18 @@ class MatchFeed:
         """The events of the plies stored since the last call (on the first, those after ``after``), ``[(ply count,
         data)]``, and the end event's data once the match is over (else None). ``Match.DoesNotExist`` when it is gone
         or its id belongs to another match now; ``ValueError`` (``ReplayMismatch``) when its log does not replay."""
-        identity = Match.objects.filter(pk=self.match.pk).values_list("commitment", "seed", "created_at").first()
-        if identity != (self.match.commitment, self.match.seed, self.match.created_at):
-            raise Match.DoesNotExist(f"no match {self.match.pk} (or its id was handed out again)")
         if self.count is None:
             return self._restart(after)
-        snapshot = match_state_snapshot(match=self.match, watch=self.KEEP)
+        snapshot = match_state_snapshot(match=self.match, watch=self.KEEP, same_match=True)
         plies = snapshot.state.watched_after(self.count)
-        snapshot.keep()
         row = snapshot.match
         if plies is None:
+            snapshot.keep()
             return self._restart(self.count)
-        moves = _moves_meta(row.pk, row.ply_count, first=self.count)
+        first_deal = plies[0].deal_number if plies else row.deal_number
+        moves = _moves_meta(row.pk, row.ply_count, first=self.count,
+                            deal=(first_deal, snapshot.deal_start(first_deal)))
+        snapshot.keep()
         timeline = _Timeline(row, self.seats, moves)
         timeline.history = self.history
         events = []
@@ -309,6 +319,6 @@ class MatchFeed:
         """One replay of a snapshot of the log, for the events after ``after``; the match's state is watched from
         before it on (brought up to date first: the state stands at or before the replay's snapshot), so the next
         ``advance`` finds every ply since."""
-        match_state_snapshot(match=self.match, watch=self.KEEP).keep()
+        match_state_snapshot(match=self.match, watch=self.KEEP, same_match=True).keep()
         events, end, self.count, self.history = _replayed_events(self.match, after, self.seats)
         return events, end

@@ -24,7 +24,7 @@ _PROGRESS = ("status", "ply_count", "deal_number", "awaiting_human")
 _PROGRESS_TEXT = ("totals", "last_progress_at", "finished_at")  # read as text (see match_snapshot)
 
 
-def _datetime(text: str | None):
+def text_datetime(text: str | None):
     """A timestamp column read as text: PostgreSQL's ``2026-12-01 07:40:00.5+00``, SQLite's naive UTC."""
     if text is None:
         return None
@@ -42,6 +42,7 @@ class MatchSnapshot:
     match: Match
     record: dict
     deal_ids: dict[int, int] | None = None  # the deals' row ids by number
+    identity: tuple | None = None  # the row's (id, commitment, seed, created_at) as read: ``state_cache.key_of``'s
 
     def commitment(self, number: int) -> str | None:
         """The commitment of deal ``number`` (1-based; public from the deal's start), None when it has none."""
@@ -69,19 +70,22 @@ def match_snapshot(*, match: Match) -> MatchSnapshot:
                       contributions_text=Cast("deals__contributions", TextField()), **as_text)
             .values_list(*_PROGRESS, *as_text, "deals__id", "deals__number", "deals__seed", "deals__key",
                          "contributions_text", "deals__commitment", "points_text", "deals__moves__action",
-                         "deals__moves__ply", "deals__moves__seat", "deals__moves__contribution"))
+                         "deals__moves__ply", "deals__moves__seat", "deals__moves__contribution",
+                         "commitment", "seed", "created_at"))
     copy = copy_module.copy(match)
     deals: list[dict] = []
     deal_ids: dict[int, int] = {}
     last_deal = None
     head = len(_PROGRESS) + len(_PROGRESS_TEXT)
+    identity = None
     for row in rows:
         if last_deal is None:
             for name, value in zip(_PROGRESS, row):
                 setattr(copy, name, value)
             copy.totals = json.loads(row[len(_PROGRESS)])
-            copy.last_progress_at, copy.finished_at = (_datetime(text) for text in row[len(_PROGRESS) + 1:head])
-        deal_id, number, seed, key, contributions, commitment, points, action, ply, seat, offer = row[head:]
+            copy.last_progress_at, copy.finished_at = (text_datetime(text) for text in row[len(_PROGRESS) + 1:head])
+            identity = (match.pk, *row[-3:])
+        deal_id, number, seed, key, contributions, commitment, points, action, ply, seat, offer = row[head:-3]
         if deal_id is None:  # a match row without deals (never stored so, but read it as an empty log)
             last_deal = 0
             continue
@@ -99,7 +103,8 @@ def match_snapshot(*, match: Match) -> MatchSnapshot:
                 deals[-1].setdefault("offers", []).append([ply, seat, offer])
     if last_deal is None:
         raise Match.DoesNotExist(f"no match {match.pk}")
-    return MatchSnapshot(match=copy, record={**record_head(match), "deals": deals}, deal_ids=deal_ids)
+    return MatchSnapshot(match=copy, record={**record_head(match), "deals": deals}, deal_ids=deal_ids,
+                         identity=identity)
 
 
 def record_head(match: Match) -> dict:
@@ -148,6 +153,10 @@ class StateSnapshot:
         self.match, self.state, self._commitments, self._key = match, state, commitments, key
         self._deal_ids = deal_ids or {}
 
+    def deal_start(self, number: int) -> int:
+        """The match's ply count before the first ply of deal ``number`` (1-based, a deal of the state)."""
+        return sum(len(ids) for ids in self.state.deal_ids[:number - 1])
+
     def deal_row(self, number: int) -> Deal:
         """The row of deal ``number`` as far as storing plies needs it (id, match, number, commitment): built from
         the snapshot's read when it read that deal, else read (one query). ``Deal.DoesNotExist`` when there is
@@ -170,7 +179,7 @@ class StateSnapshot:
             state_cache.put(self._key, self.state)
 
 
-def match_state_snapshot(*, match: Match, watch: int = 0) -> StateSnapshot:
+def match_state_snapshot(*, match: Match, watch: int = 0, same_match: bool = False) -> StateSnapshot:
     """One consistent read of ``match`` with its engine state, as ``match_snapshot`` but without replaying the whole
     log: the state cached in this process (``games.state_cache``) is brought up to date with only the plies stored
     after it (``games.engine.replay_more``), read with the match's progress and its current deals in a single
@@ -181,6 +190,10 @@ def match_state_snapshot(*, match: Match, watch: int = 0) -> StateSnapshot:
 
     ``watch`` > 0 has the state keep the last ``watch`` plies as everyone saw them (``MatchState.watch``), from the
     plies it is brought up to date with on (a whole replay keeps none: it starts watching at its end).
+
+    ``same_match``: the row must still be the match ``match`` was read as (its commitment, seed and creation time,
+    read in the same SELECT), else ``Match.DoesNotExist``: a holder of an old row (a live feed) learns that the id
+    was handed out again (a restored backup, a flush with its sequences reset) without a query of its own.
 
     Raises ``ReplayMismatch`` (a ``ValueError``) when the stored log does not replay, ``Match.DoesNotExist`` if the
     match is gone. Takes no lock.
@@ -195,7 +208,9 @@ def match_state_snapshot(*, match: Match, watch: int = 0) -> StateSnapshot:
         count = state_cache.plies_of(state)
         read = _match_tail(match, deal_number=state.deal_number, done=len(state.deal_ids[-1]))
         if read is not None:
-            copy, deals, commitments, deal_ids = read
+            copy, deals, commitments, deal_ids, identity = read
+            if same_match and identity != key:
+                raise Match.DoesNotExist(f"no match {match.pk} (its id was handed out again)")
             applied = sum(len(d["actions"]) for d in deals)
             if count + applied == copy.ply_count:
                 try:
@@ -203,6 +218,8 @@ def match_state_snapshot(*, match: Match, watch: int = 0) -> StateSnapshot:
                 except ValueError:
                     pass  # a log that does not follow the cached state: replay it whole (and raise there if bad)
     snapshot = match_snapshot(match=match)
+    if same_match and snapshot.identity != key:
+        raise Match.DoesNotExist(f"no match {match.pk} (its id was handed out again)")
     commitments = {d["number"]: d.get("commitment", "") for d in snapshot.record["deals"]}
     if watch:
         snapshot.state.watch(watch)
@@ -210,17 +227,19 @@ def match_state_snapshot(*, match: Match, watch: int = 0) -> StateSnapshot:
 
 
 def _match_tail(match: Match, *, deal_number: int,
-                done: int) -> tuple[Match, list[dict], dict[int, str], dict[int, int]] | None:
+                done: int) -> tuple[Match, list[dict], dict[int, str], dict[int, int], tuple] | None:
     """The match's progress and the plies stored from ply ``done`` of deal ``deal_number`` on, in one SELECT: a copy
     of ``match`` with its progress fields, the deals from ``deal_number`` on (record entries: number, seed, actions
-    after the first ``done`` of the first deal, points once finished), their commitments and row ids by number. None when the
-    match has no deal ``deal_number`` (not the match the state was cached for)."""
+    after the first ``done`` of the first deal, points once finished), their commitments and row ids by number, and
+    the row's identity as read (``state_cache.key_of``'s shape). None when the match has no deal ``deal_number``
+    (not the match the state was cached for)."""
     m, d, mv = (connection.ops.quote_name(model._meta.db_table) for model in (Match, Deal, Move))
     progress = ", ".join(f"m.{name}" for name in _PROGRESS)
     texts = ", ".join(f"CAST(m.{name} AS TEXT)" for name in _PROGRESS_TEXT)
     sql = (f"SELECT {progress}, {texts}, d.id, d.number, d.seed, d.{connection.ops.quote_name('key')}, d.commitment, "
            f"CAST(d.points AS TEXT), CAST(d.contributions AS TEXT), "
-           f"CAST(mv.action AS TEXT), mv.ply, mv.seat, mv.contribution FROM {m} m "
+           f"CAST(mv.action AS TEXT), mv.ply, mv.seat, mv.contribution, m.commitment, m.seed, "
+           f"CAST(m.created_at AS TEXT) FROM {m} m "
            f"LEFT JOIN {d} d ON d.match_id = m.id AND d.number >= %s "
            f"LEFT JOIN {mv} mv ON mv.deal_id = d.id AND (d.number > %s OR mv.ply >= %s) "
            f"WHERE m.id = %s ORDER BY d.number, mv.ply")
@@ -236,12 +255,13 @@ def _match_tail(match: Match, *, deal_number: int,
         setattr(copy, name, value)
     copy.awaiting_human = bool(copy.awaiting_human)  # SQLite answers 0/1 to a raw query
     copy.totals = json.loads(first[len(_PROGRESS)])
-    copy.last_progress_at, copy.finished_at = (_datetime(text) for text in first[len(_PROGRESS) + 1:head])
+    copy.last_progress_at, copy.finished_at = (text_datetime(text) for text in first[len(_PROGRESS) + 1:head])
+    identity = (match.pk, first[-3], first[-2], text_datetime(first[-1]))
     deals: list[dict] = []
     commitments: dict[int, str] = {}
     deal_ids: dict[int, int] = {}
     for row in rows:
-        deal_id, number, seed, key, commitment, points, contributions, action, ply, seat, offer = row[head:]
+        deal_id, number, seed, key, commitment, points, contributions, action, ply, seat, offer = row[head:-3]
         if number is None:
             return None
         if not deals or deals[-1]["number"] != number:
@@ -256,7 +276,7 @@ def _match_tail(match: Match, *, deal_number: int,
                 deals[-1].setdefault("offers", []).append([ply, seat, offer])
     if deals[0]["number"] != deal_number:
         return None
-    return copy, deals, commitments, deal_ids
+    return copy, deals, commitments, deal_ids, identity
 
 
 def match_record(*, match: Match) -> dict:
