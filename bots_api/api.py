@@ -30,6 +30,7 @@ from games.people.accounts import login_failures_forget, login_locked_detail, lo
 from sitekit.errors import ErrorOutput
 from sitekit.limits import AnonRateThrottle, ScopedRateThrottle, UserRateThrottle
 from sitekit.pagination import BoundedLimitOffsetPagination
+from sitekit.tokens import CachedTokenAuthentication
 
 #: Answers holding a secret must not be kept by caches along the way.
 NO_STORE = {"Cache-Control": "no-store"}
@@ -75,11 +76,23 @@ class OwnerApi(BotsApi):
 
 
 class TokenCreateApi(BotsApi):
-    """Trade a user name and password for the API token (the same token every time until it is deleted).
-    Failed tries count with the login page's (``games.people.accounts``): past the limit the answer is 429."""
+    """Trade a user name and password for the API token (the same token every time until it is deleted), or
+    delete the token presented (log out: every process forgets it at once, ``sitekit.tokens``; the next POST gives
+    a new one). Failed tries count with the login page's (``games.people.accounts``): past the limit the answer is
+    429."""
 
     authentication_classes: list = []
     permission_classes = [AllowAny]
+
+    def get_authenticators(self):
+        if getattr(self.request, "method", None) == "DELETE":  # only a token can be logged out (a session logs out on the page)
+            return [CachedTokenAuthentication()]
+        return super().get_authenticators()
+
+    def get_permissions(self):
+        if getattr(self.request, "method", None) == "DELETE":
+            return [IsAuthenticated()]
+        return super().get_permissions()
 
     @extend_schema_serializer(component_name="TokenRequest")  # nested names must be unique in the schema
     class Input(serializers.Serializer):
@@ -104,6 +117,13 @@ class TokenCreateApi(BotsApi):
         login_failures_forget(username=user.get_username())
         token, _created = Token.objects.get_or_create(user=user)
         return Response(self.Output({"token": token.key}).data)
+
+    @extend_schema(tags=["auth"], request=None, responses={204: None, 401: _ERR, 429: _ERR},
+                   auth=[{"tokenAuth": []}],
+                   summary="Log out: delete your API token (the header's), everywhere at once")
+    def delete(self, request):
+        Token.objects.filter(key=request.auth.key).delete()
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class BotListCreateApi(OwnerApi):

@@ -133,7 +133,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["config.parsers.JSONParser", "rest_framework.parsers.FormParser",
                                "rest_framework.parsers.MultiPartParser"],
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",  # first: anonymous callers get 401, not 403
+        # DRF's token authentication from a per-process cache (sitekit.tokens); first: anonymous callers get 401
+        "sitekit.tokens.CachedTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     # Counted in the shared cache (CACHES, "Limits" below); a 429 keeps {"error", "detail"}.
@@ -242,6 +243,9 @@ CELERY_TASK_ROUTES.update({"bots_api.tasks.check_bot": {"queue": MATCH_QUEUE_BOT
 # ---- Matches and ladders: the match lifecycle, its speed, match records ------------------------------------------
 
 #: A match whose task has not stored a ply for this long (seconds) is re-queued by the watchdog.
+#: How long a process keeps an API token it looked up (sitekit.tokens): a logout, a deleted token or a deactivated
+#: account reaches every process at once through the shared cache; this bounds what bypasses Django's signals.
+TOKEN_CACHE_SECONDS = env_int("TOKEN_CACHE_SECONDS", 60, 0, 3600)
 MATCH_STALL_SECONDS = env_int("MATCH_STALL_SECONDS", 60, 5, 86400)
 #: How long (seconds) a worker's claim on a match lasts before another worker may take it over.
 MATCH_LEASE_SECONDS = env_int("MATCH_LEASE_SECONDS", 120, 10, 86400)

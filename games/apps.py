@@ -33,10 +33,12 @@ class GamesConfig(AppConfig):
         from django.contrib.auth.signals import user_logged_in
 
         from games import agents, hooks
+        from sitekit import tokens
         from games.people import tasks as people_tasks  # noqa: F401 (registers the guest housekeeping task)
 
         hooks.register_agent("house", agents.house_agent)
         hooks.register_agent("human", agents.human_agent)
         post_migrate.connect(_create_cache_table, sender=self)
+        tokens.connect()  # a deleted token or a changed account reaches every process's token cache
         user_logged_in.connect(_on_user_logged_in, dispatch_uid="games.people.guests.on_user_logged_in")
         user_logged_in.connect(_on_user_logged_in_language, dispatch_uid="games.people.languages.on_user_logged_in")

@@ -34,8 +34,8 @@ def test_a_post_to_an_api_path_without_its_slash_says_where_to_post(settings, de
 @pytest.mark.parametrize("debug", [True, False])
 def test_a_method_the_path_does_not_take_answers_json_405(settings, debug):
     settings.DEBUG = debug
-    body = _json_error(Client().delete("/api/auth/token/"), 405, "method_not_allowed")
-    assert "DELETE" in body["detail"]
+    body = _json_error(Client().put("/api/auth/token/"), 405, "method_not_allowed")
+    assert "PUT" in body["detail"]
 
 
 @pytest.mark.django_db
