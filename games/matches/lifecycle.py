@@ -9,7 +9,8 @@ import secrets
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.contrib.auth import get_user_model
+from django.db import connection, transaction
 from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
@@ -276,13 +277,62 @@ def matches_clock_expired(*, now=None) -> list[int]:
     return [m.pk for m in waiting if (now - m.last_progress_at).total_seconds() >= m.move_clock_seconds]
 
 
+def _seats_loaded(match_id: int) -> list[Seat]:
+    """The match's seats by index, each with the match (one object for all), its player and the player's user
+    loaded: what ``Seat.objects.filter(match_id=...).select_related("match", "player__user").order_by("index")``
+    gives, in one SELECT written here once per process rather than compiled by the ORM on every request (on a
+    person's move and seat view the compile cost more CPU than the query: BENCHMARKS.md, "Speed for people").
+    Each value goes through its field's and the backend's converters, as the ORM's own reads do."""
+    global _SEATS_SQL
+    user_model = get_user_model()
+    models = ((Seat, "s"), (Match, "m"), (Player, "p"), (user_model, "u"))
+    if _SEATS_SQL is None or _SEATS_SQL[0] != connection.vendor:
+        q = connection.ops.quote_name
+        columns = ", ".join(f"{alias}.{q(f.column)}" for model, alias in models for f in model._meta.concrete_fields)
+        table = {model: q(model._meta.db_table) for model, _ in models}
+        _SEATS_SQL = (connection.vendor, (
+            f"SELECT {columns} FROM {table[Seat]} s JOIN {table[Match]} m ON m.id = s.match_id "
+            f"JOIN {table[Player]} p ON p.id = s.player_id LEFT JOIN {table[user_model]} u ON u.id = p.user_id "
+            f"WHERE s.match_id = %s ORDER BY s.{q('index')}"))
+    with connection.cursor() as cursor:
+        cursor.execute(_SEATS_SQL[1], [match_id])
+        rows = cursor.fetchall()
+    seats, match = [], None
+    for row in rows:
+        start, loaded = 0, []
+        for model, _ in models:
+            fields = model._meta.concrete_fields
+            values = []
+            for field, value in zip(fields, row[start:start + len(fields)]):
+                col = field.cached_col
+                for convert in connection.ops.get_db_converters(col) + col.get_db_converters(connection):
+                    value = convert(value, col, connection)
+                values.append(value)
+            start += len(fields)
+            loaded.append(values)
+        seat_values, match_values, player_values, user_values = loaded
+        seat_row = Seat.from_db(connection.alias, [f.attname for f in Seat._meta.concrete_fields], seat_values)
+        match = match or Match.from_db(connection.alias, [f.attname for f in Match._meta.concrete_fields],
+                                       match_values)
+        player = Player.from_db(connection.alias, [f.attname for f in Player._meta.concrete_fields], player_values)
+        if player.user_id is not None:
+            player.user = user_model.from_db(connection.alias, [f.attname for f in user_model._meta.concrete_fields],
+                                             user_values)
+        seat_row.match, seat_row.player = match, player
+        seats.append(seat_row)
+    return seats
+
+
+_SEATS_SQL: tuple[str, str] | None = None  # (connection.vendor, the SELECT of _seats_loaded)
+
+
 def access_seat(*, match_id: int, seat: int, user, guest: Player | None = None) -> tuple[Match, Seat, list[Seat]]:
     """The match, the seat and all the match's seats (by index, players and their users loaded), when ``seat`` exists
     in it and ``user`` sits in it as a person, or ``guest`` (the request's session's guest player,
     ``games.people.guests.session_guest``) is its guest player (``Player.is_played_by``: never a bot's owner in the bot's
     seat). One query (seats joined with their match, players and users). Raises ``MatchNotFound`` (404) or
     ``SeatForbidden`` (403)."""
-    seats = list(Seat.objects.filter(match_id=match_id).select_related("match", "player__user").order_by("index"))
+    seats = _seats_loaded(match_id)
     seat_row = next((row for row in seats if row.index == seat), None)
     if seat_row is None:
         raise MatchNotFound(f"no match {match_id} with a seat {seat}")

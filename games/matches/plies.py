@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
@@ -285,14 +285,14 @@ class _Plies:
         progress = {"ply_count": match.ply_count + len(plies), "deal_number": state.deal_number,
                     "totals": list(state.totals), "last_progress_at": now, "awaiting_human": awaiting_human,
                     "failures": 0}
-        current = Match.objects.filter(pk=match.pk, status=Match.Status.RUNNING, ply_count=match.ply_count)
+        current = {"id": match.pk, "status": Match.Status.RUNNING, "ply_count": match.ply_count}
         if self.lease_token is not None:
-            current = current.filter(lease_owner=self.lease_token)
+            current["lease_owner"] = self.lease_token
             progress["lease_until"] = now + timedelta(seconds=settings.MATCH_LEASE_SECONDS)
         last = plies[-1]["ruling"]
         try:
             with transaction.atomic():
-                if current.update(**progress) != 1:
+                if _update(Match, progress, where=current) != 1:
                     raise StalePly(f"ply {match.ply_count} is not the current position any more: another ply was "
                                    "stored, or the match ended")
                 moves, seat_updates = [], {}
@@ -309,7 +309,7 @@ class _Plies:
                             entry["next_row"].save(force_insert=True)
                 Move.objects.bulk_create(moves)
                 for pk, updates in seat_updates.items():
-                    Seat.objects.filter(pk=pk).update(**updates)
+                    _update(Seat, updates, where={"id": pk})
                 if last.forfeit:
                     _finish(match, state, forfeited=last.seat)
                 elif state.is_over:
@@ -321,6 +321,27 @@ class _Plies:
         for key, value in progress.items():
             setattr(match, key, value)  # the next seat's clock starts now (human_agent reads it)
         self.plies = []
+
+
+def _update(model, fields: dict[str, object], *, where: dict[str, object]) -> int:
+    """``UPDATE`` the rows of ``model`` whose fields equal ``where``'s values, setting ``fields`` (field names:
+    values, each prepared for the database by its field, as the ORM would); returns the rows changed. Written here
+    rather than compiled by the ORM on every store: on a person's move the ORM's compile of the two or three
+    updates cost more CPU than the statements (BENCHMARKS.md, "Speed for people")."""
+    ops, meta = connection.ops, model._meta
+
+    def prepared(items):
+        names = sorted(items)
+        columns = [ops.quote_name(meta.get_field(name).column) for name in names]
+        return columns, [meta.get_field(name).get_db_prep_save(items[name], connection) for name in names]
+
+    set_columns, set_values = prepared(fields)
+    where_columns, where_values = prepared(where)
+    sql = (f"UPDATE {ops.quote_name(meta.db_table)} SET {', '.join(f'{c} = %s' for c in set_columns)} "
+           f"WHERE {' AND '.join(f'{c} = %s' for c in where_columns)}")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*set_values, *where_values])
+        return cursor.rowcount
 
 
 def _deal_row_finish(deal_row: Deal, deal) -> None:
