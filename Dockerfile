@@ -19,4 +19,4 @@ COPY manage.py Procfile ./
 RUN pip install --no-cache-dir . && find locale -name "*.po" -exec sh -c 'msgfmt --check -o "${1%.po}.mo" "$1"' _ {} \;
 EXPOSE 8000
 ENV DB_CONN_MAX_AGE=0
-CMD ["gunicorn", "config.asgi", "--worker-class", "uvicorn_worker.UvicornWorker", "--bind", "0.0.0.0:8000", "--workers", "2", "--graceful-timeout", "10", "--forwarded-allow-ips", ""]
+CMD ["gunicorn", "config.asgi", "--worker-class", "uvicorn_worker.UvicornWorker", "--bind", "0.0.0.0:8000", "--workers", "2", "--graceful-timeout", "10", "--keep-alive", "20", "--forwarded-allow-ips", ""]
