@@ -308,8 +308,7 @@ class _Plies:
                         if entry["next_row"] is not entry["row"]:
                             entry["next_row"].save(force_insert=True)
                 Move.objects.bulk_create(moves)
-                for pk, updates in seat_updates.items():
-                    _update(Seat, updates, where={"id": pk})
+                _seats_update(seat_updates)
                 if last.forfeit:
                     _finish(match, state, forfeited=last.seat)
                 elif state.is_over:
@@ -342,6 +341,29 @@ def _update(model, fields: dict[str, object], *, where: dict[str, object]) -> in
     with connection.cursor() as cursor:
         cursor.execute(sql, [*set_values, *where_values])
         return cursor.rowcount
+
+
+def _seats_update(updates: dict[int, dict[str, int]]) -> None:
+    """Store the seats' new fault counts and clocks, ``{seat pk: {field: value}}`` (integer fields of ``Seat``), in one
+    UPDATE however many seats changed (a person's move and the house's answers touch two or more): a CASE on the
+    seat's id per field, a field a seat did not set left as it is."""
+    if len(updates) == 1:
+        (pk, fields), = updates.items()
+        _update(Seat, fields, where={"id": pk})
+        return
+    q = connection.ops.quote_name
+    names = sorted({name for fields in updates.values() for name in fields})
+    sets, params = [], []
+    for name in names:
+        column = q(Seat._meta.get_field(name).column)
+        cases = [(pk, fields[name]) for pk, fields in updates.items() if name in fields]
+        sets.append(f"{column} = CASE {' '.join('WHEN id = %s THEN CAST(%s AS INTEGER)' for _ in cases)} "
+                    f"ELSE {column} END")
+        params += [value for case in cases for value in case]
+    sql = (f"UPDATE {q(Seat._meta.db_table)} SET {', '.join(sets)} "
+           f"WHERE id IN ({', '.join('%s' for _ in updates)})")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, *updates])
 
 
 def _deal_row_finish(deal_row: Deal, deal) -> None:

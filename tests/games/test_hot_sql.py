@@ -53,3 +53,18 @@ def test_the_written_update_sets_fields_as_the_orm_would_and_refuses_a_stale_cou
     assert _update(Match, {"ply_count": 99}, where=where) == 0  # the count moved on: nothing changes
     match.refresh_from_db()
     assert match.ply_count == 2
+
+
+def test_the_seats_updates_go_in_one_statement_and_leave_what_a_seat_did_not_set(match, django_assert_num_queries):
+    from games.matches.plies import _seats_update
+
+    seats = {s.index: s for s in Seat.objects.filter(match=match)}
+    Seat.objects.filter(pk=seats[2].pk).update(time_bank_ms=4321, consecutive_faults=1)
+    with django_assert_num_queries(1):
+        _seats_update({seats[0].pk: {"consecutive_faults": 2, "last_latency_ms": 17},
+                       seats[2].pk: {"last_latency_ms": 250, "time_bank_ms": 4000}})
+    after = {s.index: s for s in Seat.objects.filter(match=match)}
+    assert (after[0].consecutive_faults, after[0].last_latency_ms, after[0].time_bank_ms) == (
+        2, 17, seats[0].time_bank_ms)
+    assert (after[2].consecutive_faults, after[2].last_latency_ms, after[2].time_bank_ms) == (1, 250, 4000)
+    assert (after[1].consecutive_faults, after[1].last_latency_ms) == (0, None)  # not named: untouched

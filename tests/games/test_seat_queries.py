@@ -57,8 +57,9 @@ def test_a_move_is_stored_without_reading_the_match_again(table, django_assert_m
     assert moved.json()["ply"] == view["ply"] + 2 and moved.json()["status"] == "running"  # the house answered
     statements = _statements(captured)
     # the seats, the match with its plies since (the deal's row comes with them), compare-and-set, the moves (the
-    # person's and the house's answer, one INSERT), each seat's clock (the token: from this process's cache)
-    assert len(statements) == 6, statements
+    # person's and the house's answer, one INSERT), both seats' clocks (one UPDATE; the token: from this process's
+    # cache)
+    assert len(statements) == 5, statements
     assert Move.objects.filter(deal__match_id=match_id).count() == view["ply"] + 2
     assert moved.json()["seat_view"] == api.get(url).json()  # the view after the move, as a fetch would give it
     assert sum(connection.ops.quote_name("games_match") in sql and sql.lstrip().startswith("SELECT")
