@@ -40,17 +40,10 @@ from collections import Counter
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+from benchmarks import free_port  # noqa: E402 (after the path)
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-REDIS_PORT = _free_port()
+REDIS_PORT = free_port()
 DATABASE = os.environ.get("FAULT_DATABASE", "eights_fault")
 if not DATABASE.startswith("eights_fault"):
     raise SystemExit(f"refusing to use {DATABASE!r}: the fault trial only resets databases named eights_fault*")
@@ -395,7 +388,7 @@ def main() -> None:
     if not (1 <= args.people <= 100 and 10 <= args.seconds <= 1800 and 10 <= args.drain_seconds <= 1800
             and 5 <= args.redis_outage_max <= 300):
         parser.error("--people 1..100, --seconds 10..1800, --drain-seconds 10..1800, --redis-outage-max 5..300")
-    port = _free_port()
+    port = free_port()
     log_path = os.path.join(ROOT, "var", f"fault_trial-{port}.log")
     os.makedirs(os.path.dirname(log_path), exist_ok=True)
     print(f"fault trial: {args.people} people, {args.seconds:.0f} s of faults ({args.schedule}, seed {args.seed}), "

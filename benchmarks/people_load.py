@@ -38,7 +38,6 @@ import os
 import random
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -47,6 +46,7 @@ from urllib.parse import urlsplit
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+from benchmarks import free_port  # noqa: E402 (after the path)
 DATABASE_URL = os.environ.get("LOAD_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/eights_load")
 BROKER_URL = os.environ.get("LOAD_BROKER_URL", "redis://127.0.0.1:6379/13")
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
@@ -76,12 +76,6 @@ def _database_reset() -> None:
     with psycopg.connect(DATABASE_URL.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{name}"')
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _setup(people: int) -> list[str]:
@@ -529,7 +523,7 @@ def main() -> None:
             and args.event_wait_s >= 1 and 0 <= args.watchers <= 1000):
         parser.error("--people 1..1000, --seconds 5..1800, --poll-ms >= 50, 0 <= --think-min-ms <= --think-max-ms, "
                      "--event-wait-s >= 1, --watchers 0..1000, workers >= 1")
-    port = _free_port()
+    port = free_port()
     commands = _procfile_commands(port, args)
     print(f"load trial: {args.people} people, {args.seconds:.0f} s, mode {args.mode}, think "
           f"{args.think_min_ms:.0f}-{args.think_max_ms:.0f} ms"

@@ -24,14 +24,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from benchmarks import free_port  # noqa: E402 (after the path)
 
 
 def main() -> int:
@@ -43,7 +36,7 @@ def main() -> int:
     args = parser.parse_args()
 
     scratch = tempfile.mkdtemp(prefix="trial_bench-")
-    port = _free_port()
+    port = free_port()
     secret = "bench-secret-not-for-production"
     env = {**os.environ, "EIGHTS_VAR_DIR": scratch, "DEMO_BOT_PORT": str(port), "DEMO_BOT_SECRET": secret,
            "DJANGO_SETTINGS_MODULE": "config.settings"}
@@ -58,7 +51,7 @@ def main() -> int:
         print(f"scratch directory {scratch}: migrate, demo_setup, example bots, demo_bots", flush=True)
         subprocess.run([py, "manage.py", "migrate", "--noinput"], check=True, **run)
         subprocess.run([py, "manage.py", "demo_setup"], check=True, **run)
-        fast_port = _free_port()
+        fast_port = free_port()
         for p, name, strategy in ((port, "Example Alpha", "heuristic"), (port + 1, "Example Beta", "greedy"),
                                   (fast_port, "Fast", "random")):
             procs.append(subprocess.Popen([py, "examples/bot_server.py", "--port", str(p), "--secret", secret,

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -22,6 +21,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+from benchmarks import free_port  # noqa: E402 (after the path)
 os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/eights_bench_turnlog")
 os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
 os.environ["BOTS_ALLOW_LOOPBACK"] = "1"
@@ -32,12 +32,6 @@ os.environ.pop("CELERY_BROKER_URL", None)
 def _pct(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, int(q * len(values)))]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def main() -> None:
@@ -65,7 +59,7 @@ def main() -> None:
     secret = "bench-secret"
     procs, bots = [], []
     for i in range(2):
-        port = _free_port()
+        port = free_port()
         owner, _ = get_user_model().objects.get_or_create(username=f"bench-{i}")
         procs.append(subprocess.Popen([sys.executable, os.path.join(ROOT, "examples", "bot_server.py"), "--port",
                                        str(port), "--secret", secret, "--strategy", "eager", "--debug"],
