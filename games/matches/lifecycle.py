@@ -10,7 +10,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
@@ -282,48 +282,68 @@ def _seats_loaded(match_id: int) -> list[Seat]:
     loaded: what ``Seat.objects.filter(match_id=...).select_related("match", "player__user").order_by("index")``
     gives, in one SELECT written here once per process rather than compiled by the ORM on every request (on a
     person's move and seat view the compile cost more CPU than the query: BENCHMARKS.md, "Speed for people").
-    Each value goes through its field's and the backend's converters, as the ORM's own reads do."""
-    global _SEATS_SQL
-    user_model = get_user_model()
-    models = ((Seat, "s"), (Match, "m"), (Player, "p"), (user_model, "u"))
-    if _SEATS_SQL is None or _SEATS_SQL[0] != connection.vendor:
-        q = connection.ops.quote_name
-        columns = ", ".join(f"{alias}.{q(f.column)}" for model, alias in models for f in model._meta.concrete_fields)
-        table = {model: q(model._meta.db_table) for model, _ in models}
-        _SEATS_SQL = (connection.vendor, (
-            f"SELECT {columns} FROM {table[Seat]} s JOIN {table[Match]} m ON m.id = s.match_id "
-            f"JOIN {table[Player]} p ON p.id = s.player_id LEFT JOIN {table[user_model]} u ON u.id = p.user_id "
-            f"WHERE s.match_id = %s ORDER BY s.{q('index')}"))
-    with connection.cursor() as cursor:
-        cursor.execute(_SEATS_SQL[1], [match_id])
+    Each value goes through its field's and the backend's converters, as the ORM's own reads do; which fields have
+    converters is worked out once per database connection object (``_SeatsPlan``)."""
+    conn = connections[DEFAULT_DB_ALIAS]  # this thread's connection: one lookup, not one per value
+    plan = getattr(conn, "_eights_seats_plan", None)
+    if plan is None:
+        plan = conn._eights_seats_plan = _SeatsPlan(conn)
+    with conn.cursor() as cursor:
+        cursor.execute(plan.sql, [match_id])
         rows = cursor.fetchall()
-    seats, match = [], None
+    seats, match, alias = [], None, conn.alias
+    (seat_model, seat_part), (_, match_part), (_, player_part), (user_model, user_part) = plan.parts
     for row in rows:
-        start, loaded = 0, []
-        for model, _ in models:
-            fields = model._meta.concrete_fields
-            values = []
-            for field, value in zip(fields, row[start:start + len(fields)]):
-                col = field.cached_col
-                for convert in connection.ops.get_db_converters(col) + col.get_db_converters(connection):
-                    value = convert(value, col, connection)
-                values.append(value)
-            start += len(fields)
-            loaded.append(values)
-        seat_values, match_values, player_values, user_values = loaded
-        seat_row = Seat.from_db(connection.alias, [f.attname for f in Seat._meta.concrete_fields], seat_values)
-        match = match or Match.from_db(connection.alias, [f.attname for f in Match._meta.concrete_fields],
-                                       match_values)
-        player = Player.from_db(connection.alias, [f.attname for f in Player._meta.concrete_fields], player_values)
+        seat_row = seat_model.from_db(alias, seat_part.attnames, seat_part.values(row, conn))
+        match = match or Match.from_db(alias, match_part.attnames, match_part.values(row, conn))
+        player = Player.from_db(alias, player_part.attnames, player_part.values(row, conn))
         if player.user_id is not None:
-            player.user = user_model.from_db(connection.alias, [f.attname for f in user_model._meta.concrete_fields],
-                                             user_values)
+            player.user = user_model.from_db(alias, user_part.attnames, user_part.values(row, conn))
         seat_row.match, seat_row.player = match, player
         seats.append(seat_row)
     return seats
 
 
-_SEATS_SQL: tuple[str, str] | None = None  # (connection.vendor, the SELECT of _seats_loaded)
+class _SeatsPlan:
+    """What ``_seats_loaded`` needs for one database connection: the SELECT (``sql``) and, per model of the join
+    (seat, match, player, user, in that order: ``parts``), its columns' place in the row, its fields' attribute names
+    and the converters of the fields that have any (the backend's and the field's, as the ORM applies them)."""
+
+    class Part:
+        def __init__(self, model, start: int, conn) -> None:
+            fields = model._meta.concrete_fields
+            self.start, self.stop = start, start + len(fields)
+            self.attnames = [f.attname for f in fields]
+            self.converters = []  # (index in this model's values, the column expression, [converter, ...])
+            for i, field in enumerate(fields):
+                col = field.cached_col
+                found = conn.ops.get_db_converters(col) + col.get_db_converters(conn)
+                if found:
+                    self.converters.append((i, col, found))
+
+        def values(self, row, conn) -> list:
+            values = list(row[self.start:self.stop])
+            for i, col, found in self.converters:
+                value = values[i]
+                for convert in found:
+                    value = convert(value, col, conn)
+                values[i] = value
+            return values
+
+    def __init__(self, conn) -> None:
+        user_model = get_user_model()
+        models = ((Seat, "s"), (Match, "m"), (Player, "p"), (user_model, "u"))
+        q = conn.ops.quote_name
+        columns = ", ".join(f"{alias}.{q(f.column)}" for model, alias in models for f in model._meta.concrete_fields)
+        table = {model: q(model._meta.db_table) for model, _ in models}
+        self.sql = (f"SELECT {columns} FROM {table[Seat]} s JOIN {table[Match]} m ON m.id = s.match_id "
+                    f"JOIN {table[Player]} p ON p.id = s.player_id LEFT JOIN {table[user_model]} u ON u.id = p.user_id "
+                    f"WHERE s.match_id = %s ORDER BY s.{q('index')}")
+        self.parts, start = [], 0
+        for model, _ in models:
+            part = self.Part(model, start, conn)
+            self.parts.append((model, part))
+            start = part.stop
 
 
 def access_seat(*, match_id: int, seat: int, user, guest: Player | None = None) -> tuple[Match, Seat, list[Seat]]:

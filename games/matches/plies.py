@@ -307,7 +307,7 @@ class _Plies:
                         _deal_row_finish(entry["row"], entry["deal"])
                         if entry["next_row"] is not entry["row"]:
                             entry["next_row"].save(force_insert=True)
-                Move.objects.bulk_create(moves)
+                _insert(moves)
                 _seats_update(seat_updates)
                 if last.forfeit:
                     _finish(match, state, forfeited=last.seat)
@@ -341,6 +341,23 @@ def _update(model, fields: dict[str, object], *, where: dict[str, object]) -> in
     with connection.cursor() as cursor:
         cursor.execute(sql, [*set_values, *where_values])
         return cursor.rowcount
+
+
+def _insert(rows: list) -> None:
+    """``INSERT`` ``rows`` (unsaved instances of one model, at least one) in one statement: every concrete field but
+    the automatic primary key, each value taken as the ORM's ``bulk_create`` takes it (``pre_save`` with ``add``,
+    so ``auto_now_add`` times are set on the instances too, then ``get_db_prep_save``). The instances' primary keys
+    are not read back. Written here rather than compiled by the ORM on every store, like ``_update``: the compile of
+    ``Move.objects.bulk_create`` was about 7 % of the web tier's CPU under load (BENCHMARKS.md, "Speed for people")."""
+    meta = rows[0]._meta
+    fields = [f for f in meta.concrete_fields if f is not meta.auto_field]
+    q = connection.ops.quote_name
+    values = [field.get_db_prep_save(field.pre_save(row, True), connection) for row in rows for field in fields]
+    one = f"({', '.join('%s' for _ in fields)})"
+    sql = (f"INSERT INTO {q(meta.db_table)} ({', '.join(q(f.column) for f in fields)}) "
+           f"VALUES {', '.join(one for _ in rows)}")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, values)
 
 
 def _seats_update(updates: dict[int, dict[str, int]]) -> None:

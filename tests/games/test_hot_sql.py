@@ -9,8 +9,8 @@ from django.utils import timezone
 
 from games.engine import Ruleset
 from games.matches.lifecycle import _seats_loaded
-from games.matches.plies import _update
-from games.models import Match, Seat
+from games.matches.plies import _insert, _update
+from games.models import Deal, Match, Move, Seat
 from games.services import match_create, player_for_user
 
 
@@ -68,3 +68,36 @@ def test_the_seats_updates_go_in_one_statement_and_leave_what_a_seat_did_not_set
         2, 17, seats[0].time_bank_ms)
     assert (after[2].consecutive_faults, after[2].last_latency_ms, after[2].time_bank_ms) == (1, 250, 4000)
     assert (after[1].consecutive_faults, after[1].last_latency_ms) == (0, None)  # not named: untouched
+
+
+def test_the_written_insert_stores_what_bulk_create_stores(match, django_assert_num_queries):
+    deal = Deal.objects.filter(match=match).first()
+
+    def moves(first_ply):
+        return [Move(deal=deal, ply=first_ply, seat=0, action={"type": "play", "card": "8H", "suit": "S"}),
+                Move(deal=deal, ply=first_ply + 1, seat=1, action={"type": "draw"}, source=Move.Source.FALLBACK,
+                     fault="timeout: no reply within 250 ms", fault_kind="timeout", think_ms=250,
+                     contribution="ab" * 32)]
+
+    before = timezone.now()
+    Move.objects.bulk_create(moves(0))
+    with django_assert_num_queries(1):
+        _insert(moves(2))
+    orm, mine = (list(Move.objects.filter(deal=deal, ply__in=plies).order_by("ply")) for plies in ((0, 1), (2, 3)))
+    for a, b in zip(orm, mine):
+        fa, fb = _fields(a), _fields(b)
+        assert (fa.pop("id"), fa.pop("ply")) != (fb.pop("id"), fb.pop("ply"))
+        assert before <= fb.pop("created_at") and before <= fa.pop("created_at")  # auto_now_add, as the ORM sets it
+        assert fa == fb
+    assert mine[0].action == {"type": "play", "card": "8H", "suit": "S"} and mine[1].source == "fallback"
+
+
+def test_the_seats_plan_is_worked_out_once_per_connection(match, django_assert_num_queries):
+    from django.db import connection
+
+    _seats_loaded(match.pk)
+    plan = connection._eights_seats_plan
+    with django_assert_num_queries(1):
+        _seats_loaded(match.pk)
+    assert connection._eights_seats_plan is plan
+    assert plan.parts[1][1].converters  # the match's JSON fields at least are converted as the ORM converts them
