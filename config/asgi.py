@@ -4,8 +4,10 @@ the site and holds the open event streams (``GET /api/matches/<id>/events/``) wi
 import os
 from concurrent.futures import ThreadPoolExecutor
 
-from asgiref.sync import ThreadSensitiveContext
-from django.core.asgi import get_asgi_application
+import django
+from asgiref.sync import ThreadSensitiveContext, sync_to_async
+from django.core.handlers.asgi import ASGIHandler
+from django.core.handlers.base import BaseHandler
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -50,4 +52,27 @@ class ReusedRequestThreads:
                 executor.shutdown(wait=False)
 
 
-application = ReusedRequestThreads(get_asgi_application())
+class OneHopASGIHandler(ASGIHandler):
+    """Django's ASGI handler with the middleware chain loaded for synchronous use and run in one hop to the
+    request's thread: every middleware here is synchronous or both, and every view is synchronous, so Django's
+    asynchronous chain went to the thread for the outer middleware, back to the event loop at the first middleware
+    that is synchronous only (``RefuseNulMiddleware``), and to the thread again for the view: three hops where one
+    does (each a future, a lock and two wake-ups; BENCHMARKS.md, "Speed for people", round 4). What the chain does
+    is unchanged (``BaseHandler.get_response``: the same middleware in the same order, the error log of a 4xx/5xx);
+    a streamed answer (the event streams, an asynchronous iterator) is still read on the event loop by
+    ``ASGIHandler.send_response``."""
+
+    def __init__(self):
+        BaseHandler.__init__(self)
+        self.load_middleware(is_async=False)
+
+    async def get_response_async(self, request):
+        return await sync_to_async(self.get_response, thread_sensitive=True)(request)
+
+
+def _application():
+    django.setup(set_prefix=False)  # as django.core.asgi.get_asgi_application
+    return ReusedRequestThreads(OneHopASGIHandler())
+
+
+application = _application()

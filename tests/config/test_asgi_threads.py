@@ -102,3 +102,54 @@ def test_other_scopes_pass_through():
     wrapper = ReusedRequestThreads(app)
     asyncio.run(wrapper({"type": "lifespan"}, None, None))
     assert seen == ["lifespan"] and wrapper.idle == []
+
+
+def _asgi_get(app, path: str, headers=()) -> tuple[int, dict, bytes]:
+    """One GET through an ASGI app: (status, headers without the per-response ones, body)."""
+    sent = []
+
+    async def main():
+        received = []
+
+        async def receive():
+            received.append(1)
+            if len(received) == 1:
+                return {"type": "http.request", "body": b"", "more_body": False}
+            await asyncio.Event().wait()
+
+        async def send(message):
+            sent.append(message)
+
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
+                 "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
+                 "headers": [(b"host", b"localhost"), *headers], "client": ("127.0.0.1", 1),
+                 "server": ("127.0.0.1", 80)}
+        await app(scope, receive, send)
+    asyncio.run(main())
+    start = sent[0]
+    heads = {k.decode().lower(): v.decode() for k, v in start["headers"]}
+    for per_response in ("content-security-policy", "set-cookie", "date"):  # nonces, CSRF tokens
+        heads.pop(per_response, None)
+    return start["status"], heads, b"".join(m.get("body", b"") for m in sent[1:])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_one_hop_handler_answers_as_djangos_own(settings):
+    """config.asgi.OneHopASGIHandler loads the middleware chain for synchronous use (one hop to the request's
+    thread, not three) and answers what Django's stock ASGI handler answers, status, headers and bytes."""
+    from asgiref.sync import iscoroutinefunction
+    from django.core.handlers.asgi import ASGIHandler
+
+    from config.asgi import OneHopASGIHandler, application
+
+    settings.ALLOWED_HOSTS = ["localhost"]
+    ours, stock = application.app, ASGIHandler()
+    assert isinstance(ours, OneHopASGIHandler)
+    assert not iscoroutinefunction(ours._middleware_chain)  # the chain runs in the request's thread
+    assert iscoroutinefunction(stock._middleware_chain)  # (a SyncToAsync: the hop there and back)
+    for path, status in (("/api/", None), ("/api/no-such-thing/", 404), ("/api/matches/1/seats/0/", 401),
+                         ("/api/ladders/", 200), ("/api/schema/", 200)):
+        mine = _asgi_get(ReusedRequestThreads(ours), path)
+        theirs = _asgi_get(ReusedRequestThreads(stock), path)
+        assert mine == theirs, path
+        assert status is None or mine[0] == status, (path, mine[0])
