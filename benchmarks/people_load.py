@@ -24,6 +24,10 @@ database: lost moves (answered ``200 stored`` but not in the database as that pe
 transport errors by endpoint, and p50 / p95 / p99 / max latency (ms, at the client) of the seat view, the move,
 Play now and the events.
 
+The generator speaks HTTP with the lean loopback client (``benchmarks/loopback_http.py``, on uvloop) unless
+``--client httpx``: it shares the machine with the servers, and httpx cost it about five times the CPU. People arrive
+at random over ``--arrive-s`` seconds (2: a burst of Play now).
+
 Usage: ``python benchmarks/people_load.py --people 100 --seconds 45 [--mode events|poll] [--watchers 20]``; needs PostgreSQL and
 Redis on 127.0.0.1 (or LOAD_DATABASE_URL / LOAD_BROKER_URL, loopback only). Results go to stdout; BENCHMARKS.md
 quotes them.
@@ -180,12 +184,10 @@ class Person:
         self.headers = {"Authorization": f"Token {token}"}
 
     async def call(self, endpoint: str, method: str, url: str, headers: dict | None = None, **kw):
-        import httpx
-
         started = time.perf_counter()
         try:
             response = await self.client.request(method, url, headers={**self.headers, **(headers or {})}, **kw)
-        except httpx.HTTPError as exc:
+        except self.client.errors as exc:
             self.stats.note(endpoint, 0, (time.perf_counter() - started) * 1000, repr(exc))
             return None
         self.stats.note(endpoint, response.status_code, (time.perf_counter() - started) * 1000, response.text)
@@ -195,7 +197,7 @@ class Person:
         return self.rng.uniform(self.args.think_min_ms, self.args.think_max_ms) / 1000
 
     async def run(self) -> None:
-        await asyncio.sleep(self.rng.random() * 2)  # people do not all arrive in the same millisecond
+        await asyncio.sleep(self.rng.random() * self.args.arrive_s)  # people do not all arrive in the same millisecond
         while time.monotonic() < self.stop_at:
             r = await self.call("play_now", "POST", "/api/ladders/load/play/", json={"match_with": "bots"})
             if r is None or r.status_code != 201:
@@ -292,10 +294,8 @@ class Person:
 
     async def follow(self, match_id: int, state: dict, changed: asyncio.Event) -> None:
         """Read the match's event stream (reconnecting with Last-Event-ID) until its end event or the trial's end."""
-        import httpx
-
         url = f"/api/matches/{match_id}/events/"
-        timeout = httpx.Timeout(connect=30, read=60, write=30, pool=60)
+        timeout = self.client.stream_timeout
         while time.monotonic() < self.stop_at and not state["ended"]:
             headers = {**self.headers, "Accept": self.stats.events_accept}
             if state["last_id"] is not None:
@@ -349,7 +349,7 @@ class Person:
                             data.append(value)
                         elif field == "id":
                             event_id = value
-            except httpx.HTTPError as exc:
+            except self.client.errors as exc:
                 self.stats.note("events_open", 0, (time.perf_counter() - started) * 1000, repr(exc))
             if not state["ended"] and time.monotonic() < self.stop_at:
                 self.stats.reconnects += 1
@@ -395,17 +395,33 @@ class Watcher(Person):
                 await asyncio.sleep(1)
 
 
-async def _trial(base_url: str, tokens: list[str], args, stats: Stats) -> None:
+def _client(base_url: str, tokens: list[str], args):
+    """The trial's HTTP client (``--client``): the lean loopback one (default) or httpx's, with ``errors`` (the
+    exceptions that mean no answer) and ``stream_timeout`` (for an event stream's reads: 60 s) set alike.
+
+    Idle connections are dropped after 1 s: uvicorn closed them after 5 s, and a request sent on a connection the
+    server is closing fails with a ReadError that no server did anything to cause (seen at 50 people)."""
+    if args.client == "raw":
+        from benchmarks.loopback_http import Client
+
+        client = Client(base_url, timeout=30, keepalive_s=1.0)
+        client.stream_timeout = 60
+        return client
     import httpx
 
-    stop_at = time.monotonic() + args.seconds
-    stats.steady_from = time.monotonic() + args.warmup_s
     streams = 2 if args.mode == "events" else 1
     connections = streams * len(tokens) + 2 * args.watchers + 10
-    # idle connections are dropped after 1 s: uvicorn closes them after 5 s, and a request sent on a connection the
-    # server is closing fails with a ReadError that no server did anything to cause (seen at 50 people)
     limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections, keepalive_expiry=1.0)
-    async with httpx.AsyncClient(base_url=base_url, timeout=30, limits=limits) as client:
+    client = httpx.AsyncClient(base_url=base_url, timeout=30, limits=limits)
+    client.errors = (httpx.HTTPError,)
+    client.stream_timeout = httpx.Timeout(connect=30, read=60, write=30, pool=60)
+    return client
+
+
+async def _trial(base_url: str, tokens: list[str], args, stats: Stats) -> None:
+    stop_at = time.monotonic() + args.seconds
+    stats.steady_from = time.monotonic() + args.warmup_s
+    async with _client(base_url, tokens, args) as client:
         if args.mode == "events":  # is there an events endpoint at all? (a route, whatever the match: OPTIONS)
             probe = await client.options("/api/matches/1/events/")
             if probe.status_code in (404, 405):
@@ -430,6 +446,8 @@ async def _trial(base_url: str, tokens: list[str], args, stats: Stats) -> None:
                   f"move p95 {_pct(window['move'], .95):.0f} ms (last 5 s), {stats.events} events, "
                   f"{stats.failures()} 5xx/transport errors", flush=True)
         stats.steady_at_stop = (_cpu_seconds(), sum(stats.stored.values()), time.monotonic())
+        if hasattr(client, "opened"):
+            print(f"  the client opened {client.opened} connections", flush=True)
         for t in tasks:
             t.result()  # a bug in the client itself must not pass silently
 
@@ -507,12 +525,18 @@ def main() -> None:
                         help="events mode: fetch the seat view anyway after this long without an event (20 s)")
     parser.add_argument("--watchers", type=int, default=0,
                         help="strangers watching running matches by their events, in either mode (default 0)")
+    parser.add_argument("--arrive-s", type=float, default=2,
+                        help="people arrive at random over this many seconds from the start (default 2 s: a burst "
+                        "of Play now; give --warmup-s past it to measure the steady state)")
     parser.add_argument("--warmup-s", type=float, default=10,
                         help="also report the seat view and move latencies from this many seconds on (default 10 s: "
                         "after the start's burst of Play now)")
     parser.add_argument("--no-move-view", dest="move_view", action="store_false",
                         help="ignore the seat view a move's answer carries and fetch it after the move's event, as "
                         "clients before it did (default: use it)")
+    parser.add_argument("--client", choices=("raw", "httpx"), default="raw",
+                        help="the generator's HTTP client: the lean loopback one (default: about a fifth of httpx's "
+                        "CPU per move, so the servers get the machine) or httpx (as trials before issue 25's round 4)")
     parser.add_argument("--web-workers", type=int, default=2, help="web server worker processes (default 2)")
     parser.add_argument("--celery", type=int, default=2, help="processes per Celery worker (WORKER_CONCURRENCY, 2)")
     parser.add_argument("--web-cmd", default="", help="the web server command instead of the Procfile's web line "
@@ -520,9 +544,9 @@ def main() -> None:
     args = parser.parse_args()
     if not (1 <= args.people <= 1000 and 5 <= args.seconds <= 1800 and args.web_workers >= 1 and args.celery >= 1
             and 0 <= args.think_min_ms <= args.think_max_ms <= 600_000 and args.poll_ms >= 50
-            and args.event_wait_s >= 1 and 0 <= args.watchers <= 1000):
+            and args.event_wait_s >= 1 and 0 <= args.watchers <= 1000 and 0 <= args.arrive_s < args.seconds):
         parser.error("--people 1..1000, --seconds 5..1800, --poll-ms >= 50, 0 <= --think-min-ms <= --think-max-ms, "
-                     "--event-wait-s >= 1, --watchers 0..1000, workers >= 1")
+                     "--event-wait-s >= 1, --watchers 0..1000, workers >= 1, 0 <= --arrive-s < --seconds")
     port = free_port()
     commands = _procfile_commands(port, args)
     print(f"load trial: {args.people} people, {args.seconds:.0f} s, mode {args.mode}, think "
@@ -557,7 +581,13 @@ def main() -> None:
                 time.sleep(0.2)
         cpu_before = _cpu_seconds()
         started = time.monotonic()
-        asyncio.run(_trial(f"http://127.0.0.1:{port}", tokens, args, stats))
+        trial = _trial(f"http://127.0.0.1:{port}", tokens, args, stats)
+        if args.client == "raw":  # uvloop (uvicorn[standard] installs it): the generator's loop costs less too
+            import uvloop
+
+            uvloop.run(trial)
+        else:
+            asyncio.run(trial)
         cpu_after, elapsed = _cpu_seconds(), time.monotonic() - started
     finally:
         _stop(servers)
@@ -578,7 +608,7 @@ def main() -> None:
         print(f"  {endpoint:11s} {len(values):6d} requests  p50 {_pct(values, .5):7.1f}  p95 {_pct(values, .95):7.1f}"
               f"  p99 {_pct(values, .99):7.1f}  max {max(values):7.1f} ms  ({codes})")
         steady = stats.steady.get(endpoint, [])
-        if steady and endpoint in ("seat_view", "move"):
+        if steady and endpoint in ("seat_view", "move", "play_now"):
             print(f"  {'':11s} {len(steady):6d} after {args.warmup_s:.0f} s: p50 {_pct(steady, .5):7.1f}  p95 "
                   f"{_pct(steady, .95):7.1f}  p99 {_pct(steady, .99):7.1f}  max {max(steady):7.1f} ms  (everyone "
                   "seated: the start's burst of Play now left out)")
