@@ -299,6 +299,9 @@ def _check_record(check: BotCheck, url: str, secret: str, results: list[conforma
                 bot.suspended_reason = ""
                 bot.suspended_until = None
                 bot.consecutive_failed_matches = settings.BOT_SUSPEND_AFTER_FAILED_MATCHES - 1
+            hint = conformance.slow_turns_hint(results)  # whole, or not at all (the detail is cut at 500)
+            if hint and len(check.detail) + len(hint) + 7 <= BotCheck._meta.get_field("detail").max_length:
+                check.detail += f" Hint: {hint}"
             bot.save(update_fields=["verified_at", "reported_name", "reported_version", "suspended_reason",
                                     "suspended_until", "consecutive_failed_matches", "updated_at"])
         if bot is not None:

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from bots_api.check import TURN_CHECKS
 from bots_api.models import Bot, BotCheck
-from bots_api.services import bot_check_run, bot_register
+from bots_api.services import bot_check_request, bot_check_run, bot_register
 from games.engine import Ruleset
 from games.models import Deal, Move
 from games.services import match_create
@@ -235,3 +235,22 @@ def test_the_bot_pages_title_is_its_name_without_markup(as_owner, registered):
     title = re.search(r"<title>(.*?)</title>", body, re.S).group(1)
     assert title == "Crazy8 · Eights Ladder"
     assert body.count('id="bot-trials"') == 1
+
+
+@pytest.mark.django_db
+def test_a_check_of_a_bot_slowed_by_nagles_algorithm_passes_with_a_hint(as_owner, registered):
+    """Every turn ~40 ms (its server leaves Nagle's algorithm on): the check passes, and says why the turns are slow."""
+    bot, secret = registered
+    server = BotServer("nagle", secret, "LoopbackBot")
+    try:
+        Bot.objects.filter(pk=bot.pk).update(endpoint_url=server.url)
+        check = bot_check_request(bot=Bot.objects.get(pk=bot.pk))
+        bot_check_run(check_id=check.pk)
+    finally:
+        server.stop()
+    check.refresh_from_db()
+    assert check.state == BotCheck.State.PASSED
+    assert check.detail.startswith(f"all {TURN_CHECKS + 5} checks passed. Hint: every turn took"), check.detail
+    assert "Nagle" in check.detail and len(check.detail) <= 500
+    body = as_owner.get(reverse("bot-detail", args=[bot.pk])).content.decode()
+    assert "Nagle&#x27;s algorithm" in body or "Nagle's algorithm" in body

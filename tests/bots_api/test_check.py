@@ -160,3 +160,29 @@ def test_a_bad_debug_note_is_a_warning_not_a_failure(behaviour, words):
     turns = [c for c in checks if c.name.startswith("turn: ") and "dealt match" not in c.name]
     assert turns and all(c.status == "WARN" and words in c.detail for c in turns)
     assert not [c for c in checks if c.status == "FAIL"]
+
+
+def test_turns_that_all_wait_for_a_delayed_ack_get_a_hint_about_nagles_algorithm():
+    """A real server with Nagle's algorithm on (every reply ~40 ms on Linux) passes, with a hint naming the cause;
+    the same bot with TCP_NODELAY gets none."""
+    with running("nagle") as url:
+        checks = check.run_checks(url, "s3cret", 1000)
+    turns = [c.elapsed_ms for c in checks if c.name.startswith("turn")]
+    assert all(c.status == "PASS" for c in checks) and min(turns) >= 35, turns
+    hint = check.slow_turns_hint(checks)
+    assert hint is not None and "Nagle" in hint and "TCP_NODELAY" in hint
+    out = io.StringIO()
+    check.report(url, 1000, checks, out)
+    assert "Hint: every turn took" in out.getvalue()
+    with running("good") as url:
+        assert check.slow_turns_hint(check.run_checks(url, "s3cret", 1000)) is None
+
+
+def test_the_nagle_hint_needs_every_timed_turn_in_its_band():
+    def turns(*ms):
+        return [check.Check(f"turn: {i}", "PASS", "", elapsed_ms=t) for i, t in enumerate(ms)]
+    assert check.slow_turns_hint(turns(41, 44, 39)) is not None
+    assert check.slow_turns_hint(turns(41, 44)) is None  # too few to say
+    assert check.slow_turns_hint(turns(41, 44, 3)) is None  # one fast turn: the server can answer at once
+    assert check.slow_turns_hint(turns(41, 44, 250)) is None  # a bot that thinks
+    assert check.slow_turns_hint([*turns(41, 44, 39), check.Check("ping", "PASS", "", elapsed_ms=0)]) is not None
