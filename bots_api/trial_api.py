@@ -79,7 +79,8 @@ class TrialOverviewOutput(serializers.Serializer):
     id = serializers.IntegerField()
     bot_id = serializers.IntegerField()
     bot = serializers.CharField(help_text="the bot's name")
-    bot_version = serializers.CharField(help_text="the version the bot reported in its last check, at creation")
+    bot_version = serializers.CharField(help_text="the version the bot said it runs when its matches in this trial "
+                                        "started (comma-separated if it changed); before the first, its last check's")
     created_at = serializers.DateTimeField()
     status = serializers.CharField(help_text="running or finished")
     preset = serializers.CharField()

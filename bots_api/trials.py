@@ -386,12 +386,14 @@ def _status(rows: list[dict]) -> str:
 
 
 def trial_previous(*, trial: Trial) -> Trial | None:
-    """The latest earlier trial of the same bot on the same fixed seed set, opponents, rules and seating (None for
-    a trial on random seeds): the one "this version" is compared with."""
+    """The latest earlier trial of the same bot on the same fixed seed set, opponents, rules and seating, of another
+    version (``bot_version``: what the bot said in its matches, ``bots_api.versions.match_version_ask``), or None
+    (a trial on random seeds, or no such trial): the one "this version" is compared with."""
     if trial.seeds is None:
         return None
     return (Trial.objects.filter(bot_id=trial.bot_id, seeds=trial.seeds, opponent_players=trial.opponent_players,
                                  ruleset=trial.ruleset, duplicate=trial.duplicate, pk__lt=trial.pk)
+            .exclude(bot_version=trial.bot_version)  # never a version against itself
             .order_by("-pk").first())
 
 

@@ -1,6 +1,12 @@
-"""Bot versions: the version a bot last reported (``Bot.reported_version``, from its check's ping) is recorded with
-every match it takes a seat in (``BotMatchVersion``, written by the ``games.hooks.match_created`` receiver in the
-match's own transaction: no outbound call), and the bot's page shows results and rating movement per version."""
+"""Bot versions: every match a bot takes a seat in records the version it ran (``BotMatchVersion``), and the bot's
+page and its trials show results per version.
+
+The version is written twice. As the match is created, the version the bot last reported (``Bot.reported_version``,
+from its check's ping) is written by the ``games.hooks.match_created`` receiver in the match's own transaction (no
+outbound call). Then, when the seat's first turn comes, the worker asks the bot itself (``match_version_ask``: the
+protocol's signed ping) and writes what it says, so a bot changed and restarted without a new check is counted
+under the version it really runs (issue 26: a newcomer's v2 was compared with v2 labelled "1.0"). A trial's
+``bot_version`` becomes the versions its bot said in its matches."""
 
 from __future__ import annotations
 
@@ -8,7 +14,9 @@ from dataclasses import dataclass
 
 from django.db import connection
 
-from bots_api.models import Bot, BotMatchVersion
+from bots_api.client import BotFault, post_json
+from bots_api.models import Bot, BotMatchVersion, Trial
+from bots_api.protocol import ping_body, schema_errors
 from games.models import Match, Player, Seat
 from tournaments.models import LadderEntry, RatingChange
 
@@ -16,6 +24,35 @@ from tournaments.models import LadderEntry, RatingChange
 VERSIONS_SHOWN = 20
 #: How a match played before versions were recorded (or by a bot that never reported one) is labelled.
 UNRECORDED = ""
+
+
+#: How long (ms) the ping at a seat's first turn may take. It is not the turn's time: the turn's deadline and time
+#: bank start after it. A bot that does not answer it in time keeps the version of its last check for the match.
+VERSION_PING_MS = 1000
+
+
+def match_version_ask(*, bot: Bot, match_id: int, seat: int) -> str | None:
+    """Ask ``bot`` which version it runs (a signed ``ping``, bot protocol v1, through the address guard; at most
+    ``VERSION_PING_MS``), at its seat's first turn of match ``match_id``, and record the answer for that seat
+    (``BotMatchVersion.version``, ``said``); if the match is a trial's, the trial's ``bot_version`` becomes the
+    versions its bot has said in its matches (sorted, comma-separated when it changed mid-trial). Returns the
+    version said, or None when the bot gave no valid ping reply (nothing changes: the version of its last check
+    stays). Never raises for what the bot does; makes an outbound call, so never call it in a web request."""
+    try:
+        reply, _elapsed = post_json(bot.endpoint_url, bot.secret, ping_body(), VERSION_PING_MS)
+    except BotFault:
+        return None
+    if schema_errors("ping_reply", reply):
+        return None
+    version = "".join(ch for ch in str(reply.get("version", "")) if ch.isprintable())[:100]
+    BotMatchVersion.objects.update_or_create(match_id=match_id, seat=seat,
+                                             defaults={"bot": bot, "version": version, "said": True})
+    trial = Trial.objects.filter(trial_matches__match_id=match_id).values_list("pk", flat=True).first()
+    if trial is not None:
+        said = sorted(set(BotMatchVersion.objects.filter(match__trial_match__trial_id=trial, bot=bot, said=True)
+                          .values_list("version", flat=True)))
+        Trial.objects.filter(pk=trial).update(bot_version=", ".join(said)[:100])
+    return version
 
 
 def on_match_created(sender, *, match: Match, players: list[Player], **kwargs) -> None:

@@ -70,9 +70,10 @@ def debug_note(request: dict, action: dict) -> str:
 def make_handler(secret, name: str, strategy_name: str, debug: bool = False, version: str = "1.0"):
     """The request handler class; ``secret`` is the signing secret, or a function returning it (rotation);
     ``debug``: add a ``debug`` note to every turn reply (``debug_note``); ``version``: the version the ping reply
-    reports."""
+    reports, or a function returning it."""
     strategy = load_strategy(strategy_name)
     current_secret = secret if callable(secret) else (lambda: secret)
+    current_version = version if callable(version) else (lambda: version)
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive: the service reuses one connection
@@ -87,7 +88,8 @@ def make_handler(secret, name: str, strategy_name: str, debug: bool = False, ver
             request = json.loads(body)
             kind = request.get("type")
             if kind == "ping":
-                return self._reply(200, {"name": name, "author": "Eights Ladder examples", "version": version})
+                return self._reply(200, {"name": name, "author": "Eights Ladder examples",
+                                        "version": current_version()})
             if kind == "turn":
                 view = request["view"]
                 seed = request["match_id"] * 1000 + request["deal_number"]

@@ -167,13 +167,13 @@ def test_turns_that_all_wait_for_a_delayed_ack_get_a_hint_about_nagles_algorithm
     the same bot with TCP_NODELAY gets none."""
     with running("nagle") as url:
         checks = check.run_checks(url, "s3cret", 1000)
-    turns = [c.elapsed_ms for c in checks if c.name.startswith("turn")]
-    assert all(c.status == "PASS" for c in checks) and min(turns) >= 35, turns
+    turns = sorted(c.elapsed_ms for c in checks if c.name.startswith("turn"))
+    assert all(c.status == "PASS" for c in checks) and turns[1] >= 35, turns  # (a new connection's first is quick)
     hint = check.slow_turns_hint(checks)
     assert hint is not None and "Nagle" in hint and "TCP_NODELAY" in hint
     out = io.StringIO()
     check.report(url, 1000, checks, out)
-    assert "Hint: every turn took" in out.getvalue()
+    assert "Hint: " in out.getvalue() and " turns took " in out.getvalue()
     with running("good") as url:
         assert check.slow_turns_hint(check.run_checks(url, "s3cret", 1000)) is None
 
@@ -183,6 +183,7 @@ def test_the_nagle_hint_needs_every_timed_turn_in_its_band():
         return [check.Check(f"turn: {i}", "PASS", "", elapsed_ms=t) for i, t in enumerate(ms)]
     assert check.slow_turns_hint(turns(41, 44, 39)) is not None
     assert check.slow_turns_hint(turns(41, 44)) is None  # too few to say
-    assert check.slow_turns_hint(turns(41, 44, 3)) is None  # one fast turn: the server can answer at once
+    assert check.slow_turns_hint(turns(1, 41, 44, 39)) is not None  # a new connection's first reply is ACKed at once
+    assert check.slow_turns_hint(turns(41, 44, 3, 2)) is None  # fast turns: the server can answer at once
     assert check.slow_turns_hint(turns(41, 44, 250)) is None  # a bot that thinks
     assert check.slow_turns_hint([*turns(41, 44, 39), check.Check("ping", "PASS", "", elapsed_ms=0)]) is not None

@@ -98,12 +98,12 @@ def test_a_trial_plays_unrated_matches_and_reports_a_win_rate_interval(owner, pr
 
 
 @pytest.mark.django_db
-def test_a_rerun_on_the_same_seeds_is_compared_with_the_last_version(owner, probe):
+def test_a_rerun_on_the_same_seeds_is_compared_with_the_last_version(owner, server, probe):
     client = _client_for(owner)
     first = _post(client, probe, {"opponents": ["house:greedy"], "seeds": [5, 6]}).json()
     _play_all(Trial.objects.get(pk=first["id"]))
     assert first["comparison"] is None
-    Bot.objects.filter(pk=probe.pk).update(reported_version="1.1")  # a fixed bot, checked again
+    server.version = "1.1"  # a fixed bot, restarted; no new check: the trial asks the bot itself
     second = _post(client, probe, {"opponents": ["house:greedy"], "seeds": [5, 6], "matches": 2}).json()
     _play_all(Trial.objects.get(pk=second["id"]))
     detail = client.get(f"/api/trials/{second['id']}/").json()
@@ -128,6 +128,13 @@ def test_a_rerun_on_the_same_seeds_is_compared_with_the_last_version(owner, prob
     # a different seed set is no comparison
     third = _post(client, probe, {"opponents": ["house:greedy"], "seeds": [5, 7]}).json()
     assert third["comparison"] is None
+    # the same version again on the same seeds is compared with the last other version, never with itself
+    fourth = _post(client, probe, {"opponents": ["house:greedy"], "seeds": [5, 6]}).json()
+    assert fourth["bot_version"] == "1.0"  # no match started yet: its last check's version
+    _play_all(Trial.objects.get(pk=fourth["id"]))
+    again = client.get(f"/api/trials/{fourth['id']}/").json()
+    assert again["bot_version"] == "1.1" and again["comparison"]["trial_id"] == first["id"]
+    assert Bot.objects.get(pk=probe.pk).reported_version == "1.0"
 
 
 @pytest.mark.django_db
@@ -304,7 +311,7 @@ def test_an_author_fixes_a_bot_and_reruns_the_same_seeds_without_its_rating_movi
     assert first["matches"] == 20
     _play_all(Trial.objects.get(pk=first["id"]))
     server.behaviour = "good"
-    Bot.objects.filter(pk=probe.pk).update(reported_version="2.0")  # its check passed again with the fix
+    server.version = "2.0"  # the fix, restarted (the trial asks the bot which version it runs)
     second = _post(client, probe, {"opponents": ["house:heuristic"], "seeds": seeds, "ladder": "quick"}).json()
     _play_all(Trial.objects.get(pk=second["id"]))
     detail = client.get(f"/api/trials/{second['id']}/").json()
@@ -336,7 +343,7 @@ def _strict(node):
 
 
 @pytest.mark.django_db
-def test_every_trial_answer_matches_its_schema(owner, probe):
+def test_every_trial_answer_matches_its_schema(owner, server, probe):
     import jsonschema
     from drf_spectacular.generators import SchemaGenerator
 
@@ -352,8 +359,10 @@ def test_every_trial_answer_matches_its_schema(owner, probe):
     created = _post(client, probe, {"opponents": ["house:heuristic"], "seeds": [1, 2]})
     check(created, "/api/bots/{bot_id}/trials/", "post", 201)
     _play_all(Trial.objects.get(pk=created.json()["id"]))
+    server.version = "1.1"  # a comparison is made with a trial of another version
     rerun = _post(client, probe, {"opponents": ["house:heuristic"], "seeds": [1, 2]})
     check(rerun, "/api/bots/{bot_id}/trials/", "post", 201)
+    _play_all(Trial.objects.get(pk=rerun.json()["id"]))
     check(client.get(f"/api/trials/{created.json()['id']}/"), "/api/trials/{trial_id}/", "get", 200)
     detail = client.get(f"/api/trials/{rerun.json()['id']}/")
     assert detail.json()["comparison"] is not None

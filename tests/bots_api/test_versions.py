@@ -1,5 +1,6 @@
-"""Versions (issue 14): the version a bot last reported is recorded with every match it plays, and its page shows
-results and rating movement per version, in one query."""
+"""Versions (issues 14 and 26): the version a bot runs is recorded with every match it plays (what it says to a ping
+at its first turn; before that, the version of its last check), and its page shows results and rating movement per
+version, in one query."""
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -33,12 +34,14 @@ def _ladder_match(ladder, bot, house, seed):
 
 
 @pytest.mark.django_db
-def test_each_match_records_the_version_the_bot_last_reported(owner, server, ladder, house_bots):
+def test_each_match_records_the_version_the_bot_says_it_runs(owner, server, ladder, house_bots):
     bot = bot_of(owner, server, "Versioned", version="1.0")
     ladder_entry_create(ladder=ladder, player=bot.player)
     first = [_ladder_match(ladder, bot, house_bots[3], seed) for seed in (1, 2)]
-    Bot.objects.filter(pk=bot.pk).update(reported_version="2.0-beta")  # a new check's ping said so
+    server.version = "2.0-beta"  # the author changed the bot and restarted it, without a new check
     second = _ladder_match(ladder, bot, house_bots[0], 3)
+    assert Bot.objects.get(pk=bot.pk).reported_version == "1.0"  # its last check's: the match has what it said
+    assert BotMatchVersion.objects.get(match=second).said
     unrecorded = _ladder_match(ladder, bot, house_bots[1], 4)
     BotMatchVersion.objects.filter(match=unrecorded).delete()  # as a match played before versions were kept
     assert dict(BotMatchVersion.objects.filter(bot=bot).values_list("match_id", "version")) == {
@@ -67,3 +70,14 @@ def test_each_match_records_the_version_the_bot_last_reported(owner, server, lad
     stranger = get_user_model().objects.create_user("bob", password="pw-bob-123")
     client.force_login(stranger)
     assert client.get(f"/api/bots/{bot.pk}/versions/").status_code == 404
+
+
+@pytest.mark.django_db
+def test_a_bot_that_does_not_answer_the_ping_keeps_its_last_checks_version(owner, ladder, house_bots):
+    srv = BotServer("good", "s3cret", version="3.1")
+    bot = bot_of(owner, srv, "Quiet", version="3.0")  # its last check said 3.0
+    srv.stop()  # gone: the ping and every turn fail (the turns are its faults, played by the fallback)
+    match = match_create(players=[bot.player, house_bots[0]], ruleset=Ruleset.preset("pagat"), seed=5)
+    match_advance(match_id=match.pk)
+    row = BotMatchVersion.objects.get(match=match)
+    assert (row.version, row.said) == ("3.0", False)

@@ -38,13 +38,14 @@ from games.engine import CARD_CODES
 
 class BotServer:
     def __init__(self, behaviour: str = "good", secret: str = "s3cret", name: str = "TestBot", *,
-                 signed: bool = True) -> None:
+                 signed: bool = True, version: str = "1.0") -> None:
         self.behaviour = behaviour
         self.secret = secret
+        self.version = version  # what its ping answers (change it as an author changes the bot and restarts it)
         self.turns = 0
         self.pinged = False
         self.requests: list[tuple[dict, bytes]] = []
-        good = make_handler(lambda: self.secret, name, "heuristic")
+        good = make_handler(lambda: self.secret, name, "heuristic", version=lambda: self.version)
         server_self = self
 
         class Handler(good):  # type: ignore[misc, valid-type]
