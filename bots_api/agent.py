@@ -20,7 +20,6 @@ from bots_api.client import post_json
 from bots_api.bot_calls import ask_turn
 from bots_api.models import Bot
 from bots_api.turnlog import turn_log_record
-from bots_api.versions import match_version_ask
 from games.operations.metrics import bot_call_observed
 
 
@@ -29,8 +28,6 @@ def bot_agent(*, player, turn: Turn, **context) -> Answer:
     bot = Bot.objects.filter(player=player).first()
     if bot is None or not bot.is_enabled:
         return Answer(fault=Fault("disabled", "the bot is disabled or was deleted"), time_bank_ms=turn.time_bank_ms)
-    if turn.last_latency_ms is None and turn.match_id is not None:  # the seat's first turn of the match
-        match_version_ask(bot=bot, match_id=turn.match_id, seat=turn.seat)  # before the turn's clock starts
     trace: dict = {}
     started = time.perf_counter()
     answer = ask_turn(lambda body, timeout: post_json(bot.endpoint_url, bot.secret, body, timeout, trace=trace), turn)

@@ -196,15 +196,15 @@ class BotTurn(models.Model):
 class BotMatchVersion(models.Model):
     """The version a bot ran in a match's seat: written as the seat is created with the version it last reported
     (``Bot.reported_version``, from its check's ping; no outbound call), then replaced by what the bot says itself
-    when its seat's first turn comes (``said``; ``bots_api.versions.match_version_ask``, in the worker)."""
+    to a ping after the match's ``match_end`` (``said``; ``bots_api.versions.match_version_ask``, in the worker)."""
 
     bot = models.ForeignKey(Bot, related_name="match_versions", on_delete=models.CASCADE)
     match = models.ForeignKey("games.Match", related_name="+", on_delete=models.CASCADE)
     seat = models.PositiveSmallIntegerField()
     version = models.CharField(max_length=100, blank=True)
-    said = models.BooleanField(default=False, help_text="the bot said this version itself, answering a ping at its "
-                               "seat's first turn of the match (bots_api.versions.match_version_ask); false: the "
-                               "version of its last check")
+    said = models.BooleanField(default=False, help_text="the bot said this version itself, answering a ping after the "
+                               "match's match_end (bots_api.versions.match_version_ask); false: the version of its "
+                               "last check")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["match", "seat"], name="bot_match_version_unique")]

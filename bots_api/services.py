@@ -23,6 +23,7 @@ from bots_api import check as conformance
 from bots_api.client import BotFault, check_endpoint_url, guarded_client, post_json
 from bots_api.models import Bot, BotCheck, TrialMatch
 from bots_api.protocol import match_end_body
+from bots_api.versions import match_version_ask
 from games.engine import MatchState, Ruleset
 from games.models import Match, Move, Player
 from games.people.players import player_name_check
@@ -416,8 +417,10 @@ def _suspend(bot: Bot, failed: str) -> None:
 
 
 def match_end_notify(*, match_id: int) -> int:
-    """POST ``match_end`` to every bot seat of a finished match; failures are logged and ignored. Returns how
-    many bots answered."""
+    """POST ``match_end`` to every bot seat of a finished match, then a ``ping`` to each bot that answered, to record
+    the version it ran (``bots_api.versions.match_version_ask``: a check too sends its ping after its turns and
+    ``match_end``s, so a bot cannot tell a match from a check before its turns are judged); failures are logged and
+    ignored. Returns how many bots answered the ``match_end``."""
     match = Match.objects.get(pk=match_id)
     seats = list(match.seats.order_by("index"))
     standings = [s.place or 0 for s in seats]
@@ -434,4 +437,6 @@ def match_end_notify(*, match_id: int) -> int:
             answered += 1
         except BotFault as fault:
             log.info("match_end to bot %s (match %s) failed: %s", bot, match.pk, fault)
+            continue
+        match_version_ask(bot=bot, match_id=match.pk, seat=seat.index)  # after match_end, as in a check
     return answered

@@ -3,9 +3,10 @@ page and its trials show results per version.
 
 The version is written twice. As the match is created, the version the bot last reported (``Bot.reported_version``,
 from its check's ping) is written by the ``games.hooks.match_created`` receiver in the match's own transaction (no
-outbound call). Then, when the seat's first turn comes, the worker asks the bot itself (``match_version_ask``: the
-protocol's signed ping) and writes what it says, so a bot changed and restarted without a new check is counted
-under the version it really runs (issue 26: a newcomer's v2 was compared with v2 labelled "1.0"). A trial's
+outbound call). Then, when the match has ended, the worker sends the bot its ``match_end`` and asks the bot itself
+(``match_version_ask``: the protocol's signed ping, after the ``match_end`` as in a check, so a ping never tells a
+bot whether its turns are a check's) and writes what it says, so a bot changed and restarted without a new check is
+counted under the version it really runs (issue 26: a newcomer's v2 was compared with v2 labelled "1.0"). A trial's
 ``bot_version`` becomes the versions its bot said in its matches."""
 
 from __future__ import annotations
@@ -26,14 +27,14 @@ VERSIONS_SHOWN = 20
 UNRECORDED = ""
 
 
-#: How long (ms) the ping at a seat's first turn may take. It is not the turn's time: the turn's deadline and time
-#: bank start after it. A bot that does not answer it in time keeps the version of its last check for the match.
+#: How long (ms) the ping after a match's ``match_end`` may take. A bot that does not answer it in time keeps the
+#: version of its last check for the match.
 VERSION_PING_MS = 1000
 
 
 def match_version_ask(*, bot: Bot, match_id: int, seat: int) -> str | None:
     """Ask ``bot`` which version it runs (a signed ``ping``, bot protocol v1, through the address guard; at most
-    ``VERSION_PING_MS``), at its seat's first turn of match ``match_id``, and record the answer for that seat
+    ``VERSION_PING_MS``), after match ``match_id``'s ``match_end``, and record the answer for that seat
     (``BotMatchVersion.version``, ``said``); if the match is a trial's, the trial's ``bot_version`` becomes the
     versions its bot has said in its matches (sorted, comma-separated when it changed mid-trial). Returns the
     version said, or None when the bot gave no valid ping reply (nothing changes: the version of its last check

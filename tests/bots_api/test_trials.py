@@ -41,11 +41,16 @@ def probe(owner, server, house_bots):
 
 
 def _play_all(trial: Trial) -> None:
-    """Play the trial's matches to the end in process, as workers would (a waiting match answers "waiting")."""
+    """Play the trial's matches to the end in process, as workers would (a waiting match answers "waiting"), and
+    send each finished one's match_end and version ping (the bots' worker's task after the commit)."""
+    from bots_api.services import match_end_notify
+
     for _round in range(200):
         running = list(Match.objects.filter(trial_match__trial=trial, status=Match.Status.RUNNING)
                        .order_by("pk").values_list("pk", flat=True))
         if not running:
+            for match_id in Match.objects.filter(trial_match__trial=trial).values_list("pk", flat=True):
+                match_end_notify(match_id=match_id)
             return
         for match_id in running:
             match_advance(match_id=match_id)
@@ -130,7 +135,7 @@ def test_a_rerun_on_the_same_seeds_is_compared_with_the_last_version(owner, serv
     assert third["comparison"] is None
     # the same version again on the same seeds is compared with the last other version, never with itself
     fourth = _post(client, probe, {"opponents": ["house:greedy"], "seeds": [5, 6]}).json()
-    assert fourth["bot_version"] == "1.0"  # no match started yet: its last check's version
+    assert fourth["bot_version"] == "1.0"  # no match ended yet: its last check's version
     _play_all(Trial.objects.get(pk=fourth["id"]))
     again = client.get(f"/api/trials/{fourth['id']}/").json()
     assert again["bot_version"] == "1.1" and again["comparison"]["trial_id"] == first["id"]

@@ -2,6 +2,8 @@
 at its first turn; before that, the version of its last check), and its page shows results and rating movement per
 version, in one query."""
 
+import json
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -9,6 +11,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from bots_api.models import Bot, BotMatchVersion
+from bots_api.services import match_end_notify
 from bots_api.versions import bot_versions
 from games.engine import Ruleset
 from games.services import match_advance, match_create
@@ -30,6 +33,7 @@ def _ladder_match(ladder, bot, house, seed):
     match = match_create(players=[bot.player, house], ruleset=Ruleset.preset("pagat"), seed=seed)
     LadderMatch.objects.create(ladder=ladder, match=match)
     assert match_advance(match_id=match.pk) == "finished"
+    match_end_notify(match_id=match.pk)  # the bots' worker's task after the commit: match_end, then the ping
     return match
 
 
@@ -42,6 +46,9 @@ def test_each_match_records_the_version_the_bot_says_it_runs(owner, server, ladd
     second = _ladder_match(ladder, bot, house_bots[0], 3)
     assert Bot.objects.get(pk=bot.pk).reported_version == "1.0"  # its last check's: the match has what it said
     assert BotMatchVersion.objects.get(match=second).said
+    kinds = [json.loads(body)["type"] for _headers, body in server.requests]
+    assert kinds[-2:] == ["match_end", "ping"]  # asked after the match_end, as a check asks after its turns
+    assert "ping" not in kinds[:kinds.index("match_end")]  # never before a turn is judged
     unrecorded = _ladder_match(ladder, bot, house_bots[1], 4)
     BotMatchVersion.objects.filter(match=unrecorded).delete()  # as a match played before versions were kept
     assert dict(BotMatchVersion.objects.filter(bot=bot).values_list("match_id", "version")) == {
@@ -79,5 +86,6 @@ def test_a_bot_that_does_not_answer_the_ping_keeps_its_last_checks_version(owner
     srv.stop()  # gone: the ping and every turn fail (the turns are its faults, played by the fallback)
     match = match_create(players=[bot.player, house_bots[0]], ruleset=Ruleset.preset("pagat"), seed=5)
     match_advance(match_id=match.pk)
+    match_end_notify(match_id=match.pk)
     row = BotMatchVersion.objects.get(match=match)
     assert (row.version, row.said) == ("3.0", False)
