@@ -22,7 +22,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks.strategies_bench import wilson  # noqa: E402
+from benchmarks.strategies_bench import parse_tables, wilson  # noqa: E402
 from games.engine import STRATEGIES, MatchState, Ruleset, choose  # noqa: E402
 
 
@@ -54,17 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in strategies:
         if name not in STRATEGIES:
             parser.error(f"unknown strategy {name!r}: choose from {', '.join(STRATEGIES)}")
-    tables = []
-    for item in args.tables.split(","):
-        preset, _, seats = item.strip().partition(":")
-        try:
-            rules = Ruleset.preset(preset)
-            seats = int(seats or 2)
-        except ValueError as exc:
-            parser.error(f"--tables {item!r}: {exc}")
-        if not rules.seats_min <= seats <= rules.seats_max:
-            parser.error(f"--tables {item!r}: {preset} seats {rules.seats_min} to {rules.seats_max} players")
-        tables.append((preset, seats, rules.ply_limit))
+    tables = [(preset, seats, Ruleset.preset(preset).ply_limit) for preset, seats in parse_tables(parser, args.tables)]
     if args.deals < 1:
         parser.error(f"--deals must be at least 1, not {args.deals}")
 

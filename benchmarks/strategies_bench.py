@@ -41,6 +41,23 @@ def wilson(successes: float, n: int, z: float = 1.959964) -> tuple[float, float]
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def parse_tables(parser: argparse.ArgumentParser, text: str) -> list[tuple[str, int]]:
+    """``--tables``' value, comma-separated ``preset:seats`` (seats default 2), as (preset, seats) pairs; a bad
+    preset or a seat count the preset does not allow ends the program with ``parser.error`` saying which."""
+    tables = []
+    for item in text.split(","):
+        preset, _, seats = item.strip().partition(":")
+        try:
+            rules = Ruleset.preset(preset)
+            seats = int(seats or 2)
+        except ValueError as exc:
+            parser.error(f"--tables {item!r}: {exc}")
+        if not rules.seats_min <= seats <= rules.seats_max:
+            parser.error(f"--tables {item!r}: {preset} seats {rules.seats_min} to {rules.seats_max} players")
+        tables.append((preset, seats))
+    return tables
+
+
 def play_table(strategy: str, opponent: str, preset: str, seats: int, matches: int, seed: int,
                tick=lambda: None) -> dict:
     """Play ``matches`` matches of ``preset`` with ``seats`` seats: ``strategy`` at seat ``i % seats`` of match i,
@@ -92,17 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in (n for spec in against for n in spec.split("+")):
         if name not in STRATEGIES:
             parser.error(f"unknown strategy {name!r} in --against: choose from {', '.join(STRATEGIES)}")
-    tables = []
-    for item in args.tables.split(","):
-        preset, _, seats = item.strip().partition(":")
-        try:
-            rules = Ruleset.preset(preset)
-            seats = int(seats or 2)
-        except ValueError as exc:
-            parser.error(f"--tables {item!r}: {exc}")
-        if not rules.seats_min <= seats <= rules.seats_max:
-            parser.error(f"--tables {item!r}: {preset} seats {rules.seats_min} to {rules.seats_max} players")
-        tables.append((preset, seats))
+    tables = parse_tables(parser, args.tables)
     if args.matches < 1:
         parser.error(f"--matches must be at least 1, not {args.matches}")
 
