@@ -14,6 +14,7 @@
   const $ = id => document.getElementById(id);
   const MUTE_KEY = "eights-talk-muted";
   let beatMs = 5000, timer = null, last = null, shownTalk = 0, over = false;
+  let notice = null;  // what "End the wait" did: kept in view (the beats that follow offer no wait) until another is offered
 
   async function post(path, body) {
     const r = await fetch(api + path, {method: "POST", credentials: "same-origin",
@@ -36,7 +37,12 @@
       data.to_play === p.index ? " · " + gettext("to play") : "")));
     const box = $("end-wait"), wait = data.end_wait;
     const leaver = wait && data.people.find(p => p.index === wait.seat);
-    if (!wait || !leaver || leaver.present) { box.hidden = true; box.replaceChildren(); return; }
+    if (!wait || !leaver || leaver.present) {
+      box.hidden = !notice;
+      box.replaceChildren(...(notice ? [notice] : []));
+      return;
+    }
+    notice = null;
     const what = wait.rated ? gettext("they forfeit this rated match") : gettext("a house bot plays their seat from now on");
     box.hidden = false;
     if (wait.after_s > 0) {
@@ -48,8 +54,10 @@
     button.addEventListener("click", async () => {
       button.disabled = true;
       const [r, body] = await post("end-wait/", {seat: wait.seat});
-      box.replaceChildren(r.ok ? (body.outcome === "forfeit" ? tr(gettext("%(name)s forfeits the match."), {name: leaver.name})
-        : tr(gettext("A house bot plays %(name)s's seat now."), {name: leaver.name})) : (body.detail || tr(gettext("Not now (HTTP %(status)s)."), {status: r.status})));
+      const said = r.ok ? (body.outcome === "forfeit" ? tr(gettext("%(name)s forfeits the match."), {name: leaver.name})
+        : tr(gettext("A house bot plays %(name)s's seat now."), {name: leaver.name})) : (body.detail || tr(gettext("Not now (HTTP %(status)s)."), {status: r.status}));
+      notice = r.ok ? said : null;
+      box.replaceChildren(said);
       beat();
     });
     box.replaceChildren(tr(gettext("%(name)s has been away on their turn for a while:"), {name: leaver.name}), " ", button, ` (${what}).`);
