@@ -346,8 +346,8 @@ def slow_turns_hint(checks: list[Check]) -> str | None:
         return None
     return (f"{len(slow)} of {len(times)} turns took {min(slow)}-{max(slow)} ms: if your bot does not think that "
             "long, its server's replies are probably waiting for delayed ACKs (Nagle's algorithm), about 40 ms a "
-            "turn; set TCP_NODELAY on its sockets (Python's http.server: disable_nagle_algorithm = True), docs/BOT_PROTOCOL.md, "
-            "Timeouts.")
+            "turn; set TCP_NODELAY on its sockets (Python's http.server: disable_nagle_algorithm = True), "
+            "docs/BOT_PROTOCOL.md, Timeouts.")
 
 
 def report(url: str, deadline_ms: int, checks: list[Check], out: TextIO) -> None:

@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import re
 import time
+import unicodedata
 
 from jsonschema import Draft202012Validator
 
@@ -118,6 +119,12 @@ SCHEMAS = {"ping": PING_SCHEMA, "ping_reply": PING_REPLY_SCHEMA, "turn": TURN_SC
            "turn_reply": TURN_REPLY_SCHEMA, "match_end": MATCH_END_SCHEMA}
 _VALIDATORS = {name: Draft202012Validator(schema) for name, schema in SCHEMAS.items()}
 _VALIDATORS["turn_reply_play"] = Draft202012Validator(_TURN_REPLY_PLAY_SCHEMA)
+
+
+def printable(text: object, limit: int = 100) -> str:
+    """``text`` as the service keeps a string a bot sent (its ping's name or version): control, format and other
+    category-C characters dropped, at most ``limit`` characters."""
+    return "".join(ch for ch in str(text) if not unicodedata.category(ch).startswith("C"))[:limit]
 
 
 def schema_errors(name: str, body: object) -> list[str]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import random
 import secrets
-import unicodedata
 from datetime import timedelta
 
 from django.conf import settings
@@ -22,7 +21,7 @@ from django.utils import timezone
 from bots_api import check as conformance
 from bots_api.client import BotFault, check_endpoint_url, guarded_client, post_json
 from bots_api.models import Bot, BotCheck, TrialMatch
-from bots_api.protocol import match_end_body
+from bots_api.protocol import match_end_body, printable
 from bots_api.versions import match_version_ask
 from games.engine import MatchState, Ruleset
 from games.models import Match, Move, Player
@@ -69,10 +68,6 @@ def _check_name(name: object, exclude_player: int | None = None) -> str:
         return player_name_check(name=name, exclude_player_id=exclude_player)
     except NameRefused as exc:
         raise BotError(exc.code, exc.detail) from None
-
-
-def _printable(text: object, limit: int = 100) -> str:
-    return "".join(ch for ch in str(text) if not unicodedata.category(ch).startswith("C"))[:limit]
 
 
 def bot_register(*, owner, name: str, endpoint_url: str) -> tuple[Bot, str]:
@@ -288,8 +283,8 @@ def _check_record(check: BotCheck, url: str, secret: str, results: list[conforma
             check.state = BotCheck.State.PASSED
             check.detail = f"all {len(results)} checks passed."
             bot.verified_at = now
-            bot.reported_name = _printable(ping.reply["name"])
-            bot.reported_version = _printable(ping.reply.get("version", ""))
+            bot.reported_name = printable(ping.reply["name"])
+            bot.reported_version = printable(ping.reply.get("version", ""))
             if bot.suspended_reason and bot.suspended_until is not None and now < bot.suspended_until:
                 check.detail += (f" The suspension stays: it is the bot's suspension {bot.suspension_count}, which "
                                  f"only a check passing at or after "

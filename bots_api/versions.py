@@ -17,7 +17,7 @@ from django.db import connection
 
 from bots_api.client import BotFault, post_json
 from bots_api.models import Bot, BotMatchVersion, Trial
-from bots_api.protocol import ping_body, schema_errors
+from bots_api.protocol import ping_body, printable, schema_errors
 from games.models import Match, Player, Seat
 from tournaments.models import LadderEntry, RatingChange
 
@@ -45,7 +45,7 @@ def match_version_ask(*, bot: Bot, match_id: int, seat: int) -> str | None:
         return None
     if schema_errors("ping_reply", reply):
         return None
-    version = "".join(ch for ch in str(reply.get("version", "")) if ch.isprintable())[:100]
+    version = printable(reply.get("version", ""))  # kept as a check's ping keeps it (Bot.reported_version)
     BotMatchVersion.objects.update_or_create(match_id=match_id, seat=seat,
                                              defaults={"bot": bot, "version": version, "said": True})
     trial = Trial.objects.filter(trial_matches__match_id=match_id).values_list("pk", flat=True).first()

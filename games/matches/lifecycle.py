@@ -337,7 +337,8 @@ class _SeatsPlan:
         columns = ", ".join(f"{alias}.{q(f.column)}" for model, alias in models for f in model._meta.concrete_fields)
         table = {model: q(model._meta.db_table) for model, _ in models}
         self.sql = (f"SELECT {columns} FROM {table[Seat]} s JOIN {table[Match]} m ON m.id = s.match_id "
-                    f"JOIN {table[Player]} p ON p.id = s.player_id LEFT JOIN {table[user_model]} u ON u.id = p.user_id "
+                    f"JOIN {table[Player]} p ON p.id = s.player_id "
+                    f"LEFT JOIN {table[user_model]} u ON u.id = p.user_id "
                     f"WHERE s.match_id = %s ORDER BY s.{q('index')}")
         self.parts, start = [], 0
         for model, _ in models:
