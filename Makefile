@@ -5,11 +5,12 @@ PY := $(VENV)/bin/python
 PYTHON ?= python3
 STAMP := $(VENV)/.installed
 
-.PHONY: run test install demo bench lint clean playthroughs messages
+.PHONY: run test test-engine install demo bench lint clean playthroughs messages
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml engine/pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ./engine  # the rules engine, its own package (engine/README.md)
 	$(PY) -m pip install --quiet -e ".[test]"
 	@touch $(STAMP)
 
@@ -28,12 +29,17 @@ run: install
 ## The test suite: starts PostgreSQL and Redis when installed and down, says what to install when missing (bin/services)
 test: install
 	bash bin/services
+	bash bin/test-engine
 	$(PY) -m pytest
 	$(VENV)/bin/lint-imports
 
-## Regenerate the golden playthroughs (tests/engine/playthroughs/) after reviewing a change of engine behaviour
+## The engine package's own tests, in a fresh virtual environment without Django (engine/README.md)
+test-engine:
+	bash bin/test-engine
+
+## Regenerate the golden playthroughs (engine/tests/playthroughs/) after reviewing a change of engine behaviour
 playthroughs: install
-	$(PY) -m games.engine playthroughs --write
+	$(PY) -m eights_engine playthroughs --write
 
 bench: install
 	$(PY) benchmarks/engine_bench.py

@@ -45,7 +45,7 @@ def main() -> None:
     import bots_api.agent as agent_module
     from bots_api.models import Bot
     from bots_api.services import bot_register
-    from games.engine import Ruleset
+    from eights_engine import Ruleset
     from games.models import Player
     from games.services import match_advance, match_create
 

@@ -19,8 +19,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from games.engine import Deal, Ruleset  # noqa: E402
-from games.engine.keys import deal_key, deal_key_commitment, key_code, secret_commitment  # noqa: E402
+from eights_engine import Deal, Ruleset  # noqa: E402
+from eights_engine.keys import deal_key, deal_key_commitment, key_code, secret_commitment  # noqa: E402
 
 SECRET = bytes(range(32))
 KEYS = [deal_key(SECRET, n) for n in range(1, 4097)]

@@ -54,7 +54,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from openskill.models import PlackettLuce  # noqa: E402
 
-from games.engine import MatchState, Ruleset, choose  # noqa: E402
+from eights_engine import MatchState, Ruleset, choose  # noqa: E402
 from tournaments.duplicate import SetMatch, combined_places, rotations, swing_totals  # noqa: E402
 
 MODEL = PlackettLuce()

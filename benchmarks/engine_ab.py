@@ -20,7 +20,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import games.engine as ours  # noqa: E402
+import eights_engine as ours  # noqa: E402
 from benchmarks.openspiel_bench import OUR_RULES, load_baseline  # noqa: E402
 
 CONFIGS = [

@@ -22,7 +22,7 @@ import tracemalloc
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from games.engine import Deal, MatchState, Ruleset  # noqa: E402
+from eights_engine import Deal, MatchState, Ruleset  # noqa: E402
 
 
 def play_random(start_state, seconds: float, seed: int, fast: bool) -> tuple[int, int, float]:

@@ -87,7 +87,7 @@ def main() -> None:
         django.setup()
         from django.contrib.auth import get_user_model
 
-        from games.engine import Ruleset
+        from eights_engine import Ruleset
         from games.services import match_advance, match_create, player_for_user, player_house_create
 
         bots = [player_house_create(name=n, strategy=s) for n, s in

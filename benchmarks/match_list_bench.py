@@ -60,7 +60,7 @@ def generate(total: int, batch: int = 5000) -> dict:
     from django.contrib.auth import get_user_model
     from django.db import connection
 
-    from games.engine import PRESETS, Ruleset
+    from eights_engine import PRESETS, Ruleset
     from games.models import Match, Player, Seat
     from tournaments.models import Ladder, LadderMatch
 

@@ -10,8 +10,8 @@ player decisions: OpenSpiel's include its separate suit nomination after an eigh
 fruitless drawing turn, which our engine folds into the play or does by itself, so deals/s is printed as well.
 
 Prints the median of ``--repeats`` runs of ``--seconds`` each and the ratios ours/OpenSpiel. ``--baseline DIR``
-times a second copy of our engine in the same interleaved runs: ``DIR/games/engine`` of another checkout (e.g.
-``git worktree add /tmp/base main``), loaded under the module name ``baseline_engine``; its fast path is printed
+times a second copy of our engine in the same interleaved runs: ``DIR/engine/src/eights_engine`` (or
+``DIR/games/engine``) of another checkout (e.g. ``git worktree add /tmp/base main``), loaded under the module name ``baseline_engine``; its fast path is printed
 beside ours, with its own ratio to OpenSpiel, so a change to the engine is judged within one run.
 Usage: ``python benchmarks/openspiel_bench.py [--seconds 2] [--repeats 3] [--baseline DIR]``; ``run(seconds)``
 returns the figures.
@@ -30,8 +30,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from benchmarks.engine_bench import play_random  # noqa: E402
-from games.engine import Deal, Ruleset  # noqa: E402
-from games.engine.keys import deal_key  # noqa: E402
+from eights_engine import Deal, Ruleset  # noqa: E402
+from eights_engine.keys import deal_key  # noqa: E402
 
 SEATS = 2
 OPENSPIEL_PARAMS = {"players": SEATS, "max_draw_cards": 5, "reshuffle": False, "use_special_cards": False,
@@ -45,13 +45,17 @@ def our_ruleset(ruleset_class: type = Ruleset) -> Ruleset:
 
 
 def load_baseline(checkout: str):
-    """The ``games.engine`` package of another checkout at ``checkout``, imported as ``baseline_engine`` (the
-    engine imports only its own modules, relatively, so the two copies never mix). ``ValueError`` when
-    ``checkout/games/engine/__init__.py`` does not exist."""
-    package = os.path.join(os.path.abspath(checkout), "games", "engine")
-    init = os.path.join(package, "__init__.py")
-    if not os.path.isfile(init):
-        raise ValueError(f"--baseline {checkout!r}: no games/engine/__init__.py there (give a checkout's root)")
+    """The engine package of another checkout at ``checkout``, imported as ``baseline_engine`` (the engine imports
+    only its own modules, relatively, so the two copies never mix): ``engine/src/eights_engine``, or ``games/engine``
+    in a checkout from before the engine became its own package. ``ValueError`` when neither is there."""
+    root = os.path.abspath(checkout)
+    for package in (os.path.join(root, "engine", "src", "eights_engine"), os.path.join(root, "games", "engine")):
+        init = os.path.join(package, "__init__.py")
+        if os.path.isfile(init):
+            break
+    else:
+        raise ValueError(f"--baseline {checkout!r}: no engine/src/eights_engine (or games/engine) there "
+                         "(give a checkout's root)")
     spec = importlib.util.spec_from_file_location("baseline_engine", init, submodule_search_locations=[package])
     module = importlib.util.module_from_spec(spec)
     sys.modules["baseline_engine"] = module

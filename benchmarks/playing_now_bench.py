@@ -47,7 +47,7 @@ def _database(create: bool) -> None:
 
 
 def _players_and_ladders():
-    from games.engine import Ruleset
+    from eights_engine import Ruleset
     from games.models import Player
     from tournaments.models import Ladder, LadderEntry
 
@@ -62,7 +62,7 @@ def _players_and_ladders():
 
 
 def _matches(count: int, status: str, players, ladders, rng) -> None:
-    from games.engine import Ruleset
+    from eights_engine import Ruleset
     from games.models import Match, Seat
     from tournaments.models import LadderMatch
 

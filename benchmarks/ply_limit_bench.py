@@ -23,7 +23,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from benchmarks.strategies_bench import parse_tables, wilson  # noqa: E402
-from games.engine import STRATEGIES, MatchState, Ruleset, choose  # noqa: E402
+from eights_engine import STRATEGIES, MatchState, Ruleset, choose  # noqa: E402
 
 
 def deal_lengths(strategy: str, preset: str, seats: int, deals: int, seed: int, tick=lambda: None) -> list[int]:

@@ -30,7 +30,7 @@ def main() -> None:
 
     database_ready()
     from django.conf import settings
-    from games.engine import Ruleset
+    from eights_engine import Ruleset
     from games.models import Match
     from games.services import match_advance, match_create, player_house_create
 

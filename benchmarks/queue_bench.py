@@ -48,7 +48,7 @@ def main() -> None:
     from bots_api.models import Bot
     from bots_api.services import bot_register
     from config.celery import app
-    from games.engine import Ruleset
+    from eights_engine import Ruleset
     from games.models import Match
     from games.services import match_create, player_house_create
     from games.tasks import match_queue

@@ -32,7 +32,7 @@ os.environ.setdefault("LOG_LEVEL", "WARNING")
 
 def _long_match(plies: int):
     """A finished stored match of at least ``plies`` plies (played once; found again on later runs)."""
-    from games.engine import Ruleset
+    from eights_engine import Ruleset
     from games.models import Match, Player
     from games.services import match_advance, match_create, player_house_create
 
@@ -86,7 +86,7 @@ def main() -> None:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
     from games.api import MatchRecordApi
-    from games.engine.frames import positions
+    from eights_engine.frames import positions
     from games.match_pages import match_replay
 
     MatchRecordApi.throttle_classes = []  # timed many times a minute from one address: the limit is not measured

@@ -52,7 +52,7 @@ def main() -> None:
     from django.core.cache import cache
 
     from games import state_cache
-    from games.engine import Ruleset
+    from eights_engine import Ruleset
     from games.models import Match
     from games.matches.snapshots import match_state_snapshot
     from games.services import match_advance, match_create, match_submit_action, player_for_user, \
@@ -99,7 +99,7 @@ def main() -> None:
         state_cache.put(state_cache.key_of(match), behind["state"]())
 
     def state_three_behind():
-        from games.engine import replay
+        from eights_engine import replay
         from games.matches.snapshots import match_record
 
         record = match_record(match=match)

@@ -37,7 +37,7 @@ def main() -> None:
         parser.error("--matches and every worker count must be at least 1")
     database_ready()
     from config.celery import app
-    from games.engine import Ruleset
+    from eights_engine import Ruleset
     from games.models import Match
     from games.services import match_create, player_house_create
     from games.tasks import advance_match

@@ -14,7 +14,7 @@ Usage: ``python benchmarks/strategies_bench.py [--strategy tactician] [--against
 [--tables pagat:2,web-table:2,web-table:3] [--matches 400] [--seed 1]`` (an opponent ``a+b`` seats a and b in turn
 at the other seats). With ``--strategy eager`` (a stand-in for a
 beginner, who plays the first card that fits) it shows which house strategies a beginner's guest table may seat
-(``games.engine.tactics.GUEST_OPPONENTS``).
+(``eights_engine.tactics.GUEST_OPPONENTS``).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from games.engine import STRATEGIES, MatchState, Ruleset, choose  # noqa: E402
+from eights_engine import STRATEGIES, MatchState, Ruleset, choose  # noqa: E402
 
 
 def wilson(successes: float, n: int, z: float = 1.959964) -> tuple[float, float]:

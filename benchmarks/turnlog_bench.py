@@ -50,7 +50,7 @@ def main() -> None:
     from bots_api.models import Bot, BotTurn
     from bots_api.services import bot_register
     from games import hooks
-    from games.engine import Ruleset
+    from eights_engine import Ruleset
     from games.models import Player
     from games.services import match_advance, match_create
 

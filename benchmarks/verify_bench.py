@@ -6,7 +6,7 @@ in-process, rows written in bulk, with salts and commitments), then times, ``--r
 
 * ``verify``: what the command does (``verify_matches``: read in chunks + replay + every check), progress bar off;
 * ``read``: the reading alone (``games.matches.exports.match_exports``: four queries a chunk, records built);
-* ``replay``: the checking alone (``games.engine.record.verify_record`` over the same records held in memory).
+* ``replay``: the checking alone (``eights_engine.record.verify_record`` over the same records held in memory).
 
 Prints medians, the ratio of the parts, the command's own summary line once, and the peak Python memory
 (tracemalloc) of one verify of all matches against one of a single chunk's worth and one of half of them (flat
@@ -59,8 +59,8 @@ def main() -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    from games.engine import Ruleset
-    from games.engine.record import verify_record
+    from eights_engine import Ruleset
+    from eights_engine.record import verify_record
     from games.models import Match, Move
     from games.matches.exports import match_exports, matches_for_export
     from games.services import player_house_create

@@ -4,7 +4,7 @@ Latency fairness: each turn may take ``match.turn_timeout_ms`` (the turn's ``dea
 (``Seat.time_bank_ms``, ``BOT_TIME_BANK_MS`` at the start of a match) absorbs the part of a slow turn beyond that,
 and a turn that overruns both is the bot's ``timeout`` fault. Every request tells the bot its deadline, its time
 bank and the round trip of its previous turn. A fault of any kind (``protocol.FAULT_KINDS``) is returned as the
-answer's fault; the referee (``games.engine.referee.judge``) finds an illegal action, plays the engine's fallback
+answer's fault; the referee (``eights_engine.referee.judge``) finds an illegal action, plays the engine's fallback
 and counts the fault, and the move is stored with its cause. Every call is written to the bot's turn log
 (``bots_api.turnlog``: the exact request, the raw reply, the latency, the bot's ``debug`` note) for its owner.
 """
@@ -14,10 +14,10 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from games.engine.referee import Answer, Fault, Turn
+from eights_engine.referee import Answer, Fault, Turn
 
 from bots_api.client import post_json
-from bots_api.bot_calls import ask_turn
+from eights_engine.bots.bot_calls import ask_turn
 from bots_api.models import Bot
 from bots_api.turnlog import turn_log_record
 from games.operations.metrics import bot_call_observed

@@ -23,8 +23,8 @@ import httpcore
 import httpx
 from django.conf import settings
 
-from bots_api.bot_calls import TrackingBackend, make_client, post_signed
-from bots_api.protocol import BotFault
+from eights_engine.bots.bot_calls import TrackingBackend, make_client, post_signed
+from eights_engine.bots.protocol import BotFault
 
 _BLOCKED_PREFIX = "blocked address"
 
@@ -187,5 +187,5 @@ def post_json(url: str, secret: str, body: dict, timeout_ms: int, trace: dict | 
 
 def guarded_client() -> httpx.Client:
     """This thread's pooled client, with the address guard, for the service's own uses of the tools' send
-    functions (the conformance check a Verify runs, ``bots_api.check.run_checks``)."""
+    functions (the conformance check a Verify runs, ``eights_engine.bots.check.run_checks``)."""
     return _client()

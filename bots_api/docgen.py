@@ -5,7 +5,7 @@
 
 Each generated block sits between ``<!-- generated:NAME -->`` and ``<!-- /generated:NAME -->``: the JSON Schemas
 (``schema:ping``, ``schema:ping_reply``, ``schema:turn``, ``schema:turn_reply``, ``schema:match_end``, from
-``bots_api.protocol.SCHEMAS``), the signing example (``signing``) and a worked turn (``example:turn``,
+``eights_engine.bots.protocol.SCHEMAS``), the signing example (``signing``) and a worked turn (``example:turn``,
 ``example:turn_reply``) produced by the engine for a real position. No Django needed.
 """
 
@@ -16,12 +16,12 @@ import re
 import sys
 from pathlib import Path
 
-from games.engine import MatchState, Ruleset, choose
-from games.engine.keys import deal_key_commitment
-from games.engine.referee import turn_for
-from games.engine.strategies import choose_turn, strategy_rng
+from eights_engine import MatchState, Ruleset, choose
+from eights_engine.keys import deal_key_commitment
+from eights_engine.referee import turn_for
+from eights_engine.strategies import choose_turn, strategy_rng
 
-from bots_api.protocol import SCHEMAS, sign, turn_request
+from eights_engine.bots.protocol import SCHEMAS, sign, turn_request
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "BOT_PROTOCOL.md"
 BLOCK = re.compile(r"(<!-- generated:(?P<name>[\w:]+) -->\n)(?P<body>.*?)(<!-- /generated:(?P=name) -->)", re.S)

@@ -74,7 +74,7 @@ class Bot(models.Model):
 
 class BotCheck(models.Model):
     """One verification of a bot, asked for by its owner and run outside the request (``bots_api.tasks``): the
-    conformance checks of ``bots_api.check`` (a signed ping, three requests the bot must refuse, the turn
+    conformance checks of ``eights_engine.bots.check`` (a signed ping, three requests the bot must refuse, the turn
     positions, a ``match_end``) against the endpoint and secret the bot has when the check starts.
 
     ``state`` goes queued -> running -> passed or failed. ``checks`` is ``[{"name", "status", "detail"}]``

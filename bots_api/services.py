@@ -18,12 +18,12 @@ from django.db.models import Count, Q
 from django.http import Http404
 from django.utils import timezone
 
-from bots_api import check as conformance
+from eights_engine.bots import check as conformance
 from bots_api.client import BotFault, check_endpoint_url, guarded_client, post_json
 from bots_api.models import Bot, BotCheck, TrialMatch
-from bots_api.protocol import match_end_body, printable
+from eights_engine.bots.protocol import match_end_body, printable
 from bots_api.versions import match_version_ask
-from games.engine import MatchState, Ruleset
+from eights_engine import MatchState, Ruleset
 from games.models import Match, Move, Player
 from games.people.players import player_name_check
 from sitekit.names import NameRefused
@@ -200,7 +200,8 @@ def bot_check_request(*, bot: Bot) -> BotCheck:
 
 
 def bot_check_run(*, check_id: int) -> BotCheck | None:
-    """Run a queued check (the ``check_bot`` task's body): the conformance checks of ``bots_api.check`` against
+    """Run a queued check (the ``check_bot`` task's body): the conformance checks of ``eights_engine.bots.check``
+    against
     the bot's endpoint and secret, sent through the service's guarded client. Nothing more is sent once a request
     fails because the bot does not answer the service (no connection, no answer in time, the signature refused).
 

@@ -30,8 +30,8 @@ from django.utils import timezone
 
 from bots_api.models import Bot, Trial, TrialMatch
 from bots_api.services import BotError
-from games.engine import PRESETS, STRATEGIES, Ruleset
-from games.engine.deal import check_ruleset_seats
+from eights_engine import PRESETS, STRATEGIES, Ruleset
+from eights_engine.deal import check_ruleset_seats
 from sitekit.limits import LimitRefused
 from games.models import Match, Player
 from games.matches.exports import match_is_public
@@ -39,7 +39,7 @@ from games.services import match_create, match_wake, new_match_secret, player_ho
 from tournaments.duplicate import rotations
 from tournaments.models import Ladder
 
-#: the prefix naming a house strategy (or a house bot) as an opponent, as ``bots_api.localrun`` names it
+#: the prefix naming a house strategy (or a house bot) as an opponent, as ``eights_engine.bots.localrun`` names it
 HOUSE_PREFIX = "house:"
 #: a fixed seed is a JSON-safe integer: 0 to 2**53 - 1 (any JavaScript client reads it exactly)
 SEED_MAX = 2**53 - 1

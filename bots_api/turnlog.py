@@ -31,7 +31,7 @@ from rest_framework.exceptions import NotFound
 from rest_framework.pagination import CursorPagination
 
 from bots_api.models import Bot, BotTurn
-from bots_api.protocol import FAULT_KINDS, reply_contribution, reply_debug
+from eights_engine.bots.protocol import FAULT_KINDS, reply_contribution, reply_debug
 from games.browse import BadFilter
 from games.models import Match, Move
 from games.matches.exports import public_matches

@@ -17,7 +17,7 @@ from django.db import connection
 
 from bots_api.client import BotFault, post_json
 from bots_api.models import Bot, BotMatchVersion, Trial
-from bots_api.protocol import ping_body, printable, schema_errors
+from eights_engine.bots.protocol import ping_body, printable, schema_errors
 from games.models import Match, Player, Seat
 from tournaments.models import LadderEntry, RatingChange
 

@@ -22,7 +22,7 @@ from bots_api import selectors, turnlog, versions
 from bots_api.services import (BotError, bot_check_request, bot_delete, bot_enter_ladder, bot_leave_ladder,
                                bot_register, bot_rotate_secret, bot_update)
 from bots_api.trials import trial_list
-from games.engine import PRESETS
+from eights_engine import PRESETS
 from games.models import Player
 
 

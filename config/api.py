@@ -14,7 +14,7 @@ from rest_framework import exceptions
 from rest_framework.exceptions import NotFound
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from games.engine import IllegalAction
+from eights_engine import IllegalAction
 from games.matches.reasons import reason_words
 from sitekit.errors import ApiError
 from sitekit.limits import limit_words

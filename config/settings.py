@@ -15,8 +15,8 @@ from django.core.exceptions import ImproperlyConfigured
 
 from config import stores
 from config.env import env_bool, env_float, env_int, env_list, env_str
-from games.engine.strategies import STRATEGIES as _strategies
-from games.engine.tactics import GUEST_OPPONENTS as _guest_opponents_default
+from eights_engine.strategies import STRATEGIES as _strategies
+from eights_engine.tactics import GUEST_OPPONENTS as _guest_opponents_default
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("EIGHTS_VAR_DIR", str(BASE_DIR / "var")))
@@ -331,7 +331,7 @@ GUEST_KEEP_HOURS = env_int("GUEST_KEEP_HOURS", 72, 1, 24 * 3650)
 #: How often (seconds) guest housekeeping runs: Celery beat with a broker, the ladder loop without one.
 GUEST_HOUSEKEEPING_SECONDS = env_int("GUEST_HOUSEKEEPING_SECONDS", 60, 5, 86400)
 #: The house strategies a guest plays against, in seat order (a one-on-one table takes the first): ones a beginner
-#: beats sometimes. The default and the figures behind it: games.engine.tactics.GUEST_OPPONENTS.
+#: beats sometimes. The default and the figures behind it: eights_engine.tactics.GUEST_OPPONENTS.
 GUEST_OPPONENTS = env_list("GUEST_OPPONENTS", list(_guest_opponents_default))
 if len(GUEST_OPPONENTS) < 2:
     raise ImproperlyConfigured(f"GUEST_OPPONENTS={','.join(GUEST_OPPONENTS)!r}: name at least two house strategies "

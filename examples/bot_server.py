@@ -26,7 +26,8 @@ import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# the engine's source in this repository (engine/src), for the house strategies when it is not installed
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "engine", "src"))
 
 MAX_AGE_S = 300
 
@@ -53,7 +54,7 @@ def simple_strategy(view: dict, legal: list[dict]) -> dict:
 
 def load_strategy(name: str):
     try:
-        from games.engine import choose
+        from eights_engine import choose
     except ImportError:
         return lambda view, legal, seed: simple_strategy(view, legal)
     return lambda view, legal, seed: choose(name, view, legal, seed)

@@ -3,13 +3,13 @@
 ``games`` never imports ``bots_api`` or ``tournaments``; they register their agents in ``AppConfig.ready()``
 (``games.hooks.register_agent``).
 An agent is ``fn(*, player, turn, rng, seat_row, match, contribution_open) -> Answer | None``: ``turn`` is the
-referee's ``Turn`` (``games.engine.referee``: the seat's view, its legal actions, the ply, the deadline; never the
+referee's ``Turn`` (``eights_engine.referee``: the seat's view, its legal actions, the ply, the deadline; never the
 match state with every hand), ``rng`` the seat's own random source for this ply (``strategy_rng``, keyed by the deal
 seed: house strategies draw from it; it is never shown to a bot or a person), ``seat_row`` and ``match`` the stored
 rows, read-only, ``contribution_open`` whether the match would take the seat's contribution now (True), has taken its
 one for this deal (False), or takes none (None; docs/FAIRNESS.md). ``None`` means "not now" (a person who has not
 moved yet), and the match task stops until it is woken again. The answer is judged by the referee
-(``games.engine.referee.judge``), which plays the fallback on a fault.
+(``eights_engine.referee.judge``), which plays the fallback on a fault.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Callable, Optional
 
 from django.utils import timezone
 
-from games.engine.referee import Answer, Fault, Turn
-from games.engine.strategies import choose_turn
+from eights_engine.referee import Answer, Fault, Turn
+from eights_engine.strategies import choose_turn
 
 Agent = Callable[..., Optional[Answer]]  # registered in games.hooks (register_agent, agent_for)
 

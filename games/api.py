@@ -30,9 +30,9 @@ from games.hooks import MATCH_GROUPS
 from games.browse import (ORDERS, STATUSES, MatchCursorPagination, check_match_filters, list_seats,
                           match_browse, session_player)
 from games.people.casual import casual_start
-from games.engine import PRESETS
-from games.engine.cards import HOLLYWOOD_VALUES, STANDARD_VALUES, parse_card
-from games.engine.keys import CONTRIBUTION_PATTERN
+from eights_engine import PRESETS
+from eights_engine.cards import HOLLYWOOD_VALUES, STANDARD_VALUES, parse_card
+from eights_engine.keys import CONTRIBUTION_PATTERN
 from games.people.guests import session_guest
 from games.models import Match, Seat
 from games.matches.exports import MatchNotFinished, match_export, match_is_public
@@ -294,7 +294,7 @@ class DealResultApi(APIView):
 class MatchRecordApi(APIView):
     """A finished match's record (docs/MATCH_RECORD.md, schema docs/match-record.schema.json): ruleset, engine
     version, seats and players, each deal's seed, code, dealer, actions and result, and the match result, for
-    ``python -m games.engine replay``. Public once the match is finished (as its deal codes are); a running or
+    ``python -m eights_engine replay``. Public once the match is finished (as its deal codes are); a running or
     aborted match's record is refused to everyone, its players too (403), so no seed leaks before the end.
     Always JSON (a browser following the match page's download link gets the file, not the browsable API);
     ``?download=1`` adds ``Content-Disposition: attachment``."""
@@ -441,7 +441,7 @@ class CasualMatchApi(APIView):
 
 class RecordSigningKeyApi(APIView):
     """The public key that signs every exported match record (docs/MATCH_RECORD.md, "Signature"): give it to
-    ``python -m games.engine replay --public-key HEX`` to check that a record is the service's, unchanged."""
+    ``python -m eights_engine replay --public-key HEX`` to check that a record is the service's, unchanged."""
 
     permission_classes = [AllowAny]
 

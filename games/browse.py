@@ -27,7 +27,7 @@ from rest_framework import status as http_status
 from rest_framework.exceptions import APIException, NotFound
 from rest_framework.pagination import CursorPagination
 
-from games.engine import PRESETS
+from eights_engine import PRESETS
 from games.hooks import MATCH_GROUPS
 from games.models import Match, Player, Seat
 from sitekit.ids import parse_id

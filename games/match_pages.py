@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from django.db.models import Prefetch, QuerySet
 
-from games.engine import Deal as EngineDeal
-from games.engine import referee
-from games.engine.cards import SUIT_SYMBOLS, SUITS
-from games.engine.frames import replay_frames
+from eights_engine import Deal as EngineDeal
+from eights_engine import referee
+from eights_engine.cards import SUIT_SYMBOLS, SUITS
+from eights_engine.frames import replay_frames
 from games.matches.exports import MatchNotFinished, match_export, match_is_public
 from games.matches.reasons import card_words
 from games.matches.snapshots import ruleset_of
@@ -109,7 +109,7 @@ def running_tables(*, player, limit: int = 10) -> list[dict]:
 
 
 def match_replay(*, match: Match) -> dict:
-    """The replay viewer's data of a FINISHED match (``/matches/<id>/replay/``): ``games.engine.frames.replay_frames``
+    """The replay viewer's data of a FINISHED match (``/matches/<id>/replay/``): ``eights_engine.frames.replay_frames``
     of its exported record (``match_export``: one snapshot of the log), with each ply's think time and fault, plus
     ``match`` (id), ``preset``, ``players`` (per seat: ``seat``, ``name``, ``kind``, ``badge``, ``label``, ``total``,
     ``place``, ``forfeited``) and ``result`` (``totals``, ``places``, ``forfeited``) as the export gives them.

@@ -1,5 +1,5 @@
 """Players, matches and their stored plies. Every deal's seed and every ply are kept, so any match can be
-replayed (``games.engine.replay``). Only ``games.services`` writes these rows."""
+replayed (``eights_engine.replay``). Only ``games.services`` writes these rows."""
 
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ class Match(models.Model):
     seed = models.BigIntegerField(null=True, blank=True, help_text="the chosen match seed (version 1: every match's; "
                                "version 2: only a match dealt from a chosen seed, e.g. a fixed-seed trial)")
     secret = models.CharField(max_length=64, blank=True, help_text="version 2: the match secret, 64 lowercase hex "
-                              "digits (games.engine.keys), secret until the match is public")
+                              "digits (eights_engine.keys), secret until the match is public")
     commitment = models.CharField(max_length=64, blank=True, help_text="version 2: keys.secret_commitment(secret), "
                                   "public from the match's creation")
     seating = models.JSONField(default=list, blank=True, help_text="version 2: the player ids seated when the match "
@@ -195,7 +195,7 @@ class Deal(models.Model):
                             "published only once the match is finished")
     commitment = models.CharField(max_length=64, blank=True, help_text="public from the deal's start: version 2 "
                                   "keys.deal_key_commitment(key), version 1 SHA-256 of f'{seed}:{salt}' "
-                                  "(games.engine.fairness); lowercase hex")
+                                  "(eights_engine.fairness); lowercase hex")
     code = models.CharField(max_length=16, db_index=True)
     contributions = models.JSONField(null=True, blank=True, help_text="version 2: what each seat contributed to "
                                      "this deal's key (a list by seat: lowercase hex or null); null: nothing")

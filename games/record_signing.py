@@ -1,5 +1,5 @@
 """The service's Ed25519 key that signs every exported match record (docs/MATCH_RECORD.md, "Signature";
-``games.engine.proof`` checks it offline). The key is ``RECORD_SIGNING_KEY`` (its 32-byte private seed in hex), or,
+``eights_engine.proof`` checks it offline). The key is ``RECORD_SIGNING_KEY`` (its 32-byte private seed in hex), or,
 when that is unset, one made on first use and kept in ``RECORD_SIGNING_KEY_FILE`` (mode 0600; two processes making it
 at once agree on one). Its public half is published at ``GET /api/records/signing-key/``."""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from games.engine.proof import SIGNATURE_ALGORITHM, signed_bytes
+from eights_engine.proof import SIGNATURE_ALGORITHM, signed_bytes
 
 _lock = threading.Lock()
 
@@ -57,7 +57,7 @@ def public_key_hex() -> str:
 
 def sign_record(record: dict) -> dict:
     """``record`` with its ``signature`` (``{"algorithm": "ed25519", "public_key", "value"}``, hex) over
-    ``games.engine.proof.signed_bytes``: changed in place and returned."""
+    ``eights_engine.proof.signed_bytes``: changed in place and returned."""
     record.pop("signature", None)
     value = _key().sign(signed_bytes(record)).hex()
     record["signature"] = {"algorithm": SIGNATURE_ALGORITHM, "public_key": public_key_hex(), "value": value}

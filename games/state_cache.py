@@ -22,7 +22,7 @@ from collections import OrderedDict
 
 from django.conf import settings
 
-from games.engine import MatchState
+from eights_engine import MatchState
 
 _lock = threading.Lock()
 _states: OrderedDict[tuple, tuple[int, MatchState]] = OrderedDict()

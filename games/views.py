@@ -25,8 +25,8 @@ from games.matches.talk import TALK_PHRASES, talk_of_match
 from games.matches import exports, snapshots
 from games.matches import seats as match_seats
 from games.people.casual import CasualRefused, casual_start
-from games.engine import PRESETS, Ruleset
-from games.engine.describe import describe_rules
+from eights_engine import PRESETS, Ruleset
+from eights_engine.describe import describe_rules
 from games.matches.reasons import RulesWords
 from games.people.guests import session_guest
 from games.models import Deal, Match, Move, Player, Seat
@@ -212,7 +212,7 @@ def deal_code_page(request, code: str):
     for deal in plays:
         seats = sorted(deal.match.seats.all(), key=lambda s: s.index)
         which = f"--key {deal.key}" if deal.key else f"--code {deal.code}"  # a public deal (deal_plays): its key too
-        show = (f"python -m games.engine show {which} --preset {deal.match.preset} --seats "
+        show = (f"python -m eights_engine show {which} --preset {deal.match.preset} --seats "
                 f"{len(seats)} --dealer {deal.dealer}") if deal.match.preset else ""
         rows.append({"deal": deal, "match": deal.match, "show": show, "seats": [
             {"name": s.player.name, "kind": s.player.badge, "points": deal.points[s.index],

@@ -11,7 +11,7 @@ from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.engine import PRESETS
+from eights_engine import PRESETS
 from games.services import player_for_user
 from sitekit.errors import error_response as _err
 from sitekit.errors import refuse_unknown_fields

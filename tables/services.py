@@ -19,7 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from bots_api.models import Bot
-from games.engine import PRESETS, STRATEGIES, Ruleset
+from eights_engine import PRESETS, STRATEGIES, Ruleset
 from games.models import Match, Player
 from games.people.players import player_house_create
 from games.services import match_create, match_wake

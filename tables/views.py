@@ -9,7 +9,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from bots_api.models import Bot
-from games.engine import PRESETS, STRATEGIES
+from eights_engine import PRESETS, STRATEGIES
 from games.people.guests import session_guest, session_guest_or_new
 from games.services import player_for_user
 from tables import services

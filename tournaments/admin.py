@@ -1,7 +1,7 @@
 from django import forms
 from django.contrib import admin
 
-from games.engine import Ruleset
+from eights_engine import Ruleset
 
 from tournaments.models import DuplicateSet, DuplicateSetMatch, Ladder, LadderEntry, LadderMatch, RatingChange
 

@@ -1,8 +1,8 @@
 """Duplicate play, the pure part (no Django, no database): seatings, swings and the combined result of a set.
 
 A *duplicate set* is n matches with one match seed, so deal k of every match deals seat s the same cards with the
-same dealer (``games.engine.match``: deal k's seed is ``derive_seed(match seed, k)`` and the dealer rotates from the
-last seat whatever happens in play; ``tests/engine/test_duplicate_deals.py`` checks it for every preset). The n
+same dealer (``eights_engine.match``: deal k's seed is ``derive_seed(match seed, k)`` and the dealer rotates from the
+last seat whatever happens in play; ``engine/tests/test_duplicate_deals.py`` checks it for every preset). The n
 matches seat the same n players in the n ``rotations``, so every player holds every seat's cards once.
 
 Only the start of a deal is shared: after the first different choice the same stock feeds different seats, and a

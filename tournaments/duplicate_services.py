@@ -21,7 +21,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.models import Match, Player
 from games.services import match_create, new_match_secret
 from tournaments.duplicate import SetMatch, combined_places, deal_swings, rotations, swing_totals

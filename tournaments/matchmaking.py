@@ -13,7 +13,7 @@ The choice, one match at a time until ``room`` matches are chosen or nobody more
   near ratings, but a pair that met lately gives way to a slightly wider gap, and while ratings are uncertain
   (a young ladder, a newcomer) gaps weigh little and opponents are spread widely.
 * **Cap per entry.** An entry is in at most ``cap`` running matches (``Ladder.max_concurrent_per_player``).
-* **Seats and dealers rotate.** Seat 0 leads the first deal and the last seat deals it (``games.engine.match``:
+* **Seats and dealers rotate.** Seat 0 leads the first deal and the last seat deals it (``eights_engine.match``:
   the first dealer is the last seat), so who sits where matters. The chosen entries are arranged so that each
   stays nearest its fair share of every seat (``times in the seat - matches / seats``; ``_seat_order``), so every
   entry's count in each seat, seat 0 and the dealing seat included, stays within 1.5 of ``matches / seats`` (the

@@ -7,8 +7,8 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from games.engine import Ruleset
-from games.engine.deal import check_ruleset_seats
+from eights_engine import Ruleset
+from eights_engine.deal import check_ruleset_seats
 from games.models import Match, Player
 
 

@@ -12,8 +12,8 @@ from django.db.models import Count
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
-from games.engine import Ruleset
-from games.engine.deal import check_ruleset_seats
+from eights_engine import Ruleset
+from eights_engine.deal import check_ruleset_seats
 from games.models import Match, Player, Seat
 from games.services import match_create, match_wake, player_for_user
 from sitekit.errors import ApiError

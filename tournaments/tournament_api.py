@@ -18,7 +18,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from sitekit.errors import error_response, refuse_unknown_fields
-from games.engine import PRESETS
+from eights_engine import PRESETS
 from games.models import Player
 from tournaments import tournament_selectors as selectors
 from tournaments import tournament_services as services

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.models import Match, Player
 from games.services import match_create, match_wake, new_match_secret
 from tournaments import duplicate, formats, knockout

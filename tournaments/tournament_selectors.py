@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import Count, Q, QuerySet
 
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.models import Match, Player
 from tournaments import formats, knockout
 from tournaments.models import Tournament, TournamentEntry, TournamentMatch

@@ -22,7 +22,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from sitekit.dispatch import send_task
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from sitekit.ids import parse_id
 from games.models import Match, Player
 from games.services import player_for_user

@@ -10,7 +10,7 @@ from django.http import Http404
 from django.utils.translation import gettext
 from django.shortcuts import get_object_or_404, redirect, render
 
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from sitekit.pages import post_only
 from sitekit.ids import parse_id
 from games.models import Player
@@ -22,7 +22,7 @@ from tournaments.tournament_services import TournamentError
 
 def tournament_list(request, *, status: int = 200, error: str = "", chosen: dict | None = None):
     """The tournaments, newest first, and (signed in) the form that creates one."""
-    from games.engine import PRESETS
+    from eights_engine import PRESETS
 
     return render(request, "tournaments/tournament_list.html", {
         "tournaments": selectors.tournament_list()[:100], "presets": sorted(PRESETS), "formats": Tournament.Format,

@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from games import match_pages
-from games.engine import PRESETS, Ruleset
+from eights_engine import PRESETS, Ruleset
 from games.people.casual import casual_start
 from games.people.guests import guest_deal, guest_opponents, session_guest
 from sitekit.limits import LimitRefused

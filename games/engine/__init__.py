@@ -1,20 +1,23 @@
-"""The Crazy Eights rules engine: pure Python, no Django, no I/O, no clock, no global randomness.
+"""The engine's old import path: ``games.engine`` is the ``eights_engine`` package (``engine/`` in this repository).
 
-Public API (DESIGN.md, "Engine API"): ``Ruleset``, ``Deal``, ``DealResult``, ``MatchState``, ``replay``,
-``deal_code``, ``IllegalAction``, ``ENGINE_VERSION``, the house strategies in ``strategies``, and the referee in
-``referee`` (every seat's turn: the ``Turn`` an agent is given, and the one ``judge`` of its answer).
+The rules engine is its own package now (``pip install ./engine``; engine/README.md), and the service imports it as
+``eights_engine``. Code written against ``games.engine`` (DESIGN.md, "Engine API") keeps working: this module is
+``eights_engine``'s public API, and each engine module is registered under both names, so
+``from games.engine.deal import Deal`` gives the very same class as ``from eights_engine.deal import Deal``
+(one ``IllegalAction`` to catch, one set of module globals to patch). The bot tools (``eights_engine.bots``) have no
+old name here: they were ``bots_api.check`` and ``bots_api.localrun``, which still run as commands.
 """
 
-from .cards import CARD_CODES, parse_card
-from .deal import ENGINE_VERSION, Deal, DealResult
-from .errors import IllegalAction
-from .match import MatchState, PublicPly, ReplayMismatch, replay, replay_more
-from .rng import deal_code, seed_from_code
-from .rules import PRESETS, Ruleset
-from .strategies import STRATEGIES, choose
+import importlib
+import pkgutil
+import sys
 
-__all__ = [
-    "CARD_CODES", "ENGINE_VERSION", "Deal", "DealResult", "IllegalAction", "MatchState", "PRESETS",
-    "PublicPly", "ReplayMismatch", "Ruleset", "STRATEGIES", "choose", "deal_code", "parse_card", "replay", "replay_more",
-    "seed_from_code",
-]
+import eights_engine
+from eights_engine import *  # noqa: F401,F403 (the public API under its old name)
+from eights_engine import __all__  # noqa: F401
+
+for _info in pkgutil.iter_modules(eights_engine.__path__):
+    if _info.name != "__main__" and not _info.ispkg:
+        _module = importlib.import_module(f"eights_engine.{_info.name}")
+        sys.modules[f"{__name__}.{_info.name}"] = _module
+        globals()[_info.name] = _module

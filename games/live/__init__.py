@@ -22,8 +22,8 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import connection, transaction
 
-from games.engine import PublicPly
-from games.engine.match import start_from_record
+from eights_engine import PublicPly
+from eights_engine.match import start_from_record
 from games.models import Deal, Match, Move, Player, Seat
 from games.matches.exports import match_is_public
 from games.matches.snapshots import match_snapshot, match_state_snapshot, text_datetime

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db.models import Exists, OuterRef, Q, QuerySet, TextField
 from django.db.models.functions import Cast
 
-from games.engine.record import FORMAT_2
+from eights_engine.record import FORMAT_2
 from games.matches.snapshots import _deal_entry, match_snapshot, record_head
 from games.models import Deal, Match, Move, Player, Seat
 from games.record_signing import sign_record
@@ -56,7 +56,7 @@ def match_export(*, match: Match, sign: bool = True) -> dict:
     ``dealer``, ``actions``; ``salt`` and ``commitment`` (docs/FAIRNESS.md) unless it was dealt before
     commitments; once it ended ``outcome``, ``winner``, ``hand_values``, ``points``), ``result`` (``totals``,
     ``places``, ``forfeited`` seat or null), ``created_at`` and ``finished_at`` (ISO 8601 UTC).
-    ``python -m games.engine replay`` checks it offline. Format 2 adds (docs/MATCH_RECORD.md) the ``seating``
+    ``python -m eights_engine replay`` checks it offline. Format 2 adds (docs/MATCH_RECORD.md) the ``seating``
     committed to (version 2), each player's ``player_id`` and ``max_faults``, each deal's ``faults`` (``[ply,
     kind]``, ply 1-based), and, with ``sign``, the service's ``signature`` (``games.record_signing``).
 

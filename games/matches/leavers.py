@@ -12,7 +12,7 @@ who has not been seen, and has had the turn, for the wait (``leaver_wait_seconds
 * in a casual match a house bot (``LEAVER_STAND_IN``) plays the seat from that turn on (``Seat.stand_in``); the
   others play on, and the match's record keeps the person in the seat (its plies are the stand-in's);
 * in a rated match (a ladder's, a tournament's) the seat forfeits at once: an ``abandoned`` fault
-  (``games.engine.referee.FORFEIT_AT_ONCE``), which the exported record proves like any forfeit.
+  (``eights_engine.referee.FORFEIT_AT_ONCE``), which the exported record proves like any forfeit.
 
 The change is one row of the seat (``Seat.left_at``), written under a lock taken without waiting (409 ``busy``
 when the worker holds it: try again in a second); the match is woken and the worker plays the turn. A person who

@@ -16,8 +16,8 @@ from django.utils import timezone
 
 from games import live
 from sitekit.dispatch import tasks_mode
-from games.engine import ENGINE_VERSION, MatchState, Ruleset, keys
-from games.engine.fairness import SALT_BYTES, deal_commitment
+from eights_engine import ENGINE_VERSION, MatchState, Ruleset, keys
+from eights_engine.fairness import SALT_BYTES, deal_commitment
 from games.models import Deal, Match, Player, Seat
 from games.hooks import match_created
 from sitekit.errors import ApiError

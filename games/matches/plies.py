@@ -2,7 +2,7 @@
 the end of a match, all storing plies the same way.
 
 The match loop rebuilds the engine state from one consistent read of the stored log, plays each seat's turn through
-the engine's referee (``games.engine.referee``: the seat's agent is asked with its ``Turn``, and the referee decides
+the engine's referee (``eights_engine.referee``: the seat's agent is asked with its ``Turn``, and the referee decides
 fault, fallback, fault count and forfeit; a person's move is judged by the same referee), and stores each ply in its
 own transaction. Who stores a ply is decided by a compare-and-set on ``Match.ply_count`` (the UPDATE that bumps it
 is conditional on the count the writer read, and comes first in the transaction that inserts the move), with the
@@ -26,9 +26,9 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from games import live
-from games.engine import MatchState, referee
-from games.engine.deal import ACTIONS
-from games.engine.strategies import strategy_rng
+from eights_engine import MatchState, referee
+from eights_engine.deal import ACTIONS
+from eights_engine.strategies import strategy_rng
 from games.models import Deal, Match, Move, Player, Seat
 from games.matches.seats import match_waits, seat_view  # match_waits: for callers here too
 from games.matches.snapshots import match_state_snapshot

@@ -1,6 +1,6 @@
 """The engine's words in the reader's language: its reasons for refusing a move, and the rules pages (``RulesWords``).
 
-The engine's reasons for refusing a move (``IllegalAction``, ``games/engine/explain.py``) in the reader's language.
+The engine's reasons for refusing a move (``IllegalAction``, ``eights_engine/explain.py``) in the reader's language.
 
 The engine speaks English and imports nothing of the service, so its reasons are translated here, at the API's
 edge (``config.api.exception_handler``): each reason the engine can give is matched by its shape, and said again
@@ -17,8 +17,8 @@ from typing import Callable
 
 from django.utils.translation import get_language, gettext, gettext_noop, ngettext, pgettext
 
-from games.engine.cards import SUIT_NAMES, SUITS
-from games.engine.describe import Words
+from eights_engine.cards import SUIT_NAMES, SUITS
+from eights_engine.describe import Words
 
 _SUIT_CODES = dict(zip(SUIT_NAMES, SUITS))  # "clubs" -> "C", as the engine names them in its reasons
 _RANK_CODES = {"ace": "A", "jack": "J", "queen": "Q", "king": "K", "eight": "8", "10": "T"}
@@ -155,7 +155,7 @@ def reason_words(reason: str) -> str:
 
 
 class RulesWords(Words):
-    """The rules pages' words (``games.engine.describe``) from the gettext catalogue in the active language;
+    """The rules pages' words (``eights_engine.describe``) from the gettext catalogue in the active language;
     numbers spelled out in English, digits in the other languages (a number word would have to agree in case and
     gender with the words around it)."""
 

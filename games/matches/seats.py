@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 from datetime import timedelta
 
-from games.engine import referee
+from eights_engine import referee
 from games.matches.snapshots import StateSnapshot
 from games.models import Match, Player, Seat
 

@@ -15,7 +15,7 @@ from django.db.models.functions import Cast
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from games.engine import MatchState, Ruleset, replay, replay_more
+from eights_engine import MatchState, Ruleset, replay, replay_more
 from games.models import Deal, Match, Move
 
 
@@ -182,7 +182,7 @@ class StateSnapshot:
 def match_state_snapshot(*, match: Match, watch: int = 0, same_match: bool = False) -> StateSnapshot:
     """One consistent read of ``match`` with its engine state, as ``match_snapshot`` but without replaying the whole
     log: the state cached in this process (``games.state_cache``) is brought up to date with only the plies stored
-    after it (``games.engine.replay_more``), read with the match's progress and its current deals in a single
+    after it (``eights_engine.replay_more``), read with the match's progress and its current deals in a single
     SELECT (match LEFT JOIN deals from the cached state's deal on LEFT JOIN their moves after the cached ply), so a
     ply or a deal's end committed meanwhile is wholly in it or wholly out. With no cached state it replays the
     whole log (``match_snapshot``). The state always agrees with the log: the plies applied must come to the

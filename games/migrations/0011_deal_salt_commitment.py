@@ -13,7 +13,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='deal',
             name='commitment',
-            field=models.CharField(blank=True, help_text="SHA-256 of f'{seed}:{salt}', lowercase hex (games.engine.fairness); public from the deal's start", max_length=64),
+            field=models.CharField(blank=True, help_text="SHA-256 of f'{seed}:{salt}', lowercase hex (eights_engine.fairness); public from the deal's start", max_length=64),
         ),
         migrations.AddField(
             model_name='deal',

@@ -23,7 +23,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='match',
             name='secret',
-            field=models.CharField(blank=True, help_text='version 2: the match secret, 64 lowercase hex digits (games.engine.keys), secret until the match is public', max_length=64),
+            field=models.CharField(blank=True, help_text='version 2: the match secret, 64 lowercase hex digits (eights_engine.keys), secret until the match is public', max_length=64),
         ),
         migrations.AddField(
             model_name='match',
@@ -33,7 +33,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='deal',
             name='commitment',
-            field=models.CharField(blank=True, help_text="public from the deal's start: version 2 keys.deal_key_commitment(key), version 1 SHA-256 of f'{seed}:{salt}' (games.engine.fairness); lowercase hex", max_length=64),
+            field=models.CharField(blank=True, help_text="public from the deal's start: version 2 keys.deal_key_commitment(key), version 1 SHA-256 of f'{seed}:{salt}' (eights_engine.fairness); lowercase hex", max_length=64),
         ),
         migrations.AlterField(
             model_name='deal',

@@ -39,7 +39,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from games import hooks
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from sitekit.limits import AddressBudget, LimitRefused, client_address
 from games.models import Match, Player, Seat
 from games.services import match_abort, match_create, match_wake, player_for_user, player_house_create

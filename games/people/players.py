@@ -8,7 +8,7 @@ import logging
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.matches.lifecycle import match_create, match_wake
 from games.models import Match, Player
 from sitekit.names import NameRefused, looks_like_a_guest, name_normalize, name_problem, name_skeleton
@@ -22,7 +22,7 @@ def player_house_create(*, name: str, strategy: str, description: str = "") -> P
     there is one; when a person or a user's bot has the name (or a look-alike of it) the new house bot is named
     ``"<name> (2)"``, ``"<name> (3)"``, ... instead, and the other player is left alone. ``ValueError`` for an
     unknown strategy."""
-    from games.engine import STRATEGIES
+    from eights_engine import STRATEGIES
 
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r}: choose one of {', '.join(STRATEGIES)}")

@@ -1,6 +1,6 @@
 // The replay viewer (games/replay.html): steps through every ply of every deal of a finished match, all hands face
 // up or as one seat saw them. The frames come in the page as a JSON data block (#replay-data, built by
-// games.engine.frames.replay_frames: per deal a start position and per ply a delta); `decode` turns a deal's deltas
+// eights_engine.frames.replay_frames: per deal a start position and per ply a delta); `decode` turns a deal's deltas
 // into its positions exactly as frames.positions does in Python (tests compare both with the engine).
 //
 // Player names and fault texts are user text: they reach the page through text nodes only (`h()`, cards.js, never

@@ -28,7 +28,7 @@ import contextlib
 import httpx
 import pytest
 
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.services import match_advance, match_create
 from web_servers import production_web_server
 

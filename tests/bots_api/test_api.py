@@ -14,7 +14,7 @@ from rest_framework.throttling import SimpleRateThrottle
 
 from bots_api.models import Bot
 from bots_api.services import bot_check_run
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.models import Deal, Move
 from games.services import match_advance, match_create
 from run_cache import clear_this_runs_cache

@@ -22,7 +22,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from bot_servers import BotServer
-from bots_api import check as conformance
+from eights_engine.bots import check as conformance
 from bots_api.models import Bot, BotCheck
 from bots_api.services import bot_check_request, bot_check_run, bot_rotate_secret
 from config.celery import app

@@ -3,9 +3,9 @@
 import pytest
 
 from bots_api.client import BotFault, check_endpoint_url, post_json
-from bots_api.protocol import schema_errors, verify
+from eights_engine.bots.protocol import schema_errors, verify
 from bots_api.services import BotError, bot_enter_ladder, bot_register, bot_verify
-from games.engine import Ruleset, replay
+from eights_engine import Ruleset, replay
 from games.models import Match, Move, Seat
 from games.selectors import match_record
 from games.services import match_advance, match_create

@@ -12,10 +12,10 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from bots_api.check import TURN_CHECKS
+from eights_engine.bots.check import TURN_CHECKS
 from bots_api.models import Bot, BotCheck
 from bots_api.services import bot_check_request, bot_check_run, bot_register
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.models import Deal, Move
 from games.services import match_create
 from tournaments.models import LadderEntry

@@ -1,4 +1,5 @@
-"""The conformance checker (python -m bots_api.check): the reference bot passes, broken bots fail specifically."""
+"""The conformance checker (python -m eights_engine.bots.check): the reference bot passes, broken bots fail
+specifically."""
 
 from __future__ import annotations
 
@@ -12,10 +13,10 @@ from pathlib import Path
 import pytest
 from bot_servers import running
 
-from bots_api import check
-from bots_api.protocol import schema_errors, turn_request
-from games.engine import Ruleset
-from games.engine.referee import turn_for
+from eights_engine.bots import check
+from eights_engine.bots.protocol import schema_errors, turn_request
+from eights_engine import Ruleset
+from eights_engine.referee import turn_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -142,8 +143,8 @@ def test_bad_arguments(capsys, monkeypatch):
 def test_runs_as_a_module_without_django_settings():
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
     with running("notheld", signed=False) as url:
-        proc = subprocess.run([sys.executable, "-m", "bots_api.check", url, "--secret", "s"], cwd=ROOT, env=env,
-                              capture_output=True, text=True, timeout=60)
+        proc = subprocess.run([sys.executable, "-m", "eights_engine.bots.check", url, "--secret", "s"], cwd=ROOT,
+                              env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1, proc.stderr
     assert "FAIL  bad signature" in proc.stdout and "failed" in proc.stdout
 

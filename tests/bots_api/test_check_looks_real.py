@@ -19,12 +19,12 @@ import pytest
 from django.utils import timezone
 
 from bot_servers import BotServer
-from bots_api import check as conformance
+from eights_engine.bots import check as conformance
 from bots_api.models import Bot, BotCheck
-from bots_api.protocol import schema_errors, verify
+from eights_engine.bots.protocol import schema_errors, verify
 from bots_api import services
 from bots_api.services import bot_check_request, bot_check_run
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.models import Player
 from games.services import match_advance, match_create
 from tournaments.services import ladder_create, ladder_entry_create, ladder_schedule_matches
@@ -98,7 +98,8 @@ def test_a_bot_that_plays_well_only_for_the_checkers_ids_fails_the_check(spotted
 
 
 def test_the_standalone_checker_also_varies_its_ids_and_deals(server):
-    """``python -m bots_api.check`` (no database): random ids, never the old constant; dealt matches played from
+    """``python -m eights_engine.bots.check`` (no database): random ids, never the old constant; dealt matches played
+    from
     their first ply with one id per match, so two runs send different positions."""
     runs = []
     for _ in range(2):

@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.models import Match
 from games.services import match_advance, match_create
 from tournaments.models import RatingChange

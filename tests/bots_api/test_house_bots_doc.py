@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from games.engine.strategies import STRATEGIES
+from eights_engine.strategies import STRATEGIES
 from tournaments.management.commands.demo_setup import HOUSE_BOTS
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "BOT_PROTOCOL.md").read_text()

@@ -1,4 +1,4 @@
-"""The local runner (python -m bots_api.localrun): real HTTP bot servers on loopback, no database."""
+"""The local runner (python -m eights_engine.bots.localrun): real HTTP bot servers on loopback, no database."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from bot_servers import running
 
-from bots_api import localrun
+from eights_engine.bots import localrun
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -126,7 +126,7 @@ def test_a_bot_url_needs_a_secret(capsys, monkeypatch):
 def test_runs_as_a_module_without_django_settings():
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
     with running("good", "s") as url:
-        proc = subprocess.run([sys.executable, "-m", "bots_api.localrun", url, "house:greedy", "--preset",
+        proc = subprocess.run([sys.executable, "-m", "eights_engine.bots.localrun", url, "house:greedy", "--preset",
                                "crazy-eights", "--seed", "9", "--secret", "s"], cwd=ROOT, env=env,
                               capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr

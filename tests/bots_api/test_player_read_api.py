@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from bots_api.services import bot_register
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.services import match_advance, match_create, player_house_create
 from tournaments.services import ladder_entry_create
 

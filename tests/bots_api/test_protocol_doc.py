@@ -7,11 +7,11 @@ import re
 
 import pytest
 
-from games.engine import MatchState, Ruleset
+from eights_engine import MatchState, Ruleset
 
 from bots_api import docgen
-from bots_api.protocol import FAULT_KINDS
-from bots_api.protocol import SCHEMAS, schema_errors, sign, verify
+from eights_engine.bots.protocol import FAULT_KINDS
+from eights_engine.bots.protocol import SCHEMAS, schema_errors, sign, verify
 
 DOC = docgen.DOC.read_text()
 BLOCKS = docgen.parse(DOC)
@@ -26,7 +26,7 @@ def _json(name: str):
 def test_every_schema_block_equals_the_code():
     for name, schema in SCHEMAS.items():
         assert f"schema:{name}" in BLOCKS, f"the doc has no schema block for {name}"
-        assert _json(f"schema:{name}") == schema, f"the doc's {name} schema differs from bots_api.protocol"
+        assert _json(f"schema:{name}") == schema, f"the doc's {name} schema differs from eights_engine.bots.protocol"
 
 
 def test_the_signing_example_verifies():
@@ -70,8 +70,8 @@ def test_the_fault_kinds_and_defaults_are_documented():
 def test_the_fault_policy_in_the_doc_is_the_one_the_code_applies(settings):
     """What makes a match failed, how many suspend, what lifts a suspension (probation, the cool-off) and that
     checks look like real turns: the doc's words, the settings' defaults and the code's docstrings
-    (bots_api.services, bots_api.check) say the same."""
-    from bots_api import check as conformance
+    (bots_api.services, eights_engine.bots.check) say the same."""
+    from eights_engine.bots import check as conformance
     from bots_api import services
     from config import settings as defaults
 

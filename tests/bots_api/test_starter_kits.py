@@ -1,7 +1,7 @@
 """The starter kits (examples/javascript, examples/go) as real HTTP servers on loopback: each passes the
-conformance checker (``bots_api.check``: signed ping, three requests it must refuse, every tricky turn, dealt
+conformance checker (``eights_engine.bots.check``: signed ping, three requests it must refuse, every tricky turn, dealt
 matches, match_end), refuses a badly signed request before reading it, and plays whole matches against a house
-strategy without a fault (``bots_api.localrun``)."""
+strategy without a fault (``eights_engine.bots.localrun``)."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from bots_api import check, localrun
-from bots_api.protocol import sign
+from eights_engine.bots import check, localrun
+from eights_engine.bots.protocol import sign
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "kit-secret-\u00e9"  # a non-ASCII secret: the kit must key the HMAC with its UTF-8 bytes

@@ -23,8 +23,8 @@ from rest_framework.test import APIClient
 
 from bots_api.models import Bot, BotCheck
 from bots_api.services import BotError, bot_check_request, bot_check_run, bot_enter_ladder, bot_verify
-from games.engine import MatchState, Ruleset
-from games.engine.strategies import fallback_action
+from eights_engine import MatchState, Ruleset
+from eights_engine.strategies import fallback_action
 from games.models import Match, Move, Player
 from games.services import match_advance, match_create
 from tournaments.models import LadderEntry

@@ -389,7 +389,7 @@ def test_a_trial_match_page_says_it_is_an_unrated_test_run(owner, stranger, prob
         client = APIClient()
         client.force_login(who)
         assert (f"/trials/{trial_id}/" in client.get(f"/matches/{match.pk}/").content.decode()) is shown, who
-    from games.engine import Ruleset
+    from eights_engine import Ruleset
     from games.services import match_create
 
     other = match_create(players=list(Player.objects.filter(name__in=["Rando", "Eager"])),

@@ -13,9 +13,9 @@ from django.test import Client
 from django.utils import timezone
 
 from bots_api.models import BotTurn
-from bots_api.protocol import DEBUG_MAX_CHARS, reply_debug, schema_errors
+from eights_engine.bots.protocol import DEBUG_MAX_CHARS, reply_debug, schema_errors
 from bots_api.turnlog import turn_log_prune
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.models import Move
 from games.services import match_advance, match_create
 from personas import bot_of

@@ -13,7 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from bots_api.models import Bot, BotMatchVersion
 from bots_api.services import match_end_notify
 from bots_api.versions import bot_versions
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.services import match_advance, match_create
 from tournaments.models import LadderMatch, RatingChange
 from tournaments.services import ladder_entry_create

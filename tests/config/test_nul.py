@@ -11,7 +11,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from django.urls.resolvers import RoutePattern
 
 from bots_api.services import bot_register
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.services import match_create
 
 NUL_FORM = {"action": "enter", "ladder": "de\x00mo", "name": "Cr\x00zy", "endpoint_url": "http://a\x00b/",

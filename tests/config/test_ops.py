@@ -130,7 +130,7 @@ def test_metrics_move_when_a_worker_process_plays_a_bot_match(client, house_bots
     from bots_api.models import Bot
     from bots_api.services import bot_register
     from config.celery import app
-    from games.engine import Ruleset
+    from eights_engine import Ruleset
     from games.models import Match, Move
     from games.services import match_create, match_wake
 

@@ -24,7 +24,7 @@ from schemathesis import GenerationMode
 
 from bots_api.services import bot_register
 from config.wsgi import application
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.services import match_advance, match_create, player_for_user
 
 #: examples per operation and identity (token, anonymous); the whole file stays well under a minute

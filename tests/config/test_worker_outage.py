@@ -18,7 +18,7 @@ import pytest
 from django.db import connection
 from kombu import Connection
 
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.models import Match
 from games.services import match_create
 from games.tasks import advance_match

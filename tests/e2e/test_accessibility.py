@@ -39,7 +39,7 @@ def _person_match(house_bots, username, ruleset, seats=2, with_eight=False):
     in the other seats."""
     from django.contrib.auth import get_user_model
 
-    from games.engine import MatchState
+    from eights_engine import MatchState
     from games.services import match_create, player_for_user
 
     user = get_user_model().objects.create_user(username, password="a-long-pass-9876")
@@ -63,7 +63,7 @@ def _scan(page, what):
 def test_axe_finds_no_serious_violation_on_the_pages_of_a_match(live_server, browser, settings, house_bots):
     settings.TASKS = "eager"
     settings.HUMAN_MOVE_SECONDS = 600
-    from games.engine import Ruleset
+    from eights_engine import Ruleset
     from games.services import match_advance
     from tournaments.models import LadderMatch
     from tournaments.services import ladder_create, ladder_entry_create, ladder_schedule_matches
@@ -126,7 +126,7 @@ def _geometry_problems(page, scope="#table"):
 def test_the_table_reads_as_the_document_describes(live_server, browser, settings, house_bots):
     settings.TASKS = "eager"
     settings.HUMAN_MOVE_SECONDS = 600
-    from games.engine import Ruleset
+    from eights_engine import Ruleset
 
     user, match = _person_match(house_bots, "reader", Ruleset.preset("web-table"), seats=3)
     page = _logged_in_page(browser, live_server, user, viewport={"width": 1100, "height": 900})
@@ -201,7 +201,7 @@ def test_the_table_reads_as_the_document_describes(live_server, browser, setting
 def test_a_direction_arrow_only_under_reverse_rules(live_server, browser, settings, house_bots):
     settings.TASKS = "eager"
     settings.HUMAN_MOVE_SECONDS = 600
-    from games.engine import Ruleset
+    from eights_engine import Ruleset
 
     user, match = _person_match(house_bots, "turner", Ruleset.preset("pagat", reverse_rank="A"), seats=3)
     page = _logged_in_page(browser, live_server, user)

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from bots_api.check import TURN_CHECKS
+from eights_engine.bots.check import TURN_CHECKS
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")

@@ -39,7 +39,7 @@ def _ply_count(match) -> int:
 
 @pytest.mark.django_db(transaction=True)
 def test_a_stranger_watches_a_running_match_ply_by_ply_and_then_its_replay(live_server, browser, house_bots):
-    from games.engine import Ruleset
+    from eights_engine import Ruleset
     from games.models import Deal, Match
     from games.services import match_advance, match_create
 
@@ -110,7 +110,7 @@ def test_the_table_plays_a_whole_match_on_pushed_updates_without_polling(live_se
     from django.contrib.auth import get_user_model
     from django.test import Client
 
-    from games.engine import Ruleset
+    from eights_engine import Ruleset
     from games.selectors import match_snapshot
     from games.services import match_create, match_submit_action, player_for_user
     from games.models import Match
@@ -175,7 +175,7 @@ def test_the_table_plays_a_whole_match_on_pushed_updates_without_polling(live_se
 @pytest.mark.django_db(transaction=True)
 def test_the_home_page_lists_matches_playing_now_linked_to_their_watch_pages(live_server, browser, ladder,
                                                                             house_bots):
-    from games.engine import Ruleset
+    from eights_engine import Ruleset
     from games.services import match_advance, match_create
     from tournaments.models import LadderEntry, LadderMatch
 
@@ -209,7 +209,7 @@ def test_the_home_page_lists_matches_playing_now_linked_to_their_watch_pages(liv
 
 @pytest.mark.django_db(transaction=True)
 def test_without_the_events_stream_the_watch_page_polls_the_public_view_with_etags(live_server, browser, house_bots):
-    from games.engine import Ruleset
+    from eights_engine import Ruleset
     from games.services import match_advance, match_create
 
     match = match_create(players=house_bots[:2], ruleset=Ruleset.preset("pagat"))
@@ -234,7 +234,7 @@ def test_without_the_events_stream_the_table_polls_its_seat_view_with_etags(live
     from django.contrib.auth import get_user_model
     from django.test import Client
 
-    from games.engine import MatchState, Ruleset
+    from eights_engine import MatchState, Ruleset
     from games.selectors import match_snapshot
     from games.services import match_create, match_submit_action, player_for_user
 

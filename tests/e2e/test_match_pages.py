@@ -15,7 +15,7 @@ pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM) and not os.path.exist
 
 @pytest.mark.django_db(transaction=True)
 def test_the_match_page_and_the_list_work_under_the_policy(live_server, browser, house_bots):
-    from games.engine import Ruleset
+    from eights_engine import Ruleset
     from games.services import match_advance, match_create
 
     finished = match_create(players=house_bots[:3], ruleset=Ruleset.preset("crazy-eights"), preset="crazy-eights",

@@ -116,8 +116,8 @@ def test_names_that_carry_script_show_as_text_on_every_page(live_server, browser
 
     from bots_api.models import Bot
     from bots_api.services import BotError, bot_register, bot_verify
-    from games.engine import MatchState
-    from games.engine import Ruleset
+    from eights_engine import MatchState
+    from eights_engine import Ruleset
     from games.models import Deal, Match
     from games.selectors import match_state
     from games.services import match_advance, match_create, match_submit_action, player_for_user, player_house_create

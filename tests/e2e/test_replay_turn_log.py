@@ -27,7 +27,7 @@ def test_the_owner_sees_what_the_bot_saw_at_its_ply_and_nobody_else_does(live_se
     from bot_servers import BotServer
     from bots_api.models import Bot, BotTurn
     from bots_api.services import bot_register
-    from games.engine import Ruleset
+    from eights_engine import Ruleset
     from games.models import Move
     from games.services import match_advance, match_create
 

@@ -18,7 +18,7 @@ ROOT = "document.querySelector('#replay')"
 
 
 def _finished(bots, seats=3, preset="pagat", seed=7):
-    from games.engine import Ruleset
+    from eights_engine import Ruleset
     from games.services import match_advance, match_create
 
     match = match_create(players=bots[:seats], ruleset=Ruleset.preset(preset), preset=preset, seed=seed)
@@ -29,7 +29,7 @@ def _finished(bots, seats=3, preset="pagat", seed=7):
 
 def _engine_positions(match):
     """Per deal, per ply (0 = as dealt): every hand, the top card and the seat to play, from the engine itself."""
-    from games.engine import MatchState, Ruleset
+    from eights_engine import MatchState, Ruleset
     from games.selectors import match_record
 
     record = match_record(match=match)
@@ -73,12 +73,12 @@ def _expect(page, engine, deal, ply):
 
 @pytest.mark.django_db(transaction=True)
 def test_the_page_decoder_gives_the_engine_positions_for_every_playthrough(live_server, browser, house_bots):
-    from games.engine.frames import positions, replay_frames
-    from games.engine.playthrough import SCENARIOS
+    from eights_engine.frames import positions, replay_frames
+    from eights_engine.playthrough import SCENARIOS
 
     def played(sc):  # the scenario's match as its golden playthrough file shows it
-        from games.engine import MatchState
-        from games.engine.strategies import choose
+        from eights_engine import MatchState
+        from eights_engine.strategies import choose
 
         state = MatchState.start(sc.ruleset(), sc.seats, sc.seed)
         strategies = sc.seat_strategies()
@@ -94,7 +94,7 @@ def test_the_page_decoder_gives_the_engine_positions_for_every_playthrough(live_
     for sc in SCENARIOS:
         frames = replay_frames(played(sc).record())
         decoded = page.evaluate("(deals) => deals.map(d => window.EightsReplay.decode(d))", frames["deals"])
-        # frames.positions equals the engine ply by ply (tests/engine/test_replay_frames.py): so does the page
+        # frames.positions equals the engine ply by ply (engine/tests/test_replay_frames.py): so does the page
         assert decoded == [positions(d) for d in frames["deals"]], sc.name
 
 
@@ -173,7 +173,7 @@ def test_keyboard_steps_through_a_replay_and_a_deep_link_opens_its_ply(live_serv
 
 @pytest.mark.django_db(transaction=True)
 def test_faults_and_reshuffles_are_shown_as_they_happened(live_server, browser, house_bots):
-    from games.engine import Ruleset
+    from eights_engine import Ruleset
     from games.models import Move
     from games.services import match_advance, match_create
 

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.skipif(not shutil.which(CHROMIUM) and not os.path.exist
 
 def _seed_with_a_playable_eight_for_seat0(ruleset):
     """A match seed whose first deal gives seat 0 an eight, so the test can declare a suit."""
-    from games.engine import MatchState
+    from eights_engine import MatchState
 
     for seed in range(1, 5000):
         state = MatchState.start(ruleset, 2, seed)
@@ -32,7 +32,7 @@ def test_a_newcomer_signs_up_and_plays_a_deal_by_clicking(live_server, browser, 
     settings.HUMAN_MOVE_SECONDS = 600
     from django.contrib.auth import get_user_model
 
-    from games.engine import Ruleset
+    from eights_engine import Ruleset
     from games.models import Match
     from games.services import match_create, player_for_user
     from tournaments.models import LadderMatch
@@ -133,7 +133,7 @@ def test_a_move_on_a_moved_table_refetches_and_says_so_in_plain_words(live_serve
     from django.test import Client
     from django.utils import timezone
 
-    from games.engine import MatchState, Ruleset
+    from eights_engine import MatchState, Ruleset
     from games.models import Match
     from games.selectors import match_state
     from games.services import match_create, match_submit_action, player_for_user

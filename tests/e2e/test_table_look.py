@@ -45,7 +45,7 @@ def test_the_table_looks_like_cards_and_waits_for_next_deal(live_server, browser
     settings.TABLE_NEXT_DEAL_SECONDS = 60
     from playwright.sync_api import expect
 
-    from games.engine import Ruleset
+    from eights_engine import Ruleset
 
     user, match = _person_match(house_bots, "looker", Ruleset.preset("web-table"), seats=3)
     page = _logged_in_page(browser, live_server, user, viewport={"width": 360, "height": 800})

@@ -92,9 +92,9 @@ import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
 
-from games.engine import Deal, Ruleset  # noqa: E402
-from games.engine.cards import EIGHT, STANDARD_VALUES, SUITS, card_code, deck_cards  # noqa: E402
-from games.engine.deal import DRAW, PASS  # noqa: E402
+from eights_engine import Deal, Ruleset  # noqa: E402
+from eights_engine.cards import EIGHT, STANDARD_VALUES, SUITS, card_code, deck_cards  # noqa: E402
+from eights_engine.deal import DRAW, PASS  # noqa: E402
 
 OS_DRAW, OS_PASS, OS_NOMINATE, OS_DEALER_BASE = 52, 53, 54, 52
 OS_EIGHT_RANK = 6

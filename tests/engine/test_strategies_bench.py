@@ -31,7 +31,7 @@ def test_the_tactician_beats_random_and_the_command_prints_a_row_per_opponent(ca
 
 def test_two_opponent_strategies_share_the_other_seats():
     seen = []
-    import games.engine.strategies as strategies
+    import eights_engine.strategies as strategies
     original = strategies.STRATEGIES["eager"]
     strategies.STRATEGIES["eager"] = lambda view, legal, rng: seen.append(view["seat"]) or original(view, legal, rng)
     try:
@@ -40,3 +40,13 @@ def test_two_opponent_strategies_share_the_other_seats():
         strategies.STRATEGIES["eager"] = original
     # match i: greedy at seat i % 3, eager on its left, random on its right
     assert {0, 1, 2} == set(seen)
+
+
+def _share(preset, opponent, matches, seed):
+    return play_table("tactician", opponent, preset, 2, matches, seed)["wins"] / matches
+
+
+def test_it_beats_greedy_and_holds_its_own_against_the_heuristic_at_the_web_table():
+    """Seeded, so the figures are fixed: BENCHMARKS.md has them over 400 matches with intervals."""
+    assert _share("web-table", "greedy", 150, 9100) > 0.55
+    assert _share("web-table", "heuristic", 150, 9300) > 0.45

@@ -13,7 +13,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.models import Match
 from games.services import match_create, player_for_user
 from tournaments.services import ladder_schedule_matches

@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.models import Match, Player
 from games.services import match_advance, match_create
 from tournaments.services import ladder_play_now

@@ -15,8 +15,8 @@ from rest_framework.test import APIClient
 from bot_servers import BotServer
 from run_cache import clear_this_runs_cache
 from bots_api.models import BotTurn
-from games.engine import Ruleset
-from games.engine.record import verify_record
+from eights_engine import Ruleset
+from eights_engine.record import verify_record
 from games.models import Deal, Match, Move
 from games.services import match_advance, match_create, player_for_user, takes_contributions
 from tournaments.duplicate_services import duplicate_set_create

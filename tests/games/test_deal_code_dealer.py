@@ -1,5 +1,5 @@
 """A deal code with the deal's dealer shows exactly the stored deal: the deal code page gives each play's dealer
-and the ``python -m games.engine show`` command that deals its cards, and that command prints the hands the match
+and the ``python -m eights_engine show`` command that deals its cards, and that command prints the hands the match
 was dealt (a deal with dealer 1 included)."""
 
 import html
@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
-from games.engine import Deal, Ruleset
+from eights_engine import Deal, Ruleset
 from games.services import match_advance, match_create
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _show(*args: str) -> dict[int, list[str]]:
-    out = subprocess.run([sys.executable, "-m", "games.engine", "show", *args], cwd=ROOT, capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "eights_engine", "show", *args], cwd=ROOT, capture_output=True,
                          text=True, timeout=60, check=True).stdout
     return {int(seat): hand.split() for seat, hand in re.findall(r"^  seat (\d+): (.*)$", out, re.M)}
 
@@ -31,7 +31,7 @@ def test_the_deal_code_page_gives_the_command_that_shows_the_dealt_hands(house_b
     assert deal is not None, "the dealer rotates: some deal of a finished match has dealer 1"
     page = html.unescape(Client().get(f"/deals/{deal.code}/").content.decode())
     assert "dealer" in page.lower()
-    commands = re.findall(r"python -m games\.engine show ([^<\n]+)", page)
+    commands = re.findall(r"python -m eights_engine show ([^<\n]+)", page)
     assert commands, "the page gives the command that prints this deal"
     command = commands[0].split()
     # a version 2 code only names the deal: the public deal's key deals it
@@ -45,9 +45,9 @@ def test_the_deal_code_page_gives_the_command_that_shows_the_dealt_hands(house_b
 
 
 def test_the_command_says_which_dealer_it_dealt_for():
-    out = subprocess.run([sys.executable, "-m", "games.engine", "show", "--code", "VNT1AG24"], cwd=ROOT,
+    out = subprocess.run([sys.executable, "-m", "eights_engine", "show", "--code", "VNT1AG24"], cwd=ROOT,
                          capture_output=True, text=True, timeout=60, check=True).stdout
     assert "dealer 0" in out and "--dealer" in out  # the default is said, and how to choose another
-    helptext = subprocess.run([sys.executable, "-m", "games.engine", "show", "--help"], cwd=ROOT,
+    helptext = subprocess.run([sys.executable, "-m", "eights_engine", "show", "--help"], cwd=ROOT,
                               capture_output=True, text=True, timeout=60, check=True).stdout
     assert "deal code page" in helptext

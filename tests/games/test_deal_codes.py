@@ -5,7 +5,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from rest_framework.test import APIClient
 
-from games.engine import Deal, Ruleset
+from eights_engine import Deal, Ruleset
 from games.models import Match
 from games.selectors import match_state
 from games.services import match_advance, match_create

@@ -6,6 +6,7 @@ commitments shown before. A real bot over HTTP on loopback."""
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -14,11 +15,14 @@ from rest_framework.test import APIClient
 
 from bot_servers import BotServer
 from bots_api.models import Bot
-from bots_api.protocol import schema_errors
+from eights_engine.bots.protocol import schema_errors
 from bots_api.services import bot_register
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.models import Deal, Match
 from games.services import match_advance, match_create, player_for_user
+
+#: the records exported at engine version 1, kept by the engine package's tests
+RECORDS_V1 = Path(__file__).resolve().parents[2] / "engine" / "tests" / "records_v1"
 
 SHORT = Ruleset.preset("pagat", target=50)
 
@@ -124,7 +128,6 @@ def test_the_match_page_shows_commitments_while_running_and_the_secret_and_keys_
 
 def _snippets() -> list[str]:
     import re
-    from pathlib import Path
 
     doc = (Path(__file__).resolve().parents[2] / "docs" / "FAIRNESS.md").read_text()
     return re.findall(r"```python\n(.*?)```", doc, re.S)
@@ -159,10 +162,9 @@ def test_the_version_2_check_in_fairness_md_opens_a_real_record_and_catches_a_ch
 
 def test_the_version_1_check_in_fairness_md_still_opens_a_record_exported_before_version_2(tmp_path):
     import json
-    from pathlib import Path
 
     _v2, v1 = _snippets()
-    record = json.loads((Path(__file__).resolve().parents[1] / "engine" / "records_v1" / "pagat.json").read_text())
+    record = json.loads((RECORDS_V1 / "pagat.json").read_text())
     lines = _run(v1, record, tmp_path)
     assert len(lines) == len(record["deals"]) and all(line.endswith(" opens") for line in lines), lines
     record["deals"][-1]["salt"] = "0" * 32
@@ -172,9 +174,9 @@ def test_the_version_1_check_in_fairness_md_still_opens_a_record_exported_before
 def test_the_turn_schema_takes_a_commitment_or_null_and_nothing_else():
     """An optional field added to protocol v1: bodies without it stay valid; a deal stored before commitments
     sends null; anything but 64 lowercase hex digits is refused by the engine before a bot is asked."""
-    from games.engine import MatchState
-    from games.engine.referee import turn_for
-    from bots_api.protocol import turn_request
+    from eights_engine import MatchState
+    from eights_engine.referee import turn_for
+    from eights_engine.bots.protocol import turn_request
 
     state = MatchState.start(SHORT, 2, 3)
     body = turn_request(turn_for(state, match_id=1, deadline_ms=1000, time_bank_ms=0))

@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from bots_api.protocol import FAULT_KINDS as PROTOCOL_KINDS
-from games.engine.referee import BOT_FAULT_KINDS, FAULT_KINDS, public_fault_text
+from eights_engine.bots.protocol import FAULT_KINDS as PROTOCOL_KINDS
+from eights_engine.referee import BOT_FAULT_KINDS, FAULT_KINDS, public_fault_text
 
 ROOT = Path(__file__).resolve().parents[2]
 RAISED = re.compile(r"""\b(?:BotFault|Fault)\(\s*["']([a-z_]+)["']""")

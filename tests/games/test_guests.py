@@ -16,7 +16,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
 
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.models import Match, Player, Seat
 from games.selectors import match_state
 from personas import press_deal, table_of

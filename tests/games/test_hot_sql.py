@@ -7,7 +7,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.matches.lifecycle import _seats_loaded
 from games.matches.plies import _insert, _update
 from games.models import Deal, Match, Move, Seat

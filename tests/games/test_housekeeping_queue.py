@@ -23,7 +23,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from config.celery import app
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.models import Match
 from games.services import match_create
 from games.tasks import watchdog

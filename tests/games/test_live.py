@@ -15,9 +15,9 @@ from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from match_secrets import match_secrets
-from games.engine import Ruleset
-from games.engine.match import start_from_record
-from games.engine.cards import card_code
+from eights_engine import Ruleset
+from eights_engine.match import start_from_record
+from eights_engine.cards import card_code
 from games.models import Deal, Match
 from games.selectors import match_snapshot
 from games.services import match_advance, match_create, player_for_user

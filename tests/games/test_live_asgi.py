@@ -10,7 +10,7 @@ import time
 import httpx
 from django.db import connection
 
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.services import match_advance, match_create, player_for_user
 
 from test_live import _assert_nothing_hidden, _read_stream

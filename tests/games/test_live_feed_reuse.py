@@ -21,7 +21,7 @@ import httpx
 from django.db import connection
 
 from games import live
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.models import Match
 from games.services import match_advance, match_create
 

@@ -11,7 +11,7 @@ import httpx
 import pytest
 from django.test import Client
 
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.services import match_advance, match_create
 
 

@@ -9,8 +9,8 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from games.engine import Ruleset
-from games.engine.deal import Deal as EngineDeal
+from eights_engine import Ruleset
+from eights_engine.deal import Deal as EngineDeal
 from games.models import Deal, Match, Move
 from games.services import (match_abort, match_advance, match_create, matches_runnable, matches_stalled,
                             player_for_user)

@@ -9,8 +9,8 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from match_secrets import match_secrets
-from games.engine import Ruleset
-from games.engine.cards import card_code
+from eights_engine import Ruleset
+from eights_engine.cards import card_code
 from games.models import Deal, Match
 from games.selectors import match_starting_hands, match_state
 from games.services import match_advance, match_create

@@ -1,5 +1,5 @@
 """Issue 11, items 4 and 5: a finished match's record (API, NDJSON export) and its offline replay with the engine
-alone (``python -m games.engine replay``); a running or aborted match's record is never given."""
+alone (``python -m eights_engine replay``); a running or aborted match's record is never given."""
 
 import copy
 import json
@@ -13,8 +13,8 @@ from django.core.management.base import CommandError
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from games.engine import PRESETS, Ruleset
-from games.engine.__main__ import main as engine_main
+from eights_engine import PRESETS, Ruleset
+from eights_engine.__main__ import main as engine_main
 from games.models import Deal, Match
 from games.selectors import MatchNotFinished, match_export
 from games.services import match_abort, match_advance, match_create, player_for_user

@@ -42,7 +42,7 @@ def test_without_a_broker_a_request_plays_only_the_houses_answers_the_loop_the_r
 
 @pytest.mark.django_db(transaction=True)
 def test_a_persons_move_never_asks_a_bot_the_match_task_does(settings, person, house_bots):
-    from games.engine import Ruleset
+    from eights_engine import Ruleset
     from games.services import match_create, player_for_user
 
     settings.TASKS = "in_process"
@@ -67,7 +67,7 @@ def test_a_persons_move_never_asks_a_bot_the_match_task_does(settings, person, h
 
 @pytest.mark.django_db
 def test_a_match_under_a_live_lease_is_not_runnable_an_expired_lease_is(ladder, house_bots):
-    from games.engine import Ruleset
+    from eights_engine import Ruleset
     from games.services import match_create
 
     match = match_create(players=house_bots[:2], ruleset=Ruleset.preset("pagat"))
@@ -83,7 +83,7 @@ def test_a_match_under_a_live_lease_is_not_runnable_an_expired_lease_is(ladder, 
 
 @pytest.mark.django_db
 def test_matches_with_a_person_seated_come_first(ladder, house_bots):
-    from games.engine import Ruleset
+    from eights_engine import Ruleset
     from games.services import match_create, player_for_user
 
     bots_only = match_create(players=house_bots[:2], ruleset=Ruleset.preset("pagat"))

@@ -17,7 +17,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from games import tasks
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.models import Match, Move
 from games.services import match_advance, match_create, match_note_stall, matches_stalled, player_for_user
 

@@ -13,7 +13,7 @@ from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
 
 from config.celery import app
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.models import Match
 from games.services import match_create, player_for_user
 from games.people.tasks import guest_housekeeping

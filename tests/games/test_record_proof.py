@@ -20,12 +20,15 @@ from rest_framework.test import APIClient
 from bot_servers import BotServer
 from bots_api.models import Bot
 from bots_api.services import bot_register
-from games.engine import Ruleset
-from games.engine.__main__ import main as engine_main
-from games.engine.match import ReplayMismatch
-from games.engine.record import verify_record
+from eights_engine import Ruleset
+from eights_engine.__main__ import main as engine_main
+from eights_engine.match import ReplayMismatch
+from eights_engine.record import verify_record
 from games.models import Match, Seat
 from games.services import match_advance, match_create
+
+#: the records exported at engine version 1, kept by the engine package's tests
+RECORDS_V1 = Path(__file__).resolve().parents[2] / "engine" / "tests" / "records_v1"
 
 SHORT = Ruleset.preset("pagat", target=60)
 
@@ -153,7 +156,7 @@ def test_the_command_line_checks_signature_key_and_commitments(finished, tmp_pat
     assert "signed by" in capsys.readouterr().out
     assert engine_main(["replay", str(path), "--public-key", "cd" * 32]) == 1
     assert "expected the service's" in capsys.readouterr().err
-    v1 = json.loads((Path(__file__).parents[1] / "engine" / "records_v1" / "pagat.json").read_text())
+    v1 = json.loads((RECORDS_V1 / "pagat.json").read_text())
     for deal in v1["deals"]:
         deal.pop("salt"), deal.pop("commitment")
     path.write_text(json.dumps(v1))

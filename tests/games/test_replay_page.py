@@ -9,8 +9,8 @@ import re
 import pytest
 from django.contrib.auth import get_user_model
 
-from games.engine import Ruleset
-from games.engine.frames import positions, replay_frames
+from eights_engine import Ruleset
+from eights_engine.frames import positions, replay_frames
 from games.models import Deal, Match, Move
 from games.selectors import match_export, match_state
 from games.services import match_abort, match_advance, match_create, player_for_user

@@ -6,9 +6,9 @@ from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 from reshuffle_match import match_at_a_reshuffle
 
-from bots_api.protocol import schema_errors, turn_request
-from games.engine import replay
-from games.engine.referee import turn_for
+from eights_engine.bots.protocol import schema_errors, turn_request
+from eights_engine import replay
+from eights_engine.referee import turn_for
 from games.models import Match, Move
 from games.selectors import match_record, match_state
 from games.services import match_advance, match_submit_action, player_for_user

@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 
 from bots_api.models import Bot
 from bots_api.services import bot_register
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.models import Match, Move, Player
 from games.selectors import match_state
 from games.services import SeatForbidden, match_advance, match_create, match_submit_action, player_for_user

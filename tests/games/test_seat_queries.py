@@ -10,7 +10,7 @@ from django.db import connection
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.models import Move
 from games.selectors import match_state
 from games.services import match_create, player_for_user

@@ -7,8 +7,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from games import hooks
-from games.engine import Ruleset, replay
-from games.engine.keys import key_code
+from eights_engine import Ruleset, replay
+from eights_engine.keys import key_code
 from games.models import Deal, Match, Move
 from games.selectors import match_record
 from games.services import match_advance, match_create, matches_stalled
@@ -118,7 +118,7 @@ def test_a_retried_task_that_loses_the_race_overwrites_nothing_and_the_match_fin
         decision = real(**kw)
         if not raced:  # the duplicate task (e.g. redelivered after a broker hiccup) stores this very ply first
             raced.append(True)
-            turn = kw["turn"]  # agents get the seat's turn (games.engine.referee), never the match state
+            turn = kw["turn"]  # agents get the seat's turn (eights_engine.referee), never the match state
             deal = Deal.objects.get(match_id=turn.match_id, number=turn.deal_number)
             Move.objects.create(deal=deal, ply=turn.ply, seat=turn.seat, action=decision.action)
             Match.objects.filter(pk=turn.match_id).update(ply_count=11)

@@ -25,7 +25,7 @@ from bot_servers import BotServer
 from bots_api.models import Bot
 from bots_api.services import bot_register
 from config.celery import app
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.models import Match
 from games.services import match_advance, match_create, player_for_user
 from games.tasks import match_queue

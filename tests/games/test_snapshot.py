@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 
 from config.celery import app
 from games import hooks
-from games.engine import Ruleset, replay
+from eights_engine import Ruleset, replay
 from games.models import Deal, Match, Move
 from games.selectors import match_record, match_snapshot, match_state
 from games.services import casual_match_create, match_advance, match_create, match_submit_action, player_for_user

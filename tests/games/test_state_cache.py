@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 from run_cache import clear_this_runs_cache
 
 from games import state_cache
-from games.engine import Ruleset, replay
+from eights_engine import Ruleset, replay
 from games.models import Match
 from games.selectors import match_record, match_state_snapshot
 from games.services import match_advance, match_create, player_for_user

@@ -1,5 +1,5 @@
 """One referee for every seat: the worker, the local runner, a house strategy and a person's table all give the seat
-to play the same Turn (games.engine.referee) for the same position, and a bot's request is built from it."""
+to play the same Turn (eights_engine.referee) for the same position, and a bot's request is built from it."""
 
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from bots_api import localrun
+from eights_engine.bots import localrun
 from bots_api.models import Bot
-from bots_api.protocol import turn_request
+from eights_engine.bots.protocol import turn_request
 from bots_api.services import bot_register
 from games import hooks
-from games.engine import STRATEGIES, Ruleset, referee
+from eights_engine import STRATEGIES, Ruleset, referee
 from games.services import casual_match_create, match_advance, match_create
 
 from bot_servers import BotServer

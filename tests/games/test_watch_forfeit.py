@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from bots_api.models import Bot
 from bots_api.services import bot_register
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.models import Deal, Move, Seat
 from games.services import match_advance, match_create
 

@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from match_secrets import match_secrets
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.models import Deal, Match
 from games.services import match_advance, match_create
 

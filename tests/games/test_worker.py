@@ -45,7 +45,7 @@ def test_a_real_worker_plays_a_ladder_match_between_two_http_bots(ladder, house_
     from django.contrib.auth import get_user_model
     from bot_servers import BotServer
     from bots_api.models import Bot
-    from bots_api.protocol import schema_errors, verify
+    from eights_engine.bots.protocol import schema_errors, verify
     from bots_api.services import bot_register, bot_verify
     from tournaments.models import LadderEntry
     from tournaments.services import ladder_entry_create

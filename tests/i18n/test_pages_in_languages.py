@@ -9,7 +9,7 @@ import re
 import pytest
 from django.test import Client
 
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.models import Match, Player
 from games.services import match_advance, match_create
 
@@ -64,9 +64,9 @@ def test_the_translated_pages_read_in_the_language(house_bots, finished_match, l
         response = Client().get(response["Location"], HTTP_ACCEPT_LANGUAGE=language)
         assert "/replay/" in response.request["PATH_INFO"]
     names = set(Player.objects.values_list("name", flat=True)) | {"web-table", "pagat"}
-    from games.engine import PRESETS
+    from eights_engine import PRESETS
 
-    from games.engine.strategies import STRATEGIES
+    from eights_engine.strategies import STRATEGIES
 
     names |= set(PRESETS) | set(STRATEGIES)  # preset and house strategy names read the same in every language
     page = response.content.decode()
@@ -108,7 +108,7 @@ def test_players_pages_read_in_the_language(ladder, language):
     entry = LadderEntry.objects.filter(ladder=ladder, matches_played__gt=0).select_related("player").first()
     a, b = Player.objects.filter(seats__match__ladder_match__ladder=ladder).distinct()[:2]
     names = set(Player.objects.values_list("name", flat=True)) | {ladder.name, "pagat"}
-    from games.engine.strategies import STRATEGIES
+    from eights_engine.strategies import STRATEGIES
 
     names |= set(STRATEGIES) | {ladder.slug}  # head to head names a ladder by its slug
     for path in (f"/players/{entry.player.name}/", f"/ladders/{ladder.slug}/entries/{entry.pk}/",
@@ -128,7 +128,7 @@ def test_tournament_pages_read_in_the_language(house_bots, language):
         ts.tournament_register(tournament=tournament, player=bot)
     ts.tournament_start(tournament=tournament)
     names = set(Player.objects.values_list("name", flat=True)) | {"Winter cup", "pagat"}
-    from games.engine.strategies import STRATEGIES
+    from eights_engine.strategies import STRATEGIES
 
     names |= set(STRATEGIES)
     for path in ("/tournaments/", f"/tournaments/{tournament.pk}/", f"/tournaments/{tournament.pk}/rounds/1/"):

@@ -10,9 +10,9 @@ import re
 import pytest
 from django.utils import translation
 
-from games.engine import IllegalAction, MatchState, Ruleset
-from games.engine.actions import ACTIONS
-from games.engine.rules import PRESETS
+from eights_engine import IllegalAction, MatchState, Ruleset
+from eights_engine.actions import ACTIONS
+from eights_engine.rules import PRESETS
 from games.matches.reasons import card_words, reason_words
 
 #: English that stays in a translation: the API's JSON words and a ruleset's field name, quoted as code

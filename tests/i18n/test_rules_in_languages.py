@@ -1,6 +1,6 @@
-"""The rules read in each language (issue 24, 1): the rules written from a ruleset (games.engine.describe, with
+"""The rules read in each language (issue 24, 1): the rules written from a ruleset (eights_engine.describe, with
 games.matches.reasons.RulesWords) for every preset and every field's values in Russian and Bulgarian hold no
-English word, and English stays exactly as before (tests/engine/test_describe.py); the rules pages too."""
+English word, and English stays exactly as before (engine/tests/test_describe.py); the rules pages too."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import pytest
 from django.test import Client
 from django.utils import translation
 
-from games.engine import PRESETS, Ruleset
-from games.engine.describe import rules_text
+from eights_engine import PRESETS, Ruleset
+from eights_engine.describe import rules_text
 from games.matches.reasons import RulesWords
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "engine"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "engine" / "tests"))
 from test_describe import FIELD_VALUES  # noqa: E402
 
 

@@ -14,8 +14,8 @@ from django.utils import timezone
 from bots_api.models import Bot
 from bots_api.services import bot_register
 from match_secrets import match_secrets
-from games.engine import Ruleset
-from games.engine.cards import card_code
+from eights_engine import Ruleset
+from eights_engine.cards import card_code
 from games.models import Match
 from games.selectors import match_state
 from games.services import match_advance, match_create, player_for_user

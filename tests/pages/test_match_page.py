@@ -9,7 +9,7 @@ import re
 import pytest
 from django.test import Client
 
-from games.engine import MatchState, Ruleset
+from eights_engine import MatchState, Ruleset
 from games.models import Deal, Match, Seat
 from games.selectors import match_record
 from games.services import match_advance, match_create

@@ -131,7 +131,7 @@ def test_an_empty_filter_says_what_it_filtered(client):
 @pytest.mark.django_db
 def test_a_match_page_says_whether_the_match_is_rated(client, played, house_bots):
     """Newcomer trial: a guest's finished match promised a rating change; casual matches are unrated and say so."""
-    from games.engine import Ruleset
+    from eights_engine import Ruleset
     from games.services import match_create
 
     finished, _ = played

@@ -1,5 +1,5 @@
 """How to play, on the site (issue 10 part 5): a rules page per preset, per ladder and per match, written from the
-ruleset's options (games.engine.describe), linked from the table, the ladder and the match pages. The page of every
+ruleset's options (eights_engine.describe), linked from the table, the ladder and the match pages. The page of every
 preset and of random option mixes names each option in force."""
 
 import html
@@ -9,9 +9,9 @@ import re
 import pytest
 from django.urls import reverse
 
-from games.engine import PRESETS, Ruleset
-from games.engine.describe import describe_rules
-from games.engine.rules import _CHOICES
+from eights_engine import PRESETS, Ruleset
+from eights_engine.describe import describe_rules
+from eights_engine.rules import _CHOICES
 
 WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
 

@@ -11,7 +11,7 @@ from rest_framework.test import APIRequestFactory
 from rest_framework.views import APIView
 
 from bots_api.services import BotError
-from games.engine import IllegalAction
+from eights_engine import IllegalAction
 from games.services import MatchNotFound, StalePly
 from sitekit.errors import ApiError
 from sitekit.limits import LimitRefused

@@ -33,7 +33,7 @@ import time
 from http.server import ThreadingHTTPServer
 
 from examples.bot_server import make_handler
-from games.engine import CARD_CODES
+from eights_engine import CARD_CODES
 
 
 class BotServer:

@@ -3,7 +3,7 @@ service, replay and browser tests of the ``reshuffle`` history entry."""
 
 from __future__ import annotations
 
-from games.engine import Ruleset
+from eights_engine import Ruleset
 
 #: pagat with 20-card hands: 2 seats leave a stock of 11 cards, so the stock runs out within a few turns
 SMALL_STOCK = Ruleset.preset("pagat", hand_size=20)
@@ -14,7 +14,7 @@ def match_at_a_reshuffle(*, user, person, bot, ruleset: Ruleset = SMALL_STOCK, s
     services (seat 0 draws whenever it may, else plays its first legal action; the bot answers by
     ``match_advance``) until it is seat 0's turn with an empty stock and a draw that must reshuffle. Returns the
     match; ``AssertionError`` when ``limit`` plies pass without that."""
-    from games.engine.actions import DRAW
+    from eights_engine.actions import DRAW
     from games.models import Match
     from games.selectors import match_state
     from games.services import match_advance, match_create, match_submit_action

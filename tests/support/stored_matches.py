@@ -17,9 +17,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from games.engine import ENGINE_VERSION, MatchState, Ruleset, keys, referee
-from games.engine.fairness import SALT_BYTES, deal_commitment
-from games.engine.strategies import choose_turn, strategy_rng
+from eights_engine import ENGINE_VERSION, MatchState, Ruleset, keys, referee
+from eights_engine.fairness import SALT_BYTES, deal_commitment
+from eights_engine.strategies import choose_turn, strategy_rng
 from games.models import Deal, Match, Move, Player, Seat
 
 

@@ -11,11 +11,11 @@ import pytest
 from django.core.cache import cache
 from django.utils import timezone
 
-from games.engine.record import verify_record
+from eights_engine.record import verify_record
 from games.matches.exports import match_export
 from games.models import Match, Move, Player
 from games.services import match_advance, match_create, player_for_user
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from personas import api_client, user
 
 pytestmark = pytest.mark.django_db

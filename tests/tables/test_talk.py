@@ -67,7 +67,7 @@ def test_the_table_page_shows_the_people_panel_only_with_other_people(table, per
 
 
 def test_the_replay_lists_what_was_said_with_a_link_to_its_ply(house_bots):
-    from games.engine import Ruleset
+    from eights_engine import Ruleset
     from games.services import match_create
 
     match = match_create(players=house_bots[:2], ruleset=Ruleset.preset("web-table"), preset="web-table")

@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.models import Match
 from tournaments.models import Ladder, LadderMatch
 

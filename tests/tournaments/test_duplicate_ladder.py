@@ -5,8 +5,8 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from games.engine import Deal as EngineDeal
-from games.engine import Ruleset
+from eights_engine import Deal as EngineDeal
+from eights_engine import Ruleset
 from games.models import Deal, Match
 from games.services import match_abort, match_advance, player_house_create
 from games.hooks import match_finished

@@ -5,8 +5,8 @@ Found by a breaker; the rotations now also run one after another (``Match.after`
 import pytest
 from django.test import Client
 
-from games.engine import Ruleset
-from games.engine.deal import Deal as EngineDeal
+from eights_engine import Ruleset
+from eights_engine.deal import Deal as EngineDeal
 from games.models import Deal, Match
 from games.services import match_advance, player_house_create
 from tournaments.models import TournamentMatch

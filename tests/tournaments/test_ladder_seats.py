@@ -5,7 +5,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from tournaments.admin import LadderForm
 from tournaments.models import Ladder
 

@@ -4,7 +4,7 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from games.engine import Ruleset
+from eights_engine import Ruleset
 
 BEFORE = [("tournaments", "0004_ladder_move_seconds")]
 AFTER = [("tournaments", "0005_ladder_rulesets_issue9")]

@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.models import Match, Seat
 from games.services import player_house_create
 from tournaments.models import Tournament, TournamentMatch, TournamentRound

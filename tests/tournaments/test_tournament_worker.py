@@ -8,7 +8,7 @@ import pytest
 from celery.contrib.testing.worker import start_worker
 
 from config.celery import app
-from games.engine.record import verify_record
+from eights_engine.record import verify_record
 from games.models import Match
 from games.selectors import match_export
 from games.services import player_house_create

@@ -14,7 +14,7 @@ from django.core.management.base import CommandError
 from django.db.models import F
 from django.utils import timezone
 
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.models import Deal, Match, Move, Seat
 from games.selectors import match_export
 from games.services import match_advance, match_create

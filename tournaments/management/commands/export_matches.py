@@ -34,7 +34,7 @@ def _since(text: str) -> datetime:
 class Command(BaseCommand):
     help = ("Write the record of every finished match (docs/MATCH_RECORD.md) to FILE, one JSON object per line "
             "(NDJSON), oldest finish first; running and aborted matches are never exported. Check the file "
-            "offline with: python -m games.engine replay FILE")
+            "offline with: python -m eights_engine replay FILE")
 
     def add_arguments(self, parser):
         parser.add_argument("file", metavar="FILE", help="where to write the NDJSON (- for stdout)")

@@ -11,7 +11,7 @@ from django.db import DatabaseError
 from kombu.exceptions import OperationalError
 
 from sitekit.dispatch import tasks_mode
-from games.engine import Ruleset
+from eights_engine import Ruleset
 from games.people.guests import guest_housekeeping
 from games.models import Match
 from games.services import match_advance, match_note_failure, matches_clock_expired, matches_runnable

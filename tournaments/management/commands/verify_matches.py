@@ -11,15 +11,15 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from games.engine import ReplayMismatch
-from games.engine.record import verify_record
+from eights_engine import ReplayMismatch
+from eights_engine.record import verify_record
 from games.matches.exports import match_exports, matches_for_export
 from tournaments.management.commands.export_matches import _since
 
 
 class Command(BaseCommand):
     help = ("Replay every stored finished match from its seeds and stored plies with the engine (the check of "
-            "python -m games.engine replay: every ply legal, every deal's seed, code, dealer, commitment and "
+            "python -m eights_engine replay: every ply legal, every deal's seed, code, dealer, commitment and "
             "result, the match's totals and places, each seat's total, place and forfeit, a commitment on every deal "
             "of a match created after commitments existed) and report every mismatch: match id, deal, ply, expected, "
             "found. Exit status 1 when there is one, 0 when none. Matches are read in chunks (flat memory).")
@@ -107,7 +107,7 @@ def _check_seating(record: dict) -> None:
 def verify_matches(matches, *, total: int | None = None, chunk: int = 200, progress: bool = False,
                    err=None) -> Report:
     """Replay every finished match of the ``matches`` queryset (``games.matches.exports.match_exports``, read in chunks of
-    ``chunk``) with ``games.engine.record.verify_record``; a mismatch is recorded and the next match checked. A
+    ``chunk``) with ``eights_engine.record.verify_record``; a mismatch is recorded and the next match checked. A
     match created after commitments existed here (``commitments_since``) must have one on every deal. A version 2
     match's seats must hold the players its commitment binds (``seating``), but for a seat whose committed player
     is gone (a guest who signed up: the account's player took the seat over, ``games.people.guests.guest_adopt``).
