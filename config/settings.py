@@ -144,7 +144,8 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_THROTTLE_RATES": {"anon": "30/min", "user": "120/min", "bot_verify": "12/min",
                                "seat_view": "600/min", "seat_action": "300/min", "signup": "10/hour",
-                               "signup_attempt": "60/hour"},  # accounts created; sign-up form posts
+                               "signup_attempt": "60/hour",  # accounts created; sign-up form posts
+                               "record_open": "30/min"},  # records opened in the replay viewer (/replay/open/)
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Eights Ladder API",

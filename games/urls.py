@@ -5,7 +5,7 @@ from django.urls import include, path
 from django.views.decorators.cache import cache_control
 from django.views.i18n import JavaScriptCatalog
 
-from games import api, read_api, views
+from games import api, local_replay, read_api, views
 from games.live import api as live_api
 from games.operations import docs_pages, metrics
 from games.people import account_api, accounts, languages
@@ -19,6 +19,7 @@ page_patterns = [
     path("matches/<int:match_id>/play/", views.match_table, name="match-table"),
     path("matches/<int:match_id>/replay/", views.match_replay, name="match-replay"),
     path("matches/<int:match_id>/watch/", views.match_watch, name="match-watch"),
+    path("replay/open/", local_replay.record_open, name="record-open"),
     path("deals/<str:code>/", views.deal_code_page, name="deal-code"),
     path("deals/<str:code>/play/", views.deal_code_play, name="deal-code-play"),
     path("docs/", docs_pages.docs_index, name="docs-index"),

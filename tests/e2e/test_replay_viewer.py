@@ -218,3 +218,45 @@ def test_the_replay_works_on_a_phone(live_server, browser, house_bots):
     if os.environ.get("REPLAY_SCREENSHOT"):  # to look at it: REPLAY_SCREENSHOT=/tmp/phone.png
         page.screenshot(path=os.environ["REPLAY_SCREENSHOT"], full_page=True)
     context.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_local_record_file_opens_in_the_same_viewer(live_server, browser, tmp_path):
+    """``localrun --record`` on an author's machine, then /replay/open/ (issue 26, item 5): the uploaded file is
+    shown ply by ply with the engine's hands, in the same viewer, and axe-core finds nothing serious."""
+    import io
+    import json
+
+    from axe import axe_violations, describe
+    from eights_engine.bots import localrun
+    from eights_engine.match import start_from_record
+
+    path = tmp_path / "local.json"
+    localrun.run(localrun.parse_args(["house:heuristic", "house:random", "house:tactician", "--preset", "pagat",
+                                      "--seed", "3", "--record", str(path)]), io.StringIO())
+    record = json.loads(path.read_text())
+    state, engine = start_from_record(record), []
+    for stored in record["deals"]:
+        deal = state.deal
+        rows = [([deal.hand(s) for s in range(deal.seats)], deal.top_card, deal.view(0)["to_play"])]
+        for action in stored["actions"]:
+            state.apply(action)
+            rows.append(([deal.hand(s) for s in range(deal.seats)], deal.top_card, deal.view(0)["to_play"]))
+        engine.append(rows)
+    page = browser.new_page()
+    page.goto(f"{live_server.url}/replay/open/")
+    page.set_input_files("input[name=file]", str(path))
+    with page.expect_navigation():
+        page.get_by_role("button", name="Open in the replay viewer").click()
+    page.wait_for_function(f"() => {ROOT}.dataset.ply === '0'")
+    assert page.inner_text("h1").startswith("Replay of a match record")
+    _expect(page, engine, 1, 0)
+    page.focus("body")
+    for ply in (1, 2):
+        page.keyboard.press("ArrowRight")
+        _expect(page, engine, 1, ply)
+    page.keyboard.press("]")
+    _expect(page, engine, 2, 0)
+    assert "house:tactician" in page.inner_text("#seats")
+    found = axe_violations(page)
+    assert not found, describe(found)

@@ -1,7 +1,7 @@
 """Play full matches between bot endpoints on your own machine, without the service (like the Battlesnake CLI).
 
     python -m eights_engine.bots.localrun URL [URL...] --preset NAME --seed S [--matches K]
-                                [--secret S | --secrets S1,S2,...] [--plies] [--timeout-ms 1000]
+                                [--secret S | --secrets S1,S2,...] [--plies] [--timeout-ms 1000] [--record FILE]
 
 Each URL (or ``house:NAME`` for a built-in house strategy: random, eager, greedy, heuristic, tactician) takes one
 seat, in the order given. Requests are the service's own: the same ``turn`` bodies (eights_engine.bots.protocol.turn_request,
@@ -11,7 +11,10 @@ from the referee's ``Turn``), signed the same way, the same deadline per turn pl
 schema, illegal) plays the fallback action (draw if legal, else pass, else the first legal action) and is printed
 with its cause; ``--max-faults`` consecutive faults forfeit the match (last place), as on the ladder. After each
 match every bot gets a ``match_end`` (failures are printed and ignored). Match k is played with seed S+k-1; with
-several matches the seats rotate (``--no-rotate`` keeps them). No database, no Django settings: only the engine
+several matches the seats rotate (``--no-rotate`` keeps them). ``--record FILE`` writes each match's record, one
+JSON line per match (``match_record``): the engine's replay record with every deal's result and faults, each
+seat's player, the result and each ply's think time; ``python -m eights_engine replay FILE`` checks it and the
+service's ``/replay/open/`` page shows it in the replay viewer. No database, no Django settings: only the engine
 and httpx.
 """
 
@@ -84,6 +87,7 @@ class MatchOutcome:
     deals: int
     plies: int
     faults: list[str]
+    record: dict | None = None  # match_record's, with --record
 
 
 def _participant(word: str, index: int) -> Participant:
@@ -122,6 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
     secrets.add_argument("--secrets", help="one secret per player, comma separated, in order (empty for house "
                          "players)")
     parser.add_argument("--plies", action="store_true", help="print every ply")
+    parser.add_argument("--record", metavar="FILE", help="write each match's record to FILE, one JSON line per match "
+                        "(check it with: python -m eights_engine replay FILE; view it on the service's /replay/open/ "
+                        "page)")
     parser.add_argument("--timeout-ms", type=int, default=1000, help="deadline per turn in ms (default 1000, as "
                         "BOT_TURN_TIMEOUT_MS)")
     parser.add_argument("--time-bank-ms", type=int, default=5000, help="time bank per seat and match in ms "
@@ -141,6 +148,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         args.ruleset = Ruleset.preset(args.preset)
     except ValueError as exc:
         parser.error(f"--preset: {exc}")
+    if args.record is not None:
+        folder = os.path.dirname(os.path.abspath(args.record))
+        if not args.record or os.path.isdir(args.record) or not os.path.isdir(folder):
+            parser.error(f"--record {args.record!r}: give a file name in an existing folder (the records are written "
+                         "there, one JSON line per match)")
     if args.matches < 1:
         parser.error("--matches must be at least 1")
     if not 0 <= args.seed <= 2**64 - args.matches:
@@ -221,10 +233,14 @@ def play_match(client, args: argparse.Namespace, number: int, out: TextIO) -> Ma
     plies = 0
     fault_lines: list[str] = []
     deal_number = state.deal_number
+    notes: list[dict] = []  # per deal: its faults ([ply, kind], ply 1-based) and each ply's think time (ms)
     while not state.is_over:
         deal = state.deal
         seat = deal.to_play
         ss = seats[seat]
+        if len(notes) < state.deal_number:
+            notes.append({"faults": [], "think_ms": []})
+        note_of_deal = notes[state.deal_number - 1]
         trace: dict = {}
         ruling = referee.play_turn(state, _agent(client, ss.player, deal.seed, trace),
                                    commitment=deal_key_commitment(deal.seed),
@@ -233,6 +249,9 @@ def play_match(client, args: argparse.Namespace, number: int, out: TextIO) -> Ma
                                    deadline_ms=args.timeout_ms if ss.player.is_bot else None,
                                    time_bank_ms=ss.time_bank_ms if ss.player.is_bot else None)
         action, fault, ply = ruling.action, ruling.fault, ruling.ply
+        note_of_deal["think_ms"].append(ruling.answer.think_ms if ss.player.is_bot else 0)
+        if fault is not None:
+            note_of_deal["faults"].append([len(note_of_deal["think_ms"]), fault.kind])
         if ss.player.is_bot:
             elapsed = ruling.answer.think_ms
             ss.time_bank_ms = ruling.answer.time_bank_ms
@@ -284,8 +303,37 @@ def play_match(client, args: argparse.Namespace, number: int, out: TextIO) -> Ma
         except BotFault as exc:
             print(f"  note: match_end to seat {s} ({player.label}) failed, ignored as the service does: "
                   f"{exc.kind}: {exc.cause}", file=out)
+    players_by_seat = [players[p] for p in seating]
+    record = match_record(state, players_by_seat, notes, standings, forfeited, args) if args.record else None
     return MatchOutcome(number, seed, seating, list(state.totals), standings, forfeited, state.deal_number, plies,
-                        fault_lines)
+                        fault_lines, record)
+
+
+def match_record(state: MatchState, players: list[Participant], notes: list[dict], standings: list[int],
+                 forfeited: int | None, args: argparse.Namespace) -> dict:
+    """The record of a match played here (``--record``): ``MatchState.record()`` (ruleset, engine version, seats,
+    the match secret and its commitment, per deal its key, commitment and actions), plus per deal its ``outcome``,
+    ``winner``, ``hand_values`` and ``points`` once it ended, its ``faults`` (``[ply, kind]``, ply 1-based) and
+    ``think_ms`` (per ply, ms; 0 for a house seat), each seat's player (``seat``, ``name``: the URL or
+    ``house:NAME``, ``kind``: ``"bot"`` or ``"house"``, ``total``, ``place``, ``forfeited``, ``max_faults``) and
+    the ``result`` (``totals``, ``places``, ``forfeited`` seat or null): what ``eights_engine.record.verify_record``
+    checks, with the fault policy's forfeit proved from the faults. Unsigned and without ``format``: it is not a
+    record the service exported. Shape of a whole record: docs/MATCH_RECORD.md, "Local records"."""
+    record = {"preset": args.preset, **state.record()}
+    for i, entry in enumerate(record["deals"]):
+        if i < len(state.results):
+            result = state.results[i]
+            entry.update(outcome=result.outcome, winner=result.winner, hand_values=list(result.hand_values),
+                         points=list(result.points))
+        note = notes[i] if i < len(notes) else {"faults": [], "think_ms": []}
+        entry.update(faults=note["faults"], think_ms=note["think_ms"])
+    record["players"] = [
+        {"seat": s, "name": p.url or HOUSE_PREFIX + str(p.strategy), "kind": "bot" if p.is_bot else "house",
+         "total": state.totals[s], "place": standings[s], "forfeited": s == forfeited,
+         "max_faults": _fault_policy(args, p).max_faults}
+        for s, p in enumerate(players)]
+    record["result"] = {"totals": list(state.totals), "places": list(standings), "forfeited": forfeited}
+    return record
 
 
 def _p50(values: list[int]) -> int:
@@ -309,9 +357,22 @@ def print_summary(args: argparse.Namespace, out: TextIO) -> None:
 
 def run(args: argparse.Namespace, out: TextIO | None = None) -> list[MatchOutcome]:
     out = out or sys.stdout
-    with make_client() as client:
-        outcomes = [play_match(client, args, k, out) for k in range(1, args.matches + 1)]
+    record_file = open(args.record, "w", encoding="utf-8") if args.record else None  # noqa: SIM115 (closed below)
+    try:
+        outcomes = []
+        with make_client() as client:
+            for k in range(1, args.matches + 1):
+                outcomes.append(play_match(client, args, k, out))
+                if record_file is not None:  # written as each match ends: an interrupted run keeps what it played
+                    record_file.write(json.dumps(outcomes[-1].record, separators=(",", ":")) + "\n")
+                    record_file.flush()
+    finally:
+        if record_file is not None:
+            record_file.close()
     print_summary(args, out)
+    if args.record:
+        print(f"records: {len(outcomes)} match(es) in {args.record} (python -m eights_engine replay {args.record} "
+              "checks them; the service's /replay/open/ page shows one in the replay viewer)", file=out)
     return outcomes
 
 

@@ -1,0 +1,147 @@
+"""Local games seen like service games (issue 26, item 5): ``localrun --record FILE`` writes each match's record
+(real HTTP bot servers on loopback), the engine's offline check passes it, and ``/replay/open/`` shows an uploaded
+or pasted record in the replay viewer with its think times and faults, storing nothing. Bad records answer 400
+with the reason; the budget per address answers 429 with Retry-After."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from bot_servers import running
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client, override_settings
+
+from eights_engine.__main__ import main as engine_main
+from eights_engine.bots import localrun
+from games.models import Match
+
+
+def _frames(response) -> dict:
+    page = response.content.decode()
+    start = page.index('<script id="replay-data" type="application/json">') + len(
+        '<script id="replay-data" type="application/json">')
+    return json.loads(page[start:page.index("</script>", start)])
+
+
+def _alert(response) -> str:
+    page = response.content.decode()
+    start = page.index('role="alert">') + len('role="alert">')
+    return page[start:page.index("</p>", start)]
+
+
+@pytest.fixture
+def local_records(tmp_path):
+    """Two matches of a good bot and a bot answering HTTP 500 on every second turn, against a house strategy."""
+    path = tmp_path / "local.ndjson"
+    with running("good", "s1") as good, running("alternate500", "s2") as faulty:
+        args = localrun.parse_args([good, faulty, "house:heuristic", "--preset", "pagat", "--seed", "11",
+                                    "--matches", "2", "--secrets", "s1,s2,", "--record", str(path)])
+        outcomes = localrun.run(args, io.StringIO())
+    return path, outcomes
+
+
+def test_localrun_records_replay_offline_with_their_faults_and_think_times(local_records, capsys):
+    path, outcomes = local_records
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len(records) == 2
+    for record, outcome in zip(records, outcomes):
+        assert record["result"] == {"totals": outcome.totals, "places": outcome.standings,
+                                    "forfeited": outcome.forfeited}
+        names = [p["name"] for p in record["players"]]
+        assert "house:heuristic" in names and all(n.startswith(("http://", "house:")) for n in names)
+        faults = [f for d in record["deals"] for f in d["faults"]]
+        assert faults and {kind for _ply, kind in faults} == {"http_status"}
+        for deal in record["deals"]:
+            assert len(deal["think_ms"]) == len(deal["actions"])
+    assert engine_main(["replay", str(path)]) == 0
+    assert "2 records replayed: no mismatch" in capsys.readouterr().out
+
+
+@pytest.mark.django_db
+def test_an_uploaded_record_opens_in_the_replay_viewer_and_nothing_is_stored(local_records):
+    path, outcomes = local_records
+    before = Match.objects.count()
+    client = Client()
+    form = client.get("/replay/open/")
+    assert form.status_code == 200 and 'name="file"' in form.content.decode()
+    upload = SimpleUploadedFile("local.ndjson", path.read_bytes(), content_type="application/x-ndjson")
+    response = client.post("/replay/open/", {"file": upload, "match": "2"})
+    assert response.status_code == 200
+    frames = _frames(response)
+    second = json.loads(path.read_text().splitlines()[1])
+    assert [len(d["plies"]) for d in frames["deals"]] == [len(d["actions"]) for d in second["deals"]]
+    assert frames["result"]["totals"] == outcomes[1].totals
+    assert [p["name"] for p in frames["players"]] == [p["name"] for p in second["players"]]
+    plies = [p for d in frames["deals"] for p in d["plies"]]
+    assert any(p.get("fault", {}).get("kind") == "http_status" for p in plies)
+    assert "Match 2 of the 2 in the file." in response.content.decode()
+    pasted = client.post("/replay/open/", {"record": path.read_text().splitlines()[0]})
+    assert pasted.status_code == 200 and _frames(pasted)["result"]["totals"] == outcomes[0].totals
+    assert Match.objects.count() == before  # nothing kept
+
+
+@pytest.mark.django_db
+def test_a_record_downloaded_from_the_service_opens_too(house_bots):
+    from eights_engine import Ruleset
+    from games.services import match_advance, match_create
+
+    match = match_create(players=house_bots[:3], ruleset=Ruleset.preset("web-table"), preset="web-table", seed=5)
+    assert match_advance(match_id=match.pk) == "finished"
+    client = Client()
+    record = client.get(f"/api/matches/{match.pk}/record/").content
+    response = client.post("/replay/open/", {"file": SimpleUploadedFile("match.json", record)})
+    assert response.status_code == 200
+    frames = _frames(response)
+    assert frames["result"]["totals"] == list(Match.objects.get(pk=match.pk).totals)
+    assert [p["name"] for p in frames["players"]] == [p["name"] for p in json.loads(record)["players"]]
+
+
+@pytest.mark.django_db
+def test_bad_records_answer_400_saying_what_is_wrong(local_records):
+    path, _outcomes = local_records
+    first = json.loads(path.read_text().splitlines()[0])
+    changed = json.loads(json.dumps(first))
+    changed["deals"][0]["actions"][0] = {"type": "play", "card": "ZZ"}
+    wrong_total = json.loads(json.dumps(first))
+    wrong_total["result"]["totals"][0] += 1
+    cases = {
+        "": "The record is empty",
+        "not json": "Line 1 is not JSON",
+        "[1, 2]": "Line 1 is not a match record",
+        json.dumps({"deals": []}): "This record does not replay",
+        json.dumps(changed): "deal 1 ply 1",
+        json.dumps(wrong_total): "totals expected",
+    }
+    client = Client()
+    for text, words in cases.items():
+        response = client.post("/replay/open/", {"record": text})
+        assert response.status_code == 400, text
+        assert words in _alert(response), (text, _alert(response))
+    response = client.post("/replay/open/", {"file": SimpleUploadedFile("x.json", path.read_bytes()), "match": "3"})
+    assert response.status_code == 400 and "give a number from 1 to 2" in _alert(response)
+    response = client.post("/replay/open/", {"file": SimpleUploadedFile("x.json", b"\xff\xfe{")})
+    assert response.status_code == 400 and "not UTF-8" in _alert(response)
+    big = SimpleUploadedFile("big.json", b" " * (4 * 1024 * 1024 + 1))
+    response = client.post("/replay/open/", {"file": big})
+    assert response.status_code == 400 and "4,194,305 bytes: a record file may be 4 MB at most" in _alert(response)
+
+
+@pytest.mark.django_db
+def test_past_the_budget_per_address_it_answers_429_with_retry_after(settings):
+    rates = dict(settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], record_open="2/min")
+    with override_settings(REST_FRAMEWORK={**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}):
+        client = Client()
+        assert [client.post("/replay/open/", {"record": "x"}).status_code for _ in range(2)] == [400, 400]
+        refused = client.post("/replay/open/", {"record": "x"})
+    assert refused.status_code == 429 and int(refused["Retry-After"]) >= 1
+    assert "2/min" in _alert(refused)
+
+
+def test_localrun_refuses_a_record_file_in_no_folder(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        localrun.parse_args(["house:random", "house:eager", "--preset", "pagat", "--seed", "1",
+                             "--record", "/no/such/folder/x.ndjson"])
+    assert exit_.value.code == 2
+    assert "give a file name in an existing folder" in capsys.readouterr().err
