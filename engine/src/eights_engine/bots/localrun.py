@@ -5,8 +5,8 @@
 
 Each URL (or ``house:NAME`` for a built-in house strategy: random, eager, greedy, heuristic, tactician) takes one
 seat, in the order given. Requests are the service's own: the same ``turn`` bodies
-(eights_engine.bots.protocol.turn_request, from the referee's ``Turn``), signed the same way, the same deadline per turn plus a time bank per seat and match
-(``--time-bank-ms``), no redirects, a 64 KiB reply cap. Every turn goes through the service's own referee
+(eights_engine.bots.protocol.turn_request, from the referee's ``Turn``), signed the same way, the same deadline per
+turn plus a time bank per seat and match (``--time-bank-ms``), no redirects, a 64 KiB reply cap. Every turn goes through the service's own referee
 (``eights_engine.referee.play_turn``): a fault (timeout, connection, http_status, redirect, oversize, bad_json,
 schema, illegal) plays the fallback action (draw if legal, else pass, else the first legal action) and is printed
 with its cause; ``--max-faults`` consecutive faults forfeit the match (last place), as on the ladder. After each
@@ -114,8 +114,8 @@ def _participant(word: str, index: int) -> Participant:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m eights_engine.bots.localrun", description="Play full Crazy Eights matches between bot "
-        "endpoints locally, without the service.", epilog="Example: python -m eights_engine.bots.localrun http://127.0.0.1:8765/ "
-        "house:heuristic --preset pagat --seed 1 --matches 4 --secret S")
+        "endpoints locally, without the service.", epilog="Example: python -m eights_engine.bots.localrun "
+        "http://127.0.0.1:8765/ house:heuristic --preset pagat --seed 1 --matches 4 --secret S")
     parser.add_argument("players", nargs="+", metavar="URL", help="bot endpoint URL, or house:NAME (random, eager, "
                         "greedy, heuristic, tactician); one seat each, in order")
     parser.add_argument("--preset", required=True, help="ruleset preset (pagat, web-table, eights-classic, ...)")
