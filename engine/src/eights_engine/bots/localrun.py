@@ -6,17 +6,16 @@
 Each URL (or ``house:NAME`` for a built-in house strategy: random, eager, greedy, heuristic, tactician) takes one
 seat, in the order given. Requests are the service's own: the same ``turn`` bodies
 (eights_engine.bots.protocol.turn_request, from the referee's ``Turn``), signed the same way, the same deadline per
-turn plus a time bank per seat and match (``--time-bank-ms``), no redirects, a 64 KiB reply cap. Every turn goes through the service's own referee
-(``eights_engine.referee.play_turn``): a fault (timeout, connection, http_status, redirect, oversize, bad_json,
-schema, illegal) plays the fallback action (draw if legal, else pass, else the first legal action) and is printed
-with its cause; ``--max-faults`` consecutive faults forfeit the match (last place), as on the ladder. After each
-match every bot gets a ``match_end`` (failures are printed and ignored). Match k is played with seed S+k-1; with
-several matches the seats rotate (``--no-rotate`` keeps them). ``--record FILE`` writes each match's record, one
-JSON line per match (``match_record``): the engine's replay record with every deal's result and faults, each
-seat's player, the result and each ply's think time; ``python -m eights_engine replay FILE`` checks it and the
-service's ``/replay/open/`` page shows it in the replay viewer. No database, no Django settings: only the engine
-and httpx.
-"""
+turn plus a time bank per seat and match (``--time-bank-ms``), no redirects, a 64 KiB reply cap. Every turn goes
+through the service's own referee (``eights_engine.referee.play_turn``): a fault (timeout, connection, http_status,
+redirect, oversize, bad_json, schema, illegal) plays the fallback action (draw if legal, else pass, else the first
+legal action) and is printed with its cause; ``--max-faults`` consecutive faults forfeit the match (last place), as
+on the ladder. After each match every bot gets a ``match_end`` (failures are printed and ignored). Match k is played
+with seed S+k-1; with several matches the seats rotate (``--no-rotate`` keeps them). ``--record FILE`` writes each
+match's record, one JSON line per match (``match_record``): the engine's replay record with every deal's result and
+faults, each seat's player, the result and each ply's think time; ``python -m eights_engine replay FILE`` checks it
+and the service's ``/replay/open/`` page shows it in the replay viewer. No database, no Django settings: only the
+engine and httpx. """
 
 from __future__ import annotations
 
