@@ -15,7 +15,8 @@ with seed S+k-1; with several matches the seats rotate (``--no-rotate`` keeps th
 match's record, one JSON line per match (``match_record``): the engine's replay record with every deal's result and
 faults, each seat's player, the result and each ply's think time; ``python -m eights_engine replay FILE`` checks it
 and the service's ``/replay/open/`` page shows it in the replay viewer. No database, no Django settings: only the
-engine and httpx. """
+engine and httpx.
+"""
 
 from __future__ import annotations
 
