@@ -1,12 +1,14 @@
 """Engine benchmark: random legal play (one core), and OpenSpiel's ``crazy_eights`` in the same run.
 
 Prints, as medians of ``--repeats`` runs: deals/s and plies/s for complete pagat deals (2 and 4 seats) and complete
-matches to 100 (2 seats, ms per match), through the integer fast path (``legal_ids``/``apply_id``) and the dict
-API (``legal_actions``/``apply``); peak memory; and, when ``pyspiel`` is installed (``pip install open_spiel``),
-the comparison of ``benchmarks/openspiel_bench.py`` on the configuration both engines play, with the ratio.
-Moves are chosen with ``random.Random(seed).choice`` in every loop. ``--baseline DIR`` adds another checkout's engine
-(e.g. ``git worktree add /tmp/base main``) to the OpenSpiel comparison's interleaved runs (see
-``openspiel_bench.load_baseline``), so a change to the engine is compared with the code before it in one run.
+matches to 100 (2 seats, ms per match), through the integer fast path (``legal_ids``/``apply_id``) and the dict API
+(``legal_actions``/``apply``), and random playouts and determinized rollouts through the compiled fast path
+(``eights_engine.fast``: each move chosen inside its loop by SplitMix64); peak memory; and, when ``pyspiel`` is
+installed (``pip install open_spiel``), the comparison of ``benchmarks/openspiel_bench.py`` on the configuration
+both engines play, with the ratio. Moves are chosen with ``random.Random(seed).choice`` in every loop but the
+compiled ones. ``--baseline DIR`` adds another checkout's engine (e.g. ``git worktree add /tmp/base main``) to the
+OpenSpiel comparison's interleaved runs (see ``openspiel_bench.load_baseline``), so a change to the engine is
+compared with the code before it in one run.
 Usage: ``python benchmarks/engine_bench.py [--seconds 2] [--repeats 3] [--baseline DIR]``.
 """
 
@@ -22,7 +24,7 @@ import tracemalloc
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from eights_engine import Deal, MatchState, Ruleset  # noqa: E402
+from eights_engine import Deal, MatchState, Ruleset, fast  # noqa: E402
 
 
 def play_random(start_state, seconds: float, seed: int, fast: bool) -> tuple[int, int, float]:
@@ -50,6 +52,37 @@ def _deals(fast: bool):
         lambda s: Deal.start(rules, seats, s), seconds, seed, fast)
 
 
+def compiled_playouts(start_state, seconds: float, seed: int, pure: bool = False) -> tuple[int, int, float]:
+    """Random playouts through ``eights_engine.fast``: ``start_state(i)`` (a FastDeal) played to its end by
+    ``playout`` (each move ``SplitMix64(seed).below(n)``, chosen inside the compiled loop), again and again for
+    ``seconds``; returns (playouts, plies, seconds)."""
+    games = plies = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        plies += start_state(seed + games).playout(seed + games)
+        games += 1
+    return games, plies, time.perf_counter() - start
+
+
+def _compiled_deals(rules, seats, seconds, seed):
+    dealer = fast.Dealer(rules, seats)
+    return compiled_playouts(dealer.deal, seconds, seed)
+
+
+def rollout_position(rules, seats: int, seed: int = 12345):
+    """A position a few plies into a deal (the seat to play searching its move): where determinized rollouts start."""
+    deal = fast.Dealer(rules, seats).deal(seed)
+    for _ in range(2 * seats):
+        deal.apply_id(deal.legal_ids()[0])
+    return deal
+
+
+def _rollouts(rules, seats, seconds, seed):
+    """Determinized rollouts: the hidden cards dealt again (``determinize``), then a random playout, each time."""
+    position = rollout_position(rules, seats)
+    return compiled_playouts(lambda s: position.determinize(position.to_play, s), seconds, seed)
+
+
 def _matches(fast: bool):
     return lambda rules, seats, seconds, seed: play_random(
         lambda s: MatchState.start(rules, seats, s), seconds, seed, fast)
@@ -60,6 +93,9 @@ CASES = [
     ("deals, 2 seats", "dict API", _deals(False), 2),
     ("deals, 4 seats", "fast path", _deals(True), 4),
     ("deals, 4 seats", "dict API", _deals(False), 4),
+    ("deals, 2 seats", "compiled", _compiled_deals, 2),
+    ("deals, 4 seats", "compiled", _compiled_deals, 4),
+    ("rollouts, 2 seats", "compiled", _rollouts, 2),
     ("matches to 100, 2 seats", "fast path", _matches(True), 2),
     ("matches to 100, 2 seats", "dict API", _matches(False), 2),
 ]
@@ -76,7 +112,8 @@ def main() -> None:
     if args.seconds <= 0 or args.repeats < 1:
         parser.error("--seconds must be positive and --repeats at least 1")
     ruleset = Ruleset.preset("pagat")
-    print(f"engine benchmark: pagat, random legal play, median of {args.repeats} x {args.seconds:g} s, one core")
+    print(f"engine benchmark: pagat, random legal play, median of {args.repeats} x {args.seconds:g} s, one core"
+          f" (compiled fast path {'built' if fast.COMPILED else 'NOT built: its rows run the pure fallback'})")
     for label, api, fn, seats in CASES:
         units, plies = [], []
         for i in range(args.repeats):
@@ -105,10 +142,11 @@ def main() -> None:
           f"{result['seats']} seats, median of {args.repeats} interleaved runs"
           + (f" (baseline: the engine of {args.baseline}):" if args.baseline else ":"))
     names = {"openspiel": "OpenSpiel (pyspiel Python loop)", "ours_dict": "ours, dict API", "ours_fast": "ours, fast path",
-             "ours_fast_v2": "ours, fast path, v2 dealing", "base_fast": "baseline, fast path"}
+             "ours_fast_v2": "ours, fast path, v2 dealing", "base_fast": "baseline, fast path",
+             "ours_compiled": "ours, compiled playouts", "ours_rollouts": "ours, compiled rollouts"}
     for key, fig in result["figures"].items():
         print(f"  {names[key]:<32} {fig['plies_per_s']:>10,.0f} plies/s {fig['deals_per_s']:>8,.0f} deals/s")
-    for key in ("ours_fast", "ours_fast_v2", "base_fast", "ours_dict"):
+    for key in ("ours_compiled", "ours_rollouts", "ours_fast", "ours_fast_v2", "base_fast", "ours_dict"):
         ratio = result["ratios_vs_openspiel"].get(key)
         if ratio is None:
             continue

@@ -11,8 +11,9 @@ fruitless drawing turn, which our engine folds into the play or does by itself, 
 
 Prints the median of ``--repeats`` runs of ``--seconds`` each and the ratios ours/OpenSpiel. ``--baseline DIR``
 times a second copy of our engine in the same interleaved runs: ``DIR/engine/src/eights_engine`` (or
-``DIR/games/engine``) of another checkout (e.g. ``git worktree add /tmp/base main``), loaded under the module name ``baseline_engine``; its fast path is printed
-beside ours, with its own ratio to OpenSpiel, so a change to the engine is judged within one run.
+``DIR/games/engine``) of another checkout (e.g. ``git worktree add /tmp/base main``), loaded under the module name
+``baseline_engine``; its fast path is printed beside ours, with its own ratio to OpenSpiel, so a change to the
+engine is judged within one run.
 Usage: ``python benchmarks/openspiel_bench.py [--seconds 2] [--repeats 3] [--baseline DIR]``; ``run(seconds)``
 returns the figures.
 """
@@ -103,6 +104,24 @@ def _ours_fast_v2(seconds: float, seed: int) -> tuple[int, int, float]:
                        fast=True)
 
 
+def _ours_compiled(seconds: float, seed: int) -> tuple[int, int, float]:
+    """Random playouts through the compiled fast path (``eights_engine.fast``; moves chosen inside its loop by
+    SplitMix64, not ``random.Random.choice``)."""
+    from benchmarks.engine_bench import compiled_playouts
+    from eights_engine import fast
+
+    return compiled_playouts(fast.Dealer(our_ruleset(), SEATS).deal, seconds, seed)
+
+
+def _ours_rollouts(seconds: float, seed: int) -> tuple[int, int, float]:
+    """Determinized rollouts through the compiled fast path: from a position a few plies into a deal, the cards the
+    seat to play cannot see dealt again, then a random playout, each time (a "deal" here is one rollout)."""
+    from benchmarks.engine_bench import compiled_playouts, rollout_position
+
+    position = rollout_position(our_ruleset(), SEATS)
+    return compiled_playouts(lambda s: position.determinize(position.to_play, s), seconds, seed)
+
+
 def _baseline_fast(engine):
     def loop(seconds: float, seed: int) -> tuple[int, int, float]:
         rules = our_ruleset(engine.Ruleset)
@@ -113,7 +132,9 @@ def _baseline_fast(engine):
 LOOPS = (("openspiel", "OpenSpiel crazy_eights (pyspiel)", _openspiel),
          ("ours_dict", "ours, dict API (legal_actions/apply)", _ours_dict),
          ("ours_fast", "ours, fast path (legal_ids/apply_id)", _ours_fast),
-         ("ours_fast_v2", "ours, fast path, engine version 2 dealing", _ours_fast_v2))
+         ("ours_fast_v2", "ours, fast path, engine version 2 dealing", _ours_fast_v2),
+         ("ours_compiled", "ours, compiled fast path: random playouts", _ours_compiled),
+         ("ours_rollouts", "ours, compiled fast path: determinized rollouts", _ours_rollouts))
 BASELINE_LABEL = "baseline, fast path (legal_ids/apply_id)"
 
 
