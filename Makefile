@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test test-engine install demo bench lint clean playthroughs messages
 
-$(STAMP): pyproject.toml engine/pyproject.toml
+$(STAMP): pyproject.toml engine/pyproject.toml engine/setup.py engine/src/eights_engine/_fastplay.c
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ./engine  # the rules engine, its own package (engine/README.md)
