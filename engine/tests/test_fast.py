@@ -118,9 +118,10 @@ def test_a_playout_is_the_same_compiled_and_pure(preset):
     rules = Ruleset.preset(preset)
     for seed in range(20):
         deal = Deal.start(rules, 3, seed)
-        compiled, pure = fast_deal(deal), fast_deal(deal, pure=True)
-        assert compiled.playout(seed * 7 + 1) == pure.playout(seed * 7 + 1)
-        assert compiled.state() == pure.state() and compiled.result() == pure.result()
+        for policy in (fast.UNIFORM, fast.EAGER):
+            compiled, pure = fast_deal(deal), fast_deal(deal, pure=True)
+            assert compiled.playout(seed * 7 + 1, policy) == pure.playout(seed * 7 + 1, policy)
+            assert compiled.state() == pure.state() and compiled.result() == pure.result()
         assert compiled.result() is not None and deal.result is None  # the deal itself is untouched
 
 
@@ -157,6 +158,8 @@ def test_bad_input_is_refused_with_the_reason():
         fd.apply_id(illegal)
     with pytest.raises(ValueError, match="seat must be from 0 to 1"):
         fd.determinize(5, 1)
+    with pytest.raises(ValueError, match="policy"):
+        fd.playout(1, 7)
     with pytest.raises(ValueError, match="seats"):
         fast.start(Ruleset.preset("pagat"), 9, 1)
     with pytest.raises(ValueError, match="dealer"):

@@ -566,16 +566,33 @@ static PyObject *fd_apply_id(FastDeal *f, PyObject *arg) {
     Py_RETURN_NONE;
 }
 
-/* playout(seed): random legal actions (SplitMix64(seed, 0).below(n)) until the deal ends; returns plies played */
-static PyObject *fd_playout(FastDeal *f, PyObject *arg) {
-    uint64_t state = sm_start(PyLong_AsUnsignedLongLongMask(arg), 0);
+/* The playout policies: 0 uniform (any legal action), 1 eager (announce a last card when it may, else any legal
+   play, else any legal action): one choice from ``ids``, drawing from ``state`` as fast.py's pure path does. */
+static inline int choose_id(const int *ids, int n, int policy, uint64_t *state) {
+    if (policy == 1) {
+        int plays = 0;
+        if (ids[n - 1] == ANNOUNCE) return ANNOUNCE;
+        while (plays < n && ids[plays] < DRAW) plays++;  /* plays come first in canonical order */
+        if (plays) return ids[sm_below(state, (uint64_t)plays)];
+    }
+    return ids[sm_below(state, (uint64_t)n)];
+}
+
+/* playout(seed, policy=0): legal actions chosen by the policy with SplitMix64(seed, 0) until the deal ends;
+   returns the plies played */
+static PyObject *fd_playout(FastDeal *f, PyObject *args) {
+    PyObject *seedobj;
+    int policy = 0;
+    if (!PyArg_ParseTuple(args, "O|i", &seedobj, &policy)) return NULL;
+    if (policy < 0 || policy > 1) return PyErr_Format(PyExc_ValueError, "policy is 0 (uniform) or 1 (eager)");
+    uint64_t state = sm_start(PyLong_AsUnsignedLongLongMask(seedobj), 0);
     if (PyErr_Occurred()) return NULL;
     int ids[MAX_LEGAL];
     long plies = 0;
     f->error = 0;
     while (!f->d.over) {
         int n = legal_ids(f, ids);
-        apply_legal(f, ids[sm_below(&state, (uint64_t)n)]);
+        apply_legal(f, choose_id(ids, n, policy, &state));
         if (f->error) return NULL;
         plies++;
     }
@@ -667,7 +684,7 @@ static PyMethodDef fd_methods[] = {
     {"redeal", (PyCFunction)fd_redeal, METH_VARARGS, "a new deal from an int seed, as start with the same rules"},
     {"legal_ids", (PyCFunction)fd_legal_ids, METH_NOARGS, "the legal action ids, canonical order"},
     {"apply_id", (PyCFunction)fd_apply_id, METH_O, "apply a legal action id (ValueError otherwise)"},
-    {"playout", (PyCFunction)fd_playout, METH_O, "random legal play to the deal's end; the plies played"},
+    {"playout", (PyCFunction)fd_playout, METH_VARARGS, "play to the deal's end (policy 0 uniform, 1 eager); the plies"},
     {"determinize", (PyCFunction)fd_determinize, METH_VARARGS, "the hidden cards dealt again, as a new deal"},
     {"clone", (PyCFunction)fd_clone, METH_NOARGS, "an independent copy"},
     {"state", (PyCFunction)fd_state, METH_NOARGS, "the whole state as a tuple (fast.FastState)"},

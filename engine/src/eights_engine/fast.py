@@ -17,8 +17,9 @@ matches of every preset through the compiled path and the engine side by side an
 API of a ``FastDeal`` (RULES.md, as the engine plays it; action ids as ``actions.py``): ``legal_ids()`` (list,
 canonical order), ``apply_id(id)`` (``ValueError`` when not legal now), ``is_over``, ``to_play``, ``ply``,
 ``seats``, ``result()`` (``None`` while the deal runs, then ``(outcome, winner, hand_values, points)``: points as
-``scoring.deal_points`` gives them), ``playout(seed)`` (random legal actions until the deal ends, each chosen by
-``SplitMix64(seed).below(len(legal))``; returns the plies played), ``determinize(seat, seed)`` (a new deal in which
+``scoring.deal_points`` gives them), ``playout(seed, policy=UNIFORM)`` (legal actions until the deal ends, each
+chosen by ``SplitMix64(seed).below(n)`` among all of them, or under ``EAGER`` among the plays when there are any,
+an announcement first; returns the plies played), ``determinize(seat, seed)`` (a new deal in which
 the cards ``seat`` cannot see, the other hands and the stock, are dealt again at random, each hand keeping its
 size: the start of a determinized rollout, as information-set Monte Carlo searches use), ``clone()`` and
 ``state()`` (a ``FastState``).
@@ -32,6 +33,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import NamedTuple
 
+from .actions import ANNOUNCE, DRAW
 from .deal import Deal, check_ruleset_seats
 from .cards import deck_cards
 from .hands import bits, hand_masks
@@ -47,6 +49,9 @@ except ImportError:  # pragma: no cover - only where no compiler was found
 
 #: whether the compiled fast path is built here
 COMPILED = _fastplay is not None
+
+#: playout policies: every legal action alike; or eager (announce a last card, else any play, else any action)
+UNIFORM, EAGER = 0, 1
 
 _AFTER_DRAW = {"any": 0, "drawn_only": 1, "none": 2}
 _EFFECTS = {"twos_stack": 1, "twos_winding": 2, "queen_of_spades_draw": 3, "skip_next_seat": 4,
@@ -166,8 +171,8 @@ class CompiledFastDeal:
     def result(self) -> tuple | None:
         return _result(self.ruleset, self.state())
 
-    def playout(self, seed: int) -> int:
-        return self._c.playout(seed)
+    def playout(self, seed: int, policy: int = UNIFORM) -> int:
+        return self._c.playout(seed, policy)
 
     def determinize(self, seat: int, seed: int) -> "CompiledFastDeal":
         return CompiledFastDeal(self._c.determinize(seat, seed), self.ruleset)
@@ -214,11 +219,18 @@ class PureFastDeal:
     def result(self) -> tuple | None:
         return _result(self.ruleset, self.state())
 
-    def playout(self, seed: int) -> int:
+    def playout(self, seed: int, policy: int = UNIFORM) -> int:
+        if policy not in (UNIFORM, EAGER):
+            raise ValueError("policy is 0 (uniform) or 1 (eager)")
         rng, deal, plies = SplitMix64(seed), self.deal, 0
         while deal.result is None:
             legal = deal.legal_ids()
-            deal.apply_id(legal[rng.below(len(legal))])
+            if policy == EAGER and legal[-1] == ANNOUNCE:
+                action = ANNOUNCE
+            else:
+                plays = sum(1 for a in legal if a < DRAW) if policy == EAGER else 0
+                action = legal[rng.below(plays)] if plays else legal[rng.below(len(legal))]
+            deal.apply_id(action)
             plies += 1
         return plies
 
