@@ -425,7 +425,10 @@ static void fastdeal_dealloc(FastDeal *f) { Py_XDECREF(f->reshuffler); PyObject_
 /* opts: a 20-int tuple (fast.py, _opts), then the 52 effect codes and the 52 card values */
 static int read_opts(Opts *o, PyObject *flags, PyObject *effects, PyObject *values) {
     int v[20], e[52], w[52];
-    if (read_ints(flags, v, 20, "options") != 20) { if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "20 options"); return -1; }
+    if (read_ints(flags, v, 20, "options") != 20) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "20 options");
+        return -1;
+    }
     if (read_ints(effects, e, 52, "effects") != 52 || read_ints(values, w, 52, "values") != 52) {
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "52 effects and 52 values");
         return -1;
@@ -608,7 +611,8 @@ static PyObject *fd_determinize(FastDeal *f, PyObject *args) {
     if (!PyArg_ParseTuple(args, "iO", &seat, &seedobj)) return NULL;
     uint64_t state = sm_start(PyLong_AsUnsignedLongLongMask(seedobj), 0);
     if (PyErr_Occurred()) return NULL;
-    if (seat < 0 || seat >= f->d.seats) return PyErr_Format(PyExc_ValueError, "seat must be from 0 to %d", f->d.seats - 1);
+    if (seat < 0 || seat >= f->d.seats)
+        return PyErr_Format(PyExc_ValueError, "seat must be from 0 to %d", f->d.seats - 1);
     if (seat != f->d.to_play && f->d.drawn)
         return PyErr_Format(PyExc_ValueError, "another seat has drawn this turn: determinize for the seat to play");
     FastDeal *g = new_deal(Py_None);
@@ -708,7 +712,9 @@ static PyTypeObject FastDealType = {
     .tp_getset = fd_getset,
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_fastplay", "The engine's compiled fast path", -1, NULL};
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, .m_name = "_fastplay", .m_doc = "The engine's compiled fast path", .m_size = -1,
+};
 
 PyMODINIT_FUNC PyInit__fastplay(void) {
     for (int s = 0; s < 4; s++) { SUIT_MASK[s] = 0; for (int r = 0; r < 13; r++) SUIT_MASK[s] |= 1ULL << (s * 13 + r); }
@@ -719,6 +725,10 @@ PyMODINIT_FUNC PyInit__fastplay(void) {
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
     Py_INCREF(&FastDealType);
-    if (PyModule_AddObject(m, "FastDeal", (PyObject *)&FastDealType) < 0) { Py_DECREF(&FastDealType); Py_DECREF(m); return NULL; }
+    if (PyModule_AddObject(m, "FastDeal", (PyObject *)&FastDealType) < 0) {
+        Py_DECREF(&FastDealType);
+        Py_DECREF(m);
+        return NULL;
+    }
     return m;
 }
