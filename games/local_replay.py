@@ -48,7 +48,7 @@ def read_records(text: str) -> list[dict]:
                               "per line)."))
     try:
         whole = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than the parser goes
         whole = None
     if isinstance(whole, dict):
         return [whole]
@@ -58,7 +58,7 @@ def read_records(text: str) -> list[dict]:
             continue
         try:
             record = json.loads(line)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             raise RecordRefused(_("Line %(line)s is not JSON (%(error)s): a record file holds one JSON record, or "
                                   "one record per line.") % {"line": number, "error": str(exc)[:120]}) from None
         if not isinstance(record, dict):
@@ -80,6 +80,8 @@ def record_frames(record: dict) -> dict:
         frames = replay_frames(record, moves)
     except (ReplayMismatch, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise RecordRefused(_("This record does not replay: %(reason)s") % {"reason": str(exc)[:400]}) from None
+    except RecursionError:  # a value nested deeper than the replay goes
+        raise RecordRefused(_("This record does not replay: %(reason)s") % {"reason": "a value is nested too deep"}) from None
     result = record.get("result") if isinstance(record.get("result"), dict) else {}
     forfeited = result.get("forfeited")
     places = result.get("places") or (state.standings if state.is_over else [None] * state.seats)

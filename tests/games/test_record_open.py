@@ -113,6 +113,7 @@ def test_bad_records_answer_400_saying_what_is_wrong(local_records):
         json.dumps({"deals": []}): "This record does not replay",
         json.dumps(changed): "deal 1 ply 1",
         json.dumps(wrong_total): "totals expected",
+        "[" * 100_000 + "]" * 100_000: "Line 1 is not JSON",
     }
     client = Client()
     for text, words in cases.items():
