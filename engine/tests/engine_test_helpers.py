@@ -112,3 +112,14 @@ def seed_where(ruleset, seats, predicate, limit=20000, **kw):
         if predicate(deal):
             return seed
     raise AssertionError("no seed found")
+
+
+def preset_deal(preset: str, seats: int, seed: int) -> Deal | None:
+    """A deal of ``preset`` at ``seats`` brought into the preset's range, dealt by ``seed`` with dealer ``seed %
+    seats``; None when that seat count does not fit the deck (for tests drawing presets, seats and seeds)."""
+    ruleset = Ruleset.preset(preset)
+    seats = max(ruleset.seats_min, min(ruleset.seats_max, seats))
+    try:
+        return Deal.start(ruleset, seats, seed, dealer=seed % seats)
+    except ValueError:
+        return None

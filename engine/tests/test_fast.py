@@ -13,6 +13,7 @@ from collections import Counter
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from engine_test_helpers import preset_deal
 from test_random_rulesets import NAMED_MIXES, dealable, rulesets
 
 from eights_engine import PRESETS, Deal, MatchState, Ruleset, fast
@@ -76,14 +77,11 @@ def _random_pick(rng):
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**40 - 1), choices=st.integers(0, 2**32 - 1), seats=st.integers(2, 8))
 def test_random_deals_of_every_preset_ply_alike(preset, seed, choices, seats):
-    rules = Ruleset.preset(preset)
-    seats = max(rules.seats_min, min(rules.seats_max, seats))
-    try:
-        deal = Deal.start(rules, seats, seed, dealer=seed % seats)
-    except ValueError:
+    deal = preset_deal(preset, seats, seed)
+    if deal is None:
         return  # this seat count does not fit the deck
-    assert fast.start(rules, seats, seed, dealer=seed % seats).state() == state_of(deal), "dealt differently"
-    play_both(deal, _random_pick(random.Random(choices)), f"{preset} {seats} seats seed {seed}")
+    assert fast.start(deal.ruleset, deal.seats, seed, dealer=deal.dealer).state() == state_of(deal), "dealt apart"
+    play_both(deal, _random_pick(random.Random(choices)), f"{preset} {deal.seats} seats seed {seed}")
 
 
 @pytest.mark.slow  # over about 2.5 s: pytest -m "not slow" leaves it out

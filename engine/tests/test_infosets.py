@@ -10,6 +10,7 @@ from collections import Counter
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from engine_test_helpers import preset_deal
 from test_random_rulesets import rulesets
 
 from eights_engine import PRESETS, Deal, Ruleset
@@ -46,13 +47,9 @@ def _walk(deal: Deal, rng: random.Random, every: int = 7) -> None:
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**40 - 1), choices=st.integers(0, 2**32 - 1), seats=st.integers(2, 6))
 def test_every_preset_a_sampled_deal_shows_the_seat_what_the_real_one_does(preset, seed, choices, seats):
-    rules = Ruleset.preset(preset)
-    seats = max(rules.seats_min, min(rules.seats_max, seats))
-    try:
-        deal = Deal.start(rules, seats, seed, dealer=seed % seats)
-    except ValueError:
-        return
-    _walk(deal, random.Random(choices))
+    deal = preset_deal(preset, seats, seed)
+    if deal is not None:
+        _walk(deal, random.Random(choices))
 
 
 @pytest.mark.slow  # over about 2.5 s: pytest -m "not slow" leaves it out

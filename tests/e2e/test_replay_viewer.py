@@ -33,7 +33,11 @@ def _engine_positions(match):
     from games.selectors import match_record
 
     record = match_record(match=match)
-    state = MatchState.start(Ruleset.from_dict(record["ruleset"]), record["seats"], record["seed"])
+    return _positions(MatchState.start(Ruleset.from_dict(record["ruleset"]), record["seats"], record["seed"]), record)
+
+
+def _positions(state, record):
+    """``_engine_positions`` of ``record``'s deals played from ``state`` (the match as its record starts it)."""
     out = []
     for stored in record["deals"]:
         deal = state.deal
@@ -235,14 +239,7 @@ def test_a_local_record_file_opens_in_the_same_viewer(live_server, browser, tmp_
     localrun.run(localrun.parse_args(["house:heuristic", "house:random", "house:tactician", "--preset", "pagat",
                                       "--seed", "3", "--record", str(path)]), io.StringIO())
     record = json.loads(path.read_text())
-    state, engine = start_from_record(record), []
-    for stored in record["deals"]:
-        deal = state.deal
-        rows = [([deal.hand(s) for s in range(deal.seats)], deal.top_card, deal.view(0)["to_play"])]
-        for action in stored["actions"]:
-            state.apply(action)
-            rows.append(([deal.hand(s) for s in range(deal.seats)], deal.top_card, deal.view(0)["to_play"]))
-        engine.append(rows)
+    engine = _positions(start_from_record(record), record)
     page = browser.new_page()
     page.goto(f"{live_server.url}/replay/open/")
     page.set_input_files("input[name=file]", str(path))
