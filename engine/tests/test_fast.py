@@ -177,3 +177,33 @@ def test_without_the_extension_the_pure_path_stands_in(monkeypatch):
         pure = fast.Dealer(rules, 3).deal(seed)
         assert isinstance(pure, fast.PureFastDeal) and pure.state() == other.state()
         assert pure.playout(seed) == other.playout(seed) and pure.result() == other.result()
+
+
+def test_the_extension_refuses_a_state_it_cannot_play():
+    """The compiled constructor checks every value before the rules index anything with it."""
+    if not fast.COMPILED:
+        pytest.skip("the extension is not built here")
+    from eights_engine import _fastplay
+
+    deal = Deal.start(Ruleset.preset("pagat"), 2, 1)
+    flags, effects, values = fast._options(deal.ruleset)
+    counters = (0, -1, 0, -1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0)
+
+    def make(**change):
+        args = {"stock": deal.stock, "discard": deal.discard, "masks": deal.masks, "sizes": deal.sizes,
+                "counters": counters, **change}
+        return _fastplay.FastDeal.from_state(flags, effects, values, 1, None, 2, args["masks"], deal.dups,
+                                             args["sizes"], [0, 0], args["stock"], args["discard"], args["counters"])
+
+    make()  # the real state passes
+    for change, words in ((dict(stock=[99]), "a stock card"), (dict(discard=[-3]), "a pile card"),
+                          (dict(sizes=[1, 1]), "a hand's size"), (dict(masks=[1 << 60, 0]), "a hand's masks"),
+                          (dict(counters=(7,) + counters[1:]), "to_play"),
+                          (dict(counters=counters[:7] + (0,) + counters[8:]), "the direction")):
+        with pytest.raises(ValueError, match=words):
+            make(**change)
+    with pytest.raises(ValueError, match="a card effect"):
+        _fastplay.FastDeal.from_state(flags, (9,) * 52, values, 1, None, 2, deal.masks, deal.dups, deal.sizes,
+                                      [0, 0], deal.stock, deal.discard, counters)
+    with pytest.raises(ValueError, match="a deck card"):
+        _fastplay.FastDeal.start(flags, effects, values, [77] * 52, 2, 7, 1, 0, -1)

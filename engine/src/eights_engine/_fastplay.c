@@ -452,6 +452,36 @@ static int read_seed(Deal *d, PyObject *seed) {
     return 0;
 }
 
+/* Whether ``d`` and ``o`` are a state the rules can run on (a private constructor is still fed only checked
+   values: a card out of range would index past the arrays). Sets ValueError naming the first fault. */
+static int check_state(const Deal *d, const Opts *o) {
+    const char *why = NULL;
+    int total = d->nstock + d->ndiscard;
+    for (int i = 0; i < d->nstock && !why; i++) if (d->stock[i] < 0 || d->stock[i] > 51) why = "a stock card";
+    for (int i = 0; i < d->ndiscard && !why; i++) if (d->discard[i] < 0 || d->discard[i] > 51) why = "a pile card";
+    for (int s = 0; s < d->seats && !why; s++) {
+        if ((d->masks[s] | d->dups[s]) >> 52 || (d->dups[s] & ~d->masks[s])) why = "a hand's masks";
+        else if (d->sizes[s] != __builtin_popcountll(d->masks[s]) + __builtin_popcountll(d->dups[s]))
+            why = "a hand's size";
+        total += d->sizes[s];
+    }
+    if (!why && total > MAX_CARDS) why = "the number of cards";
+    if (!why && (d->to_play < 0 || d->to_play >= d->seats)) why = "to_play";
+    if (!why && (d->leader < 0 || d->leader >= d->seats || d->dealer < 0 || d->dealer >= d->seats))
+        why = "the leader or dealer";
+    if (!why && (d->declared < -1 || d->declared > 3)) why = "the declared suit";
+    if (!why && (d->last_drawn < -1 || d->last_drawn > 51)) why = "the last card drawn";
+    if (!why && d->direction != 1 && d->direction != -1) why = "the direction";
+    if (!why && (d->drawn < 0 || d->pending < 0 || d->passes < 0 || d->reshuffles < 0 || d->ply < 0
+                 || d->twos_run < 0 || d->twos_run > 4)) why = "a counter";
+    if (!why && (o->after_draw < 0 || o->after_draw > 2 || o->starter < 0 || o->starter > 3 || o->cards_a_turn < 1
+                 || o->last_card < 0 || o->queen_draw < 0 || o->ply_limit < 1)) why = "an option";
+    for (int c = 0; c < 52 && !why; c++) if (o->effects[c] > FX_REVERSE) why = "a card effect";
+    if (!why) return 0;
+    PyErr_Format(PyExc_ValueError, "not a deal the fast path can play: %s is out of range", why);
+    return -1;
+}
+
 /* FastDeal.from_state(flags, effects, values, seed, reshuffler, seats, masks, dups, sizes, out, stock, discard,
    counters): counters = (to_play, declared, drawn, last_drawn, pending, pending_from_twos, twos_run, direction,
    awaiting, announced, passes, reshuffles, ply, leader, dealer) */
@@ -487,6 +517,7 @@ static PyObject *fd_from_state(PyObject *cls, PyObject *args) {
     d->pending_from_twos = c[5]; d->twos_run = c[6]; d->direction = c[7]; d->awaiting = c[8]; d->announced = c[9];
     d->passes = c[10]; d->reshuffles = c[11]; d->ply = c[12]; d->leader = c[13]; d->dealer = c[14];
     d->step = 1; d->winner = -1;
+    if (check_state(d, &f->opts) < 0) goto fail;
     return (PyObject *)f;
 bad:
     if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "a deal's state of the wrong shape");
@@ -511,6 +542,13 @@ static PyObject *fd_start(PyObject *cls, PyObject *args) {
     int n;
     if (read_opts(&f->opts, flags, effects, values) < 0 || read_seed(&f->d, seed) < 0
         || (n = read_ints(deck, cards, MAX_CARDS, "deck")) < 0) { Py_DECREF(f); return NULL; }
+    for (int i = 0; i < n; i++) {
+        if (cards[i] < 0 || cards[i] > 51) { Py_DECREF(f); return PyErr_Format(PyExc_ValueError, "a deck card"); }
+    }
+    if (dealer < 0 || dealer >= seats || leader >= seats) {
+        Py_DECREF(f);
+        return PyErr_Format(PyExc_ValueError, "dealer must be a seat from 0 to %d", seats - 1);
+    }
     if (per_hand >= 0 && per_hand * seats + 1 > n) {
         Py_DECREF(f);
         return PyErr_Format(PyExc_ValueError, "hand_size %d for %d seats needs %d cards", per_hand, seats,
@@ -523,6 +561,7 @@ static PyObject *fd_start(PyObject *cls, PyObject *args) {
     f->d.declared = -1; f->d.last_drawn = -1; f->d.direction = 1; f->d.step = 1; f->d.winner = -1;
     f->d.dealer = dealer;
     deal_start(f, f->opts.deck, n, per_hand, f->d.seed, dealer, leader);
+    if (check_state(&f->d, &f->opts) < 0) { Py_DECREF(f); return NULL; }
     return (PyObject *)f;
 }
 
