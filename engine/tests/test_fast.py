@@ -116,7 +116,7 @@ def test_a_playout_is_the_same_compiled_and_pure(preset):
     rules = Ruleset.preset(preset)
     for seed in range(20):
         deal = Deal.start(rules, 3, seed)
-        for policy in (fast.UNIFORM, fast.EAGER):
+        for policy in (fast.UNIFORM, fast.EAGER, fast.HEURISTIC):
             compiled, pure = fast_deal(deal), fast_deal(deal, pure=True)
             assert compiled.playout(seed * 7 + 1, policy) == pure.playout(seed * 7 + 1, policy)
             assert compiled.state() == pure.state() and compiled.result() == pure.result()

@@ -608,13 +608,60 @@ static PyObject *fd_apply_id(FastDeal *f, PyObject *arg) {
     Py_RETURN_NONE;
 }
 
+/* Card codes in Python's string order ("2C" < ... < "9S" < "AC" < "JC" < "KC" < "QC" < "TC"): the heuristic's tie
+   break, as strategies.heuristic_strategy's max over (score, code). */
+static int CODE_ORDER[52];
+static const char RANK_CHARS[] = "A23456789TJQK";
+
+static int longest_suit(const Deal *d, int seat, const int *counts) {
+    int best = 3, most = 0;  /* nothing but eights: spades (strategies._best_suit) */
+    for (int s = 0; s < 4; s++) if (counts[s] && counts[s] >= most) { most = counts[s]; best = s; }
+    (void)d; (void)seat;
+    return best;
+}
+
+/* The heuristic policy (strategies.heuristic_strategy at the ruleset's card values): announce a last card; shed the
+   plain card of most value plus three a card left in its suit, keeping an eight while a plain card fits unless an
+   opponent holds two cards or fewer; an eight names the longest suit; with no play: declare the longest suit, draw,
+   pass. */
+static int heuristic_id(const FastDeal *f, const int *ids, int n, int plays) {
+    const Deal *d = &f->d;
+    int seat = d->to_play, counts[4] = {0, 0, 0, 0};
+    for (int c = 0; c < 52; c++) {
+        if (c % 13 == EIGHT) continue;
+        counts[c / 13] += (int)(d->masks[seat] >> c & 1) + (int)(d->dups[seat] >> c & 1);
+    }
+    if (!plays) {
+        if (ids[0] >= DECLARE && ids[0] < ANNOUNCE) return DECLARE + longest_suit(d, seat, counts);
+        for (int i = 0; i < n; i++) if (ids[i] == DRAW) return DRAW;
+        for (int i = 0; i < n; i++) if (ids[i] == PASS) return PASS;
+        return ids[0];
+    }
+    int low = 1 << 30;
+    for (int t = 0; t < d->seats; t++) if (t != seat && d->sizes[t] < low) low = d->sizes[t];
+    int best = -1, best_score = 0, eight = -1;
+    for (int i = 0; i < plays; i++) {
+        int card = ids[i] < 52 ? ids[i] : ((ids[i] - 52) / 4) * 13 + EIGHT;
+        if (card % 13 == EIGHT) { if (eight < 0) eight = ids[i]; continue; }
+        int score = f->opts.values[card] + 3 * (counts[card / 13] - 1);
+        if (best < 0 || score > best_score || (score == best_score && CODE_ORDER[card] > CODE_ORDER[best])) {
+            best = card; best_score = score;
+        }
+    }
+    if (best >= 0 && !(low <= 2 && eight >= 0)) return best;
+    if (eight < 52) return eight;  /* eights declare nothing under this ruleset */
+    return 52 + 4 * ((eight - 52) / 4) + longest_suit(d, seat, counts);
+}
+
 /* The playout policies: 0 uniform (any legal action), 1 eager (announce a last card when it may, else any legal
-   play, else any legal action): one choice from ``ids``, drawing from ``state`` as fast.py's pure path does. */
-static inline int choose_id(const int *ids, int n, int policy, uint64_t *state) {
-    if (policy == 1) {
+   play, else any legal action), 2 heuristic (heuristic_id): one choice from ``ids``, drawing from ``state`` as
+   fast.py's pure path does. */
+static inline int choose_id(const FastDeal *f, const int *ids, int n, int policy, uint64_t *state) {
+    if (policy) {
         int plays = 0;
         if (ids[n - 1] == ANNOUNCE) return ANNOUNCE;
         while (plays < n && ids[plays] < DRAW) plays++;  /* plays come first in canonical order */
+        if (policy == 2) return heuristic_id(f, ids, n, plays);
         if (plays) return ids[sm_below(state, (uint64_t)plays)];
     }
     return ids[sm_below(state, (uint64_t)n)];
@@ -626,7 +673,8 @@ static PyObject *fd_playout(FastDeal *f, PyObject *args) {
     PyObject *seedobj;
     int policy = 0;
     if (!PyArg_ParseTuple(args, "O|i", &seedobj, &policy)) return NULL;
-    if (policy < 0 || policy > 1) return PyErr_Format(PyExc_ValueError, "policy is 0 (uniform) or 1 (eager)");
+    if (policy < 0 || policy > 2)
+        return PyErr_Format(PyExc_ValueError, "policy is 0 (uniform), 1 (eager) or 2 (heuristic)");
     uint64_t state = sm_start(PyLong_AsUnsignedLongLongMask(seedobj), 0);
     if (PyErr_Occurred()) return NULL;
     int ids[MAX_LEGAL];
@@ -634,7 +682,7 @@ static PyObject *fd_playout(FastDeal *f, PyObject *args) {
     f->error = 0;
     while (!f->d.over) {
         int n = legal_ids(f, ids);
-        apply_legal(f, choose_id(ids, n, policy, &state));
+        apply_legal(f, choose_id(f, ids, n, policy, &state));
         if (f->error) return NULL;
         plies++;
     }
@@ -759,6 +807,14 @@ PyMODINIT_FUNC PyInit__fastplay(void) {
     for (int s = 0; s < 4; s++) { SUIT_MASK[s] = 0; for (int r = 0; r < 13; r++) SUIT_MASK[s] |= 1ULL << (s * 13 + r); }
     for (int r = 0; r < 13; r++) { RANK_MASK[r] = 0; for (int s = 0; s < 4; s++) RANK_MASK[r] |= 1ULL << (s * 13 + r); }
     EIGHTS = RANK_MASK[EIGHT];
+    for (int a = 0; a < 52; a++) {  /* rank of card a's code among the 52 codes in string order */
+        int rank = 0;
+        for (int b = 0; b < 52; b++) {
+            char ra = RANK_CHARS[a % 13], rb = RANK_CHARS[b % 13];
+            if (rb < ra || (rb == ra && "CDHS"[b / 13] < "CDHS"[a / 13])) rank++;
+        }
+        CODE_ORDER[a] = rank;
+    }
     TWOS = RANK_MASK[TWO];
     if (PyType_Ready(&FastDealType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
