@@ -271,9 +271,8 @@ def heuristic_id(deal: Deal, legal: list[int]) -> int:
     """The heuristic playout policy's choice among ``legal`` (ids) for the seat to play
     (``strategies.heuristic_strategy`` at the ruleset's card values, the compiled path's ``heuristic_id``): shed the
     plain card of most value plus three a card left in its suit (ties to the later card code), keeping an eight
-    while a plain card fits unless an
-    opponent holds two cards or fewer; an eight names the longest suit; with no play: declare the longest suit, else
-    draw, else pass."""
+    while a plain card fits unless an opponent holds two cards or fewer; an eight names the longest suit; with no
+    play: declare the longest suit, else draw, else pass."""
     seat = deal.to_play
     counts = [0, 0, 0, 0]
     for c in bits(deal.masks[seat]) + bits(deal.dups[seat]):
