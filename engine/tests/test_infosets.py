@@ -60,6 +60,22 @@ def test_any_mix_of_options_a_sampled_deal_shows_the_seat_what_the_real_one_does
     _walk(Deal.start(rules, seats, seed, dealer=seed % seats), random.Random(choices), every=11)
 
 
+def test_a_draw_then_a_last_card_announcement_counts_the_draw():
+    """Found by the mix-of-options test in CI: the seat drew, then announced its last card; the announcement does
+    not end the turn, so the draw still counts (draws_left 0, not 1)."""
+    from eights_engine.cards import card_code, deck_cards
+
+    rules = Ruleset.preset("pagat", last_card_penalty=2, voluntary_draw=False)
+    hands, pile = [["JC"], ["3H", "4H", "6H"]], ["AD"]
+    used = {c for h in hands for c in h} | set(pile) | {"2D"}
+    stock = ["2D"] + [c for c in (card_code(x) for x in deck_cards("52", 1)) if c not in used]
+    deal = Deal.from_position(rules, hands, stock, pile, to_play=0)
+    deal.apply({"type": "draw"})  # the 2 of diamonds: it fits, and the seat holds two cards
+    deal.apply({"type": "announce"})
+    assert deal.view(0)["draws_left"] == 0
+    _everything_seen_alike(deal, 0, 5)
+
+
 def test_the_unseen_cards_differ_from_sample_to_sample_and_play_goes_on():
     deal = Deal.start(Ruleset.preset("web-table"), 3, 42)
     for _ in range(5):

@@ -91,10 +91,10 @@ def sample_deal(view: dict, ruleset: Ruleset, seed: int) -> Deal:
 
 def _draws_this_turn(history: list[dict], seat: int) -> int:
     """Cards ``seat`` drew in its current turn: the history's trailing draws by it (not a penalty), past reshuffle
-    entries (which are not plies)."""
+    entries (which are not plies) and its announcement of a last card (which does not end the turn)."""
     drawn = 0
     for entry in reversed(history):
-        if entry.get("type") == "reshuffle":
+        if entry.get("type") in ("reshuffle", "announce"):
             continue
         if entry.get("seat") == seat and entry.get("type") == "draw" and not entry.get("penalty"):
             drawn += 1
