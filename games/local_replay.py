@@ -12,7 +12,6 @@ no database), bounded by ``MAX_RECORD_BYTES`` and by a budget per address (``Rec
 from __future__ import annotations
 
 import json
-import math
 
 from django.core.exceptions import RequestDataTooBig
 from django.shortcuts import render
@@ -123,7 +122,7 @@ def record_open(request):
         return render(request, "games/record_open.html", {"max_mb": MAX_RECORD_BYTES // (1024 * 1024)})
     budget = RecordOpenThrottle()
     if budget.full(request):
-        wait = max(1, math.ceil(budget.wait() or 60))
+        wait = budget.retry_after()
         response = _refused(request, _("You have opened %(rate)s records from this address: try again in %(wait)s "
                                        "s.") % {"rate": budget.rate, "wait": wait}, status=429)
         response["Retry-After"] = str(wait)

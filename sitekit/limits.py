@@ -12,6 +12,7 @@ Use the throttle classes here instead of DRF's: they differ only in counting by 
 from __future__ import annotations
 
 import ipaddress
+import math
 
 from rest_framework import throttling
 
@@ -123,3 +124,7 @@ class AddressBudget(throttling.SimpleRateThrottle):
         """One more event for ``request``'s address."""
         self.full(request)
         self.throttle_success()
+
+    def retry_after(self) -> int:
+        """Whole seconds (>= 1) until the address asked last (``full``) may try again: the Retry-After of a 429."""
+        return max(1, math.ceil(self.wait() or 60))

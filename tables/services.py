@@ -8,7 +8,6 @@ when the creator starts with house bots in the seats still free; from then on it
 
 from __future__ import annotations
 
-import math
 import secrets
 from datetime import timedelta
 
@@ -242,8 +241,8 @@ def table_create(*, creator: Player, preset: str | None, seats: object, listed: 
     if request is not None and budget.full(request):
         raise TableError("too_many_tables", _("too many new tables from your address (limit %(limit)s); try again in "
                                               "%(wait)s s") % {"limit": budget.rate,
-                                                               "wait": math.ceil(budget.wait() or 60)},
-                         retry_after=math.ceil(budget.wait() or 60))
+                                                               "wait": budget.retry_after()},
+                         retry_after=budget.retry_after())
     _check_running(creator, rated)
     waiting = tables_waiting_of(creator).count()
     if waiting >= settings.TABLES_WAITING_PER_PLAYER:

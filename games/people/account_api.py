@@ -10,7 +10,6 @@ attempts, ``SignupThrottle`` accounts created): past them 429 with Retry-After.
 
 from __future__ import annotations
 
-import math
 
 from django.db import IntegrityError, transaction
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_serializer
@@ -38,7 +37,7 @@ class SignupRefused(APIException):
 
 
 def _throttled(throttle: SignupThrottle, what: str, counted: str) -> Throttled:
-    wait = max(1, math.ceil(throttle.wait() or 60))
+    wait = throttle.retry_after()
     refused = Throttled(detail=f"too many {what} from your address (limit {throttle.rate} {counted}); try again in "
                                f"{wait} s")
     refused.wait = wait  # Retry-After

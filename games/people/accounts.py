@@ -157,7 +157,7 @@ def signup(request):
 
 def _signup_refused(request, throttle: SignupThrottle, next_url: str, what: str, counted: str) -> HttpResponse:
     """The 429 for a sign-up past ``throttle``'s limit: the page with the message, the user name kept."""
-    wait = max(1, math.ceil(throttle.wait() or 60))
+    wait = throttle.retry_after()
     detail = f"too many {what} from your address (limit {throttle.rate} {counted}); try again in {wait} s"
     accept = request.headers.get("Accept", "")
     if "application/json" in accept and "text/html" not in accept:

@@ -184,7 +184,7 @@ def guest_deal(request, *, preset: str, seats: int) -> Match:
                 f"{len(here)} guest matches are running from your address (limit {limit} running guest matches per "
                 f"address): finish one, or sign up to play more; try again in {wait} s.", wait)
         if throttle.full(request):
-            wait = math.ceil(throttle.wait() or 60)
+            wait = throttle.retry_after()
             raise GuestRefused(f"Too many new guest matches from your address (limit {throttle.rate} new guest "
                                f"matches per address); try again in {wait} s, or sign up.", wait)
         if guest is None:
