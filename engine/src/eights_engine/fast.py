@@ -35,10 +35,9 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from .actions import ANNOUNCE, CODES, DECLARE, DRAW, PASS
-from .cards import EIGHT
+from .cards import EIGHT, deck_cards
 from .deal import Deal, check_ruleset_seats
-from .cards import deck_cards
-from .hands import bits, hand_masks
+from .hands import bits, hand_cards, hand_masks
 from .options import options_for
 from .rng import SplitMix64, shuffler
 from .rules import Ruleset
@@ -247,7 +246,7 @@ class PureFastDeal:
             raise ValueError("another seat has drawn this turn: determinize for the seat to play")
         rng = SplitMix64(seed)
         hidden = [c for s in range(deal.seats) if s != seat
-                  for c in sorted(bits(deal.masks[s]) + bits(deal.dups[s]))] + list(deal.stock)
+                  for c in hand_cards(deal.masks[s], deal.dups[s])] + list(deal.stock)
         rng.shuffle(hidden)
         twin = deal.clone()
         k = 0
