@@ -8,7 +8,7 @@ starter buried under the pile, which no view names) are dealt at random by ``Spl
 its count. This is the determinization of information-set searches: from the seat's information alone, one
 possible deal; ``fast.fast_deal`` of it plays on in the compiled path.
 
-What the view tells, and how (the same reading as the tactician's, ``tactics.unseen_cards``): the deck from the card
+What the view tells, and how (the tactician's reading, ``tactics.known_pile``): the deck from the card
 count (36, 52 or 104 cards; the ruleset says which ranks); the pile's known cards are the last ``discard_count``
 plays of the history (a reshuffle leaves the last play as the new pile's bottom card), and a pile longer than the
 plays since holds the starter at its bottom, unseen by a seat that was not shown it; the seat's draws this turn are
@@ -28,6 +28,7 @@ from .cards import card_code, deck_cards, parse_card, rank_of
 from .deal import Deal
 from .rng import SplitMix64
 from .rules import Ruleset
+from .tactics import known_pile
 
 
 
@@ -43,10 +44,7 @@ def sample_deal(view: dict, ruleset: Ruleset, seed: int) -> Deal:
         raise ValueError(f"the view's hand has {len(hand)} cards, its hand_counts say {counts[seat]}")
     history = view.get("history") or []
     pile_count = view["discard_count"]
-    plays = [e["card"] for e in history if e.get("type") == "play"]
-    pile = plays[-pile_count:] if pile_count else []
-    if view.get("top_card") and (not pile or pile[-1] != view["top_card"]):
-        pile.append(view["top_card"])
+    pile = known_pile({**view, "history": history})
     hidden_bottom = pile_count - len(pile)
     unseen = Counter(card_code(c) for c in deck_cards(ruleset.ranks, ruleset.deck_count(seats)))
     deck_size = sum(unseen.values())

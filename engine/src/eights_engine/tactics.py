@@ -163,6 +163,17 @@ def _declaration(view: dict, cards: list[str]) -> str:
 
 # ---- what the view tells ------------------------------------------------------------------------------------------
 
+def known_pile(view: dict) -> list[str]:
+    """The discard pile's cards a seat can name, bottom first: the last ``discard_count`` plays of the history (a
+    reshuffle leaves the last play as the new pile's bottom card) and the top card; a pile longer than that holds a
+    starter covered by a play, which no view names."""
+    count = view["discard_count"]
+    pile = [e["card"] for e in view["history"] if e.get("type") == "play"][-count:] if count else []
+    if view["top_card"] and (not pile or pile[-1] != view["top_card"]):
+        pile.append(view["top_card"])
+    return pile
+
+
 def unseen_cards(view: dict) -> Counter:
     """Cards this seat has not seen that are not on the discard pile: card code -> copies (2 under a double deck).
     The deck (36, 52 or 104 cards) is told from the card count; the pile's known cards are its top card and the
@@ -171,11 +182,7 @@ def unseen_cards(view: dict) -> Counter:
     copies = 2 if total > 52 else 1
     ranks = "A6789TJQK" if total == 36 else _RANKS
     unseen = Counter({r + s: copies for s in SUITS for r in ranks})
-    count = view["discard_count"]
-    pile = [e["card"] for e in view["history"] if e.get("type") == "play"][-count:] if count else []
-    if view["top_card"] and (not pile or pile[-1] != view["top_card"]):
-        pile.append(view["top_card"])
-    for card in list(view["hand"]) + pile:
+    for card in list(view["hand"]) + known_pile(view):
         if unseen[card] > 0:
             unseen[card] -= 1
     return +unseen
