@@ -18,6 +18,7 @@ from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.views.decorators.gzip import gzip_page
 
+from eights_engine import referee
 from eights_engine.frames import replay_frames
 from eights_engine.match import ReplayMismatch
 from eights_engine.record import verify_record
@@ -98,7 +99,8 @@ def record_frames(record: dict) -> dict:
 
 
 def _moves(deal: dict) -> list[dict]:
-    """A deal's per-ply notes for ``replay_frames`` from a local record's ``think_ms`` and ``faults``."""
+    """A deal's per-ply notes for ``replay_frames`` from a local record's ``think_ms`` and ``faults``: each fault in
+    the words a service replay gives its kind (``referee.public_fault_text``; a local record keeps no cause)."""
     think = deal.get("think_ms") if isinstance(deal.get("think_ms"), list) else []
     faults = {}
     for entry in deal.get("faults") or []:
@@ -109,7 +111,7 @@ def _moves(deal: dict) -> list[dict]:
         ms = think[ply - 1] if ply <= len(think) and isinstance(think[ply - 1], int) else 0
         kind = faults.get(ply, "")
         notes.append({"think_ms": max(0, ms), "source": "fallback" if kind else "agent", "fault_kind": kind,
-                      "fault": kind})
+                      "fault": referee.public_fault_text(kind, kind)})
     return notes
 
 
