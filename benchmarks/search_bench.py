@@ -20,7 +20,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks.strategies_bench import parse_tables, wilson  # noqa: E402
+from benchmarks.strategies_bench import parse_tables, tally, wilson  # noqa: E402
 from eights_engine import STRATEGIES, MatchState, Ruleset, choose, fast  # noqa: E402
 from eights_engine.search import pimc_action  # noqa: E402
 
@@ -51,12 +51,8 @@ def play_table(preset: str, seats: int, opponent: str, matches: int, seed: int, 
                 match.apply_id(action)
             else:
                 match.apply(choose(opponent, match.view(seat), match.legal_actions(), match.deal.seed))
-        firsts = [s for s, place in enumerate(match.standings) if place == 1]
-        wins += (me in firsts) / len(firsts)
-        for result in match.results:
-            mine += result.points[me]
-            theirs += sum(p for s, p in enumerate(result.points) if s != me)
-        deals += len(match.results)
+        won, points, their_points, played = tally(match, me)
+        wins, mine, theirs, deals = wins + won, mine + points, theirs + their_points, deals + played
         tick()
     return {"wins": wins, "deals": deals, "mine": mine, "theirs": theirs, "times": times}
 

@@ -77,15 +77,20 @@ def play_table(strategy: str, opponent: str, preset: str, seats: int, matches: i
         while not match.is_over:
             seat = match.to_play
             match.apply(choose(names[seat], match.view(seat), match.legal_actions(), match.deal.seed))
-        firsts = [s for s, place in enumerate(match.standings) if place == 1]
-        if me in firsts:
-            wins += 1 / len(firsts)
-        for result in match.results:
-            mine += result.points[me]
-            theirs += sum(p for s, p in enumerate(result.points) if s != me)
-        deals += len(match.results)
+        won, points, their_points, played = tally(match, me)
+        wins, mine, theirs, deals = wins + won, mine + points, theirs + their_points, deals + played
         tick()
     return {"wins": wins, "deals": deals, "mine": mine, "theirs": theirs}
+
+
+def tally(match: MatchState, me: int) -> tuple[float, int, int, int]:
+    """What a finished match counts for seat ``me``: its win (a share of a first place tied with others), its points
+    over the deals, the other seats' points, and the deals played."""
+    firsts = [s for s, place in enumerate(match.standings) if place == 1]
+    won = 1 / len(firsts) if me in firsts else 0.0
+    mine = sum(result.points[me] for result in match.results)
+    theirs = sum(p for result in match.results for s, p in enumerate(result.points) if s != me)
+    return won, mine, theirs, len(match.results)
 
 
 def _parser() -> argparse.ArgumentParser:
