@@ -116,11 +116,34 @@ def test_a_playout_is_the_same_compiled_and_pure(preset):
     rules = Ruleset.preset(preset)
     for seed in range(20):
         deal = Deal.start(rules, 3, seed)
-        for policy in (fast.UNIFORM, fast.EAGER, fast.HEURISTIC):
+        for policy in (fast.UNIFORM, fast.EAGER, fast.HEURISTIC, fast.TACTICAL):
             compiled, pure = fast_deal(deal), fast_deal(deal, pure=True)
             assert compiled.playout(seed * 7 + 1, policy) == pure.playout(seed * 7 + 1, policy)
             assert compiled.state() == pure.state() and compiled.result() == pure.result()
         assert compiled.result() is not None and deal.result is None  # the deal itself is untouched
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**40 - 1), seats=st.integers(2, 8))
+def test_the_policy_playouts_of_every_preset_are_the_same_compiled_and_pure(preset, seed, seats):
+    deal = preset_deal(preset, seats, seed)
+    if deal is None:
+        return  # this seat count does not fit the deck
+    for policy in (fast.HEURISTIC, fast.TACTICAL):
+        compiled, pure = fast_deal(deal), fast_deal(deal, pure=True)
+        assert compiled.playout(seed, policy) == pure.playout(seed, policy), f"{preset} {seats} seats seed {seed}"
+        assert compiled.state() == pure.state()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=rulesets(), seed=st.integers(0, 2**40 - 1))
+def test_the_tactical_playout_of_any_mix_of_options_is_the_same_compiled_and_pure(case, seed):
+    rules, seats = case
+    deal = Deal.start(rules, seats, seed, dealer=seed % seats)
+    compiled, pure = fast_deal(deal), fast_deal(deal, pure=True)
+    assert compiled.playout(seed, fast.TACTICAL) == pure.playout(seed, fast.TACTICAL), f"{rules.to_dict()} {seed}"
+    assert compiled.state() == pure.state()
 
 
 def test_a_determinization_keeps_what_the_seat_knows_and_is_the_same_both_ways():

@@ -653,15 +653,93 @@ static int heuristic_id(const FastDeal *f, const int *ids, int n, int plays) {
     return 52 + 4 * ((eight - 52) / 4) + longest_suit(d, seat, counts);
 }
 
+#define NO_LIMIT (1 << 30)
+
+static inline int card_of_play(int id) { return id < 52 ? id : ((id - 52) / 4) * 13 + EIGHT; }
+
+/* How many cards of ``target``'s hand would fit after play ``id``: its eights, the cards of the suit the play leaves
+   to follow, and (a plain card) the cards of its rank. */
+static int fits_after(const Deal *d, int target, int id) {
+    int card = card_of_play(id), suit = id < 52 ? card / 13 : (id - 52) % 4, rank = card % 13, n = 0;
+    for (int c = 0; c < 52; c++) {
+        int k = (int)(d->masks[target] >> c & 1) + (int)(d->dups[target] >> c & 1);
+        if (k && (c % 13 == EIGHT || c / 13 == suit || c % 13 == rank)) n += k;
+    }
+    return n;
+}
+
+/* The tactical policy (fast.tactical_id, the tactician's tactics read with the whole deal in view, as a playout
+   may): out with a last card; an opponent with one card: the play after which it holds fewest fitting cards, the
+   most valuable of those; plain cards before eights, into the longest suit once a suit is gone from the hand, else
+   the most valuable; with a hand longer than four cards and two or more draws left, nobody close to going out, an
+   eight that is the only play is held, and a card of ten points or more that nothing in hand would follow is kept,
+   by drawing; an eight names the longest suit; with no play: as the heuristic. */
+static int tactical_id(const FastDeal *f, const int *ids, int n, int plays) {
+    const Deal *d = &f->d;
+    const Opts *o = &f->opts;
+    int seat = d->to_play, hand = d->sizes[seat], counts[4] = {0, 0, 0, 0}, ranks[13] = {0}, eights = 0;
+    for (int c = 0; c < 52; c++) {
+        int k = (int)(d->masks[seat] >> c & 1) + (int)(d->dups[seat] >> c & 1);
+        if (!k) continue;
+        ranks[c % 13] += k;
+        if (c % 13 == EIGHT) eights += k; else counts[c / 13] += k;
+    }
+    if (!plays) return heuristic_id(f, ids, n, plays);
+    if (hand == 1) return ids[0];
+    int target = -1, close = 0, low = 1 << 30;
+    for (int k = 1; k < d->seats; k++) {
+        int t = ((seat + k * d->direction) % d->seats + d->seats) % d->seats;
+        if (d->out[t]) continue;
+        if (d->sizes[t] < low) low = d->sizes[t];
+        if (target < 0 && d->sizes[t] > 0 && d->sizes[t] <= 1) target = t;
+    }
+    close = low <= 2;
+    if (target >= 0 && !d->pending) {
+        int best = -1, best_fits = 0, best_value = 0;
+        for (int i = 0; i < plays; i++) {
+            int card = card_of_play(ids[i]), fits = fits_after(d, target, ids[i]), value = o->values[card];
+            if (best < 0 || fits < best_fits || (fits == best_fits && (value > best_value
+                    || (value == best_value && CODE_ORDER[card] > CODE_ORDER[card_of_play(best)])))) {
+                best = ids[i]; best_fits = fits; best_value = value;
+            }
+        }
+        return best;
+    }
+    int may_draw = 0;
+    if (hand > 4 && !d->drawn && !d->pending && !close && o->cards_a_turn != NO_LIMIT && o->cards_a_turn >= 2)
+        for (int i = plays; i < n; i++) may_draw |= ids[i] == DRAW;
+    int gone = !counts[0] || !counts[1] || !counts[2] || !counts[3];
+    int best = -1, best_left = 0, best_value = 0, eight = -1;
+    for (int i = 0; i < plays; i++) {
+        int card = card_of_play(ids[i]);
+        if (card % 13 == EIGHT) { if (eight < 0) eight = ids[i]; continue; }
+        int left = counts[card / 13] - 1, value = o->values[card];
+        int first = gone ? left : value, second = gone ? value : left;
+        int best_first = gone ? best_left : best_value, best_second = gone ? best_value : best_left;
+        if (best < 0 || first > best_first || (first == best_first && (second > best_second
+                || (second == best_second && CODE_ORDER[card] > CODE_ORDER[best])))) {
+            best = card; best_left = left; best_value = value;
+        }
+    }
+    if (best < 0) {
+        if (may_draw) return DRAW;
+        if (eight < 52) return eight;
+        return 52 + 4 * ((eight - 52) / 4) + longest_suit(d, seat, counts);
+    }
+    if (may_draw && best_value >= 10 && !eights && !best_left && ranks[best % 13] == 1) return DRAW;
+    return best;
+}
+
 /* The playout policies: 0 uniform (any legal action), 1 eager (announce a last card when it may, else any legal
-   play, else any legal action), 2 heuristic (heuristic_id): one choice from ``ids``, drawing from ``state`` as
-   fast.py's pure path does. */
+   play, else any legal action), 2 heuristic (heuristic_id), 3 tactical (tactical_id): one choice from ``ids``,
+   drawing from ``state`` as fast.py's pure path does. */
 static inline int choose_id(const FastDeal *f, const int *ids, int n, int policy, uint64_t *state) {
     if (policy) {
         int plays = 0;
         if (ids[n - 1] == ANNOUNCE) return ANNOUNCE;
         while (plays < n && ids[plays] < DRAW) plays++;  /* plays come first in canonical order */
         if (policy == 2) return heuristic_id(f, ids, n, plays);
+        if (policy == 3) return tactical_id(f, ids, n, plays);
         if (plays) return ids[sm_below(state, (uint64_t)plays)];
     }
     return ids[sm_below(state, (uint64_t)n)];
@@ -673,8 +751,8 @@ static PyObject *fd_playout(FastDeal *f, PyObject *args) {
     PyObject *seedobj;
     int policy = 0;
     if (!PyArg_ParseTuple(args, "O|i", &seedobj, &policy)) return NULL;
-    if (policy < 0 || policy > 2)
-        return PyErr_Format(PyExc_ValueError, "policy is 0 (uniform), 1 (eager) or 2 (heuristic)");
+    if (policy < 0 || policy > 3)
+        return PyErr_Format(PyExc_ValueError, "policy is 0 (uniform), 1 (eager), 2 (heuristic) or 3 (tactical)");
     uint64_t state = sm_start(PyLong_AsUnsignedLongLongMask(seedobj), 0);
     if (PyErr_Occurred()) return NULL;
     int ids[MAX_LEGAL];
@@ -775,7 +853,8 @@ static PyMethodDef fd_methods[] = {
     {"redeal", (PyCFunction)fd_redeal, METH_VARARGS, "a new deal from an int seed, as start with the same rules"},
     {"legal_ids", (PyCFunction)fd_legal_ids, METH_NOARGS, "the legal action ids, canonical order"},
     {"apply_id", (PyCFunction)fd_apply_id, METH_O, "apply a legal action id (ValueError otherwise)"},
-    {"playout", (PyCFunction)fd_playout, METH_VARARGS, "play to the deal's end (policy 0 uniform, 1 eager); the plies"},
+    {"playout", (PyCFunction)fd_playout, METH_VARARGS,
+     "play to the deal's end (policy 0 uniform, 1 eager, 2 heuristic, 3 tactical); the plies"},
     {"determinize", (PyCFunction)fd_determinize, METH_VARARGS, "the hidden cards dealt again, as a new deal"},
     {"clone", (PyCFunction)fd_clone, METH_NOARGS, "an independent copy"},
     {"state", (PyCFunction)fd_state, METH_NOARGS, "the whole state as a tuple (fast.FastState)"},

@@ -19,8 +19,8 @@ canonical order), ``apply_id(id)`` (``ValueError`` when not legal now), ``is_ove
 ``seats``, ``result()`` (``None`` while the deal runs, then ``(outcome, winner, hand_values, points)``: points as
 ``scoring.deal_points`` gives them), ``playout(seed, policy=UNIFORM)`` (legal actions until the deal ends, each
 chosen by ``SplitMix64(seed).below(n)`` among all of them, or under ``EAGER`` among the plays when there are any,
-an announcement first, or under ``HEURISTIC`` as the house heuristic would (``heuristic_id``); returns the plies
-played), ``determinize(seat, seed)`` (a new deal in which
+an announcement first, or under ``HEURISTIC`` as the house heuristic would (``heuristic_id``), or under
+``TACTICAL`` as the tactician would with the whole deal in view (``tactical_id``); returns the plies played), ``determinize(seat, seed)`` (a new deal in which
 the cards ``seat`` cannot see, the other hands and the stock, are dealt again at random, each hand keeping its
 size: the start of a determinized rollout, as information-set Monte Carlo searches use), ``clone()`` and
 ``state()`` (a ``FastState``).
@@ -34,11 +34,12 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import NamedTuple
 
-from .actions import ANNOUNCE, CODES, DECLARE, DRAW, PASS
-from .cards import EIGHT, deck_cards
+from .actions import ANNOUNCE, DRAW
+from .cards import deck_cards
 from .deal import Deal, check_ruleset_seats
-from .hands import bits, hand_cards, hand_masks
+from .hands import hand_cards, hand_masks
 from .options import options_for
+from .policies import heuristic_id, tactical_id  # noqa: F401 (fast.heuristic_id: callers import it from here)
 from .rng import SplitMix64, shuffler
 from .rules import Ruleset
 from .scoring import deal_points
@@ -53,7 +54,7 @@ COMPILED = _fastplay is not None
 
 #: playout policies: every legal action alike; eager (announce a last card, else any play, else any action); heuristic
 #: (the house heuristic's choices at the ruleset's card values: ``heuristic_id``)
-UNIFORM, EAGER, HEURISTIC = 0, 1, 2
+UNIFORM, EAGER, HEURISTIC, TACTICAL = 0, 1, 2, 3
 
 _AFTER_DRAW = {"any": 0, "drawn_only": 1, "none": 2}
 _EFFECTS = {"twos_stack": 1, "twos_winding": 2, "queen_of_spades_draw": 3, "skip_next_seat": 4,
@@ -222,8 +223,8 @@ class PureFastDeal:
         return _result(self.ruleset, self.state())
 
     def playout(self, seed: int, policy: int = UNIFORM) -> int:
-        if policy not in (UNIFORM, EAGER, HEURISTIC):
-            raise ValueError("policy is 0 (uniform), 1 (eager) or 2 (heuristic)")
+        if policy not in (UNIFORM, EAGER, HEURISTIC, TACTICAL):
+            raise ValueError("policy is 0 (uniform), 1 (eager), 2 (heuristic) or 3 (tactical)")
         rng, deal, plies = SplitMix64(seed), self.deal, 0
         while deal.result is None:
             legal = deal.legal_ids()
@@ -231,6 +232,8 @@ class PureFastDeal:
                 action = ANNOUNCE
             elif policy == HEURISTIC:
                 action = heuristic_id(deal, legal)
+            elif policy == TACTICAL:
+                action = tactical_id(deal, legal)
             else:
                 plays = sum(1 for a in legal if a < DRAW) if policy == EAGER else 0
                 action = legal[rng.below(plays)] if plays else legal[rng.below(len(legal))]
@@ -264,34 +267,6 @@ class PureFastDeal:
 
 
 FastDeal = CompiledFastDeal | PureFastDeal
-
-
-def heuristic_id(deal: Deal, legal: list[int]) -> int:
-    """The heuristic playout policy's choice among ``legal`` (ids) for the seat to play
-    (``strategies.heuristic_strategy`` at the ruleset's card values, the compiled path's ``heuristic_id``): shed the
-    plain card of most value plus three a card left in its suit (ties to the later card code), keeping an eight
-    while a plain card fits unless an opponent holds two cards or fewer; an eight names the longest suit; with no
-    play: declare the longest suit, else draw, else pass."""
-    seat = deal.to_play
-    counts = [0, 0, 0, 0]
-    for c in bits(deal.masks[seat]) + bits(deal.dups[seat]):
-        if c % 13 != EIGHT:
-            counts[c // 13] += 1
-    longest = max(range(4), key=lambda s: (counts[s], s)) if any(counts) else 3
-    plays = [a for a in legal if a < DRAW]
-    if not plays:
-        if DECLARE <= legal[0] < ANNOUNCE:
-            return DECLARE + longest
-        return DRAW if DRAW in legal else PASS if PASS in legal else legal[0]
-    low = min((n for s, n in enumerate(deal.sizes) if s != seat), default=99)
-    values = deal._o.values
-    plain = [a for a in plays if a < 52 and a % 13 != EIGHT]
-    eights = [a for a in plays if not (a < 52 and a % 13 != EIGHT)]
-    if plain and not (low <= 2 and eights):
-        return max(plain, key=lambda c: (values[c] + 3 * (counts[c // 13] - 1), CODES[c]))
-    if eights[0] < 52:
-        return eights[0]
-    return 52 + 4 * ((eights[0] - 52) // 4) + longest
 
 
 def _result(ruleset: Ruleset, s: FastState) -> tuple | None:
