@@ -24,11 +24,11 @@ from benchmarks.strategies_bench import parse_tables, tally, wilson  # noqa: E40
 from eights_engine import STRATEGIES, MatchState, Ruleset, choose, fast  # noqa: E402
 from eights_engine.search import pimc_action  # noqa: E402
 
-POLICIES = {"uniform": fast.UNIFORM, "eager": fast.EAGER, "heuristic": fast.HEURISTIC}
+POLICIES = {"uniform": fast.UNIFORM, "eager": fast.EAGER, "heuristic": fast.HEURISTIC, "tactical": fast.TACTICAL}
 
 
 def play_table(preset: str, seats: int, opponent: str, matches: int, seed: int, samples: int, policy: int,
-               tick=lambda: None) -> dict:
+               tick=lambda: None, others_weight: float = 1.0) -> dict:
     """``matches`` matches with the search at seat ``i % seats`` of match i and ``opponent`` elsewhere: wins
     (fractional for shared firsts), deals, the points of the search's seat and of the others, and the ms of each
     searched decision."""
@@ -45,7 +45,7 @@ def play_table(preset: str, seats: int, opponent: str, matches: int, seed: int, 
                 legal = list(match.deal.legal_ids())
                 start = time.perf_counter()
                 action = pimc_action(match.view(seat), rules, legal, samples=samples, seed=match.deal.ply + 7919 * i,
-                                     policy=policy)
+                                     policy=policy, others_weight=others_weight)
                 if len(legal) > 1:
                     times.append((time.perf_counter() - start) * 1000)
                 match.apply_id(action)
@@ -66,6 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--samples", type=int, default=512, help="determinized deals per decision (default 512)")
     parser.add_argument("--policy", default="heuristic", choices=sorted(POLICIES), help="the playout policy")
     parser.add_argument("--seed", type=int, default=1, help="first match seed (default 1)")
+    parser.add_argument("--others-weight", type=float, default=1.0, help="weight of the others' average points")
     args = parser.parse_args(argv)
     if args.against not in STRATEGIES:
         parser.error(f"--against {args.against!r}: choose one of {', '.join(STRATEGIES)}")
@@ -82,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {preset}:{seats} {done[0]}/{args.matches}", end="\r", file=sys.stderr)
 
         row = play_table(preset, seats, args.against, args.matches, args.seed, args.samples, POLICIES[args.policy],
-                         tick)
+                         tick, args.others_weight)
         low, high = wilson(row["wins"], args.matches)
         times = sorted(row["times"])
         p95 = times[min(len(times) - 1, int(0.95 * len(times)))] if times else 0.0

@@ -27,7 +27,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from eights_engine import STRATEGIES, MatchState, Ruleset, choose  # noqa: E402
+from eights_engine import HOUSE_STRATEGIES, MatchState, Ruleset, choose  # noqa: E402
 
 
 def wilson(successes: float, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -76,7 +76,7 @@ def play_table(strategy: str, opponent: str, preset: str, seats: int, matches: i
         match = MatchState.start(rules, seats, seed + i)
         while not match.is_over:
             seat = match.to_play
-            match.apply(choose(names[seat], match.view(seat), match.legal_actions(), match.deal.seed))
+            match.apply(choose(names[seat], match.view(seat), match.legal_actions(), match.deal.seed, rules))
         won, points, their_points, played = tally(match, me)
         wins, mine, theirs, deals = wins + won, mine + points, theirs + their_points, deals + played
         tick()
@@ -108,12 +108,13 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    if args.strategy not in STRATEGIES:
-        parser.error(f"unknown strategy {args.strategy!r}: choose one of {', '.join(STRATEGIES)}")
-    against = [n.strip() for n in args.against.split(",") if n.strip()] or [n for n in STRATEGIES if n != args.strategy]
+    if args.strategy not in HOUSE_STRATEGIES:
+        parser.error(f"unknown strategy {args.strategy!r}: choose one of {', '.join(HOUSE_STRATEGIES)}")
+    against = [n.strip() for n in args.against.split(",") if n.strip()] or [
+        n for n in HOUSE_STRATEGIES if n != args.strategy]
     for name in (n for spec in against for n in spec.split("+")):
-        if name not in STRATEGIES:
-            parser.error(f"unknown strategy {name!r} in --against: choose from {', '.join(STRATEGIES)}")
+        if name not in HOUSE_STRATEGIES:
+            parser.error(f"unknown strategy {name!r} in --against: choose from {', '.join(HOUSE_STRATEGIES)}")
     tables = parse_tables(parser, args.tables)
     if args.matches < 1:
         parser.error(f"--matches must be at least 1, not {args.matches}")

@@ -54,10 +54,10 @@ def simple_strategy(view: dict, legal: list[dict]) -> dict:
 
 def load_strategy(name: str):
     try:
-        from eights_engine import choose
+        from eights_engine import Ruleset, choose
     except ImportError:
-        return lambda view, legal, seed: simple_strategy(view, legal)
-    return lambda view, legal, seed: choose(name, view, legal, seed)
+        return lambda view, legal, seed, ruleset: simple_strategy(view, legal)
+    return lambda view, legal, seed, ruleset: choose(name, view, legal, seed, Ruleset.from_dict(ruleset))
 
 
 def debug_note(request: dict, action: dict) -> str:
@@ -94,7 +94,7 @@ def make_handler(secret, name: str, strategy_name: str, debug: bool = False, ver
             if kind == "turn":
                 view = request["view"]
                 seed = request["match_id"] * 1000 + request["deal_number"]
-                action = strategy(view, request["legal_actions"], seed)
+                action = strategy(view, request["legal_actions"], seed, request["ruleset"])
                 reply = {"action": action}
                 if not any(entry.get("seat") == request["you"] for entry in view["history"]):
                     # our first turn in this deal: randomness of our own for the next deal's key (the first a deal
@@ -128,7 +128,7 @@ def main() -> None:
     parser.add_argument("--secret", default=os.environ.get("BOT_SECRET", ""), help="the bot's signing secret")
     parser.add_argument("--name", default="ExampleBot")
     parser.add_argument("--strategy", default="heuristic", help="house strategy to play (random, eager, greedy, "
-                        "heuristic, tactician)")
+                        "heuristic, tactician, expert)")
     parser.add_argument("--debug", action="store_true", help="add a debug note to every turn reply (your turn log "
                         "shows it beside the turn)")
     parser.add_argument("--version", default="1.0", help="the version the ping reply reports (recorded with each "

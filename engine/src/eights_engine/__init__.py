@@ -12,10 +12,10 @@ from .match import MatchState, PublicPly, ReplayMismatch, replay, replay_more
 from .record import verify_record
 from .rng import deal_code, seed_from_code
 from .rules import PRESETS, Ruleset
-from .strategies import STRATEGIES, choose
+from .strategies import HOUSE_STRATEGIES, STRATEGIES, choose
 
 __all__ = [
-    "CARD_CODES", "ENGINE_VERSION", "Deal", "DealResult", "IllegalAction", "MatchState", "PRESETS",
+    "CARD_CODES", "ENGINE_VERSION", "Deal", "DealResult", "HOUSE_STRATEGIES", "IllegalAction", "MatchState", "PRESETS",
     "PublicPly", "ReplayMismatch", "Ruleset", "STRATEGIES", "choose", "deal_code", "parse_card", "replay", "replay_more",
     "seed_from_code", "verify_record",
 ]

@@ -23,7 +23,7 @@ from .record import summary, verify_record
 from .keys import KEY_BYTES, parse_hex
 from .rng import seed_from_code
 from .rules import PRESETS, Ruleset
-from .strategies import STRATEGIES, choose
+from .strategies import HOUSE_STRATEGIES, choose
 from .deal import Deal
 
 
@@ -36,7 +36,7 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--seats", type=int, default=2, help="players per match (default 2)")
     sim.add_argument("--matches", type=int, default=100, help="matches to play (default 100)")
     sim.add_argument("--strategies", default="heuristic,random",
-                     help=f"comma-separated, one per seat or cycled (from: {', '.join(STRATEGIES)})")
+                     help=f"comma-separated, one per seat or cycled (from: {', '.join(HOUSE_STRATEGIES)})")
     sim.add_argument("--seed", type=int, default=1, help="first match seed (default 1)")
     show = sub.add_parser("show", help="print a deal from its key (engine version 2) or its deal code (version 1)")
     which = show.add_mutually_exclusive_group(required=True)
@@ -216,9 +216,10 @@ def simulate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     names = [n.strip() for n in args.strategies.split(",") if n.strip()]
-    unknown = [n for n in names if n not in STRATEGIES]
+    unknown = [n for n in names if n not in HOUSE_STRATEGIES]
     if not names or unknown:
-        parser.error(f"unknown strategy {unknown[0] if unknown else '(none)'!r}: choose from {', '.join(STRATEGIES)}")
+        parser.error(f"unknown strategy {unknown[0] if unknown else '(none)'!r}: choose from "
+                     f"{', '.join(HOUSE_STRATEGIES)}")
     if args.matches < 1:
         parser.error(f"--matches must be at least 1, not {args.matches}")
     if not ruleset.seats_min <= args.seats <= ruleset.seats_max:
@@ -233,7 +234,7 @@ def simulate(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         state = MatchState.start(ruleset, args.seats, args.seed + i)
         while not state.is_over:
             seat = state.to_play
-            state.apply(choose(seats[seat], state.view(seat), state.legal_actions(), state.deal.seed))
+            state.apply(choose(seats[seat], state.view(seat), state.legal_actions(), state.deal.seed, ruleset))
             plies += 1
         deals += state.deal_number
         firsts = [s for s, place in enumerate(state.standings) if place == 1]

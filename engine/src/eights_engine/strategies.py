@@ -2,7 +2,8 @@
 
 A strategy is ``fn(view, legal_actions, rng) -> action`` where ``rng`` is a ``SplitMix64`` keyed by the
 deal seed and ply, so a house seat makes the same choice when a match is replayed or resumed. Strengths,
-weakest first (measured by ``python -m eights_engine simulate``): ``random``, ``eager``, ``greedy``, ``heuristic``.
+weakest first (measured by ``python -m eights_engine simulate``): ``random``, ``eager``, ``greedy``, ``heuristic``,
+``tactician``, then ``expert``, which searches and so also reads the match's ruleset (``SEARCH_STRATEGIES``).
 In a match a house seat is asked like any other seat, with the referee's ``Turn`` (``choose_turn``); its
 randomness (``strategy_rng``) is its own, given by whoever seats it, and is never part of the turn.
 """
@@ -15,10 +16,12 @@ from typing import TYPE_CHECKING, Callable
 from .cards import EIGHT, STANDARD_VALUES, parse_card, rank_of, suit_of
 from .keys import strategy_seed
 from .rng import SplitMix64
+from .search import expert_strategy
 from .tactics import tactician_strategy
 
 if TYPE_CHECKING:
     from .referee import Turn
+    from .rules import Ruleset
 
 Strategy = Callable[[dict, list, SplitMix64], dict]
 
@@ -127,6 +130,14 @@ STRATEGIES: dict[str, Strategy] = {
     "tactician": _announcing(tactician_strategy),  # seed 001's "Tactics": eights_engine/tactics.py
 }
 
+#: House strategies that search (``fn(view, legal, rng, ruleset)``): they read the match's ruleset and take
+#: milliseconds a decision, so they stand apart from ``STRATEGIES`` (which loops over every strategy leave out).
+#: ``expert``: search over deals the seat cannot tell from the real one (``search.expert_strategy``).
+SEARCH_STRATEGIES: dict[str, Callable[[dict, list, SplitMix64, "Ruleset"], dict]] = {"expert": expert_strategy}
+
+#: Every house strategy's name, weakest first: a seat may be given any of them (``choose``, ``choose_turn``).
+HOUSE_STRATEGIES: tuple[str, ...] = (*STRATEGIES, *SEARCH_STRATEGIES)
+
 
 def strategy_rng(deal_seed: int | bytes | None, ply: int, seat: int) -> SplitMix64:
     """The generator a house strategy uses at ``ply`` of a deal: keyed by the deal's seed (version 1) or a hash of
@@ -137,23 +148,32 @@ def strategy_rng(deal_seed: int | bytes | None, ply: int, seat: int) -> SplitMix
     return SplitMix64(((deal_seed or 0) << 16) ^ (seat << 12) ^ 0xB07, 1000 + ply)
 
 
-def _strategy(name: str) -> Strategy:
-    try:
-        return STRATEGIES[name]
-    except KeyError:
-        raise ValueError(f"unknown strategy {name!r}: choose one of {', '.join(STRATEGIES)}") from None
+def _pick(name: str, view: dict, legal: list[dict], rng: SplitMix64, ruleset: "Ruleset | None") -> dict:
+    if name in STRATEGIES:
+        return STRATEGIES[name](view, legal, rng)
+    if name not in SEARCH_STRATEGIES:
+        raise ValueError(f"unknown strategy {name!r}: choose one of {', '.join(HOUSE_STRATEGIES)}")
+    if ruleset is None:
+        raise ValueError(f"house strategy {name!r} searches under the match's rules: pass its ruleset")
+    for action in legal:
+        if action["type"] == "announce":
+            return action
+    return SEARCH_STRATEGIES[name](view, legal, rng, ruleset)
 
 
-def choose(name: str, view: dict, legal: list[dict], deal_seed: int | None = None) -> dict:
-    """The action house strategy ``name`` takes; ``ValueError`` for an unknown strategy name."""
-    return _strategy(name)(view, legal, strategy_rng(deal_seed, view["ply"], view["seat"]))
+def choose(name: str, view: dict, legal: list[dict], deal_seed: int | None = None,
+           ruleset: "Ruleset | None" = None) -> dict:
+    """The action house strategy ``name`` (one of ``HOUSE_STRATEGIES``) takes; a searching strategy
+    (``SEARCH_STRATEGIES``) needs the match's ``ruleset``. ``ValueError`` for an unknown strategy name or a missing
+    ruleset."""
+    return _pick(name, view, legal, strategy_rng(deal_seed, view["ply"], view["seat"]), ruleset)
 
 
 def choose_turn(name: str, turn: "Turn", rng: SplitMix64) -> dict:
-    """The action house strategy ``name`` takes for a referee ``Turn`` (it reads only the turn's view and legal
-    actions), drawing from ``rng``: ``strategy_rng(deal seed, turn.ply, turn.seat)`` makes the same choice as
-    ``choose``. ``ValueError`` for an unknown strategy name."""
-    return _strategy(name)(turn.view, list(turn.legal_actions), rng)
+    """The action house strategy ``name`` takes for a referee ``Turn`` (it reads only the turn's view, legal
+    actions and ruleset), drawing from ``rng``: ``strategy_rng(deal seed, turn.ply, turn.seat)`` makes the same
+    choice as ``choose``. ``ValueError`` for an unknown strategy name."""
+    return _pick(name, turn.view, list(turn.legal_actions), rng, turn.ruleset)
 
 
 def fallback_action(legal: list[dict]) -> dict:

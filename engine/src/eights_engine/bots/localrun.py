@@ -3,7 +3,7 @@
     python -m eights_engine.bots.localrun URL [URL...] --preset NAME --seed S [--matches K]
                                 [--secret S | --secrets S1,S2,...] [--plies] [--timeout-ms 1000] [--record FILE]
 
-Each URL (or ``house:NAME`` for a built-in house strategy: random, eager, greedy, heuristic, tactician) takes one
+Each URL (or ``house:NAME`` for a built-in house strategy: random, eager, greedy, heuristic, tactician, expert) takes one
 seat, in the order given. Requests are the service's own: the same ``turn`` bodies
 (eights_engine.bots.protocol.turn_request, from the referee's ``Turn``), signed the same way, the same deadline per
 turn plus a time bank per seat and match (``--time-bank-ms``), no redirects, a 64 KiB reply cap. Every turn goes
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import TextIO
 from urllib.parse import urlsplit
 
-from eights_engine import STRATEGIES, MatchState, Ruleset, referee
+from eights_engine import HOUSE_STRATEGIES, MatchState, Ruleset, referee
 from eights_engine.keys import deal_key_commitment
 from eights_engine.strategies import choose_turn, strategy_rng
 
@@ -93,9 +93,9 @@ class MatchOutcome:
 def _participant(word: str, index: int) -> Participant:
     if word.startswith(HOUSE_PREFIX):
         name = word[len(HOUSE_PREFIX):]
-        if name not in STRATEGIES:
+        if name not in HOUSE_STRATEGIES:
             raise ValueError(f"unknown house strategy {name!r} in {word!r}: choose one of "
-                             f"{', '.join(HOUSE_PREFIX + s for s in STRATEGIES)}")
+                             f"{', '.join(HOUSE_PREFIX + s for s in HOUSE_STRATEGIES)}")
         return Participant(index, strategy=name)
     try:
         parts = urlsplit(word)
@@ -117,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
         "endpoints locally, without the service.", epilog="Example: python -m eights_engine.bots.localrun "
         "http://127.0.0.1:8765/ house:heuristic --preset pagat --seed 1 --matches 4 --secret S")
     parser.add_argument("players", nargs="+", metavar="URL", help="bot endpoint URL, or house:NAME (random, eager, "
-                        "greedy, heuristic, tactician); one seat each, in order")
+                        "greedy, heuristic, tactician, expert); one seat each, in order")
     parser.add_argument("--preset", required=True, help="ruleset preset (pagat, web-table, eights-classic, ...)")
     parser.add_argument("--seed", required=True, type=int, help="match seed (match k uses seed+k-1)")
     parser.add_argument("--matches", type=int, default=1, help="how many matches (default 1)")
