@@ -108,7 +108,7 @@ class BotTrialListApi(OwnerApi):
     class Input(serializers.Serializer):
         opponents = serializers.ListField(
             child=serializers.CharField(trim_whitespace=False), min_length=1, max_length=7,
-            help_text='e.g. ["house:heuristic"]: house:STRATEGY (random, eager, greedy, heuristic, tactician), a '
+            help_text='e.g. ["house:heuristic"]: house:STRATEGY (random, eager, greedy, heuristic, tactician, expert), a '
                       "house bot's name, your other bots, or bots that accept challenges")
         matches = serializers.IntegerField(required=False, min_value=1,
                                            help_text="1 to TRIAL_MAX_MATCHES; with seeds it may be left out")

@@ -30,7 +30,7 @@ from django.utils import timezone
 
 from bots_api.models import Bot, Trial, TrialMatch
 from bots_api.services import BotError
-from eights_engine import PRESETS, STRATEGIES, Ruleset
+from eights_engine import HOUSE_STRATEGIES, PRESETS, Ruleset
 from eights_engine.deal import check_ruleset_seats
 from sitekit.limits import LimitRefused
 from games.models import Match, Player
@@ -64,13 +64,13 @@ def _opponent(name: object, *, bot: Bot) -> Player:
     """The player ``name`` stands for: ``house:STRATEGY`` (a house bot playing that strategy, created when there is
     none), ``house:NAME`` or a house bot's name, one of the owner's other bots, or another owner's bot that accepts
     challenges and can play. ``TrialError`` otherwise."""
-    strategies = ", ".join(f"{HOUSE_PREFIX}{s}" for s in STRATEGIES)
+    strategies = ", ".join(f"{HOUSE_PREFIX}{s}" for s in HOUSE_STRATEGIES)
     if not isinstance(name, str) or not name.strip() or len(name) > 100:
         raise TrialError("invalid_opponent", f"an opponent is a string: {strategies}, a house bot's name, one of "
                                              "your other bots' names, or a bot that accepts challenges")
     if name.startswith(HOUSE_PREFIX):
         key = name[len(HOUSE_PREFIX):]
-        if key in STRATEGIES:
+        if key in HOUSE_STRATEGIES:
             house = Player.objects.filter(kind=Player.Kind.HOUSE, strategy=key).order_by("pk").first()
             return house or player_house_create(name=f"House {key}", strategy=key)
         house = Player.objects.filter(kind=Player.Kind.HOUSE, name=key).first()

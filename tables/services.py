@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from bots_api.models import Bot
-from eights_engine import PRESETS, STRATEGIES, Ruleset
+from eights_engine import HOUSE_STRATEGIES, PRESETS, Ruleset
 from games.models import Match, Player
 from games.people.players import player_house_create
 from games.services import match_create, match_wake
@@ -158,8 +158,9 @@ def _seat_from(spec: object, index: int, creator: Player, taken: set[int], ladde
         return TableSeat(index=index, kind=kind, invited=person)
     if kind == "house":
         strategy = spec.get("strategy", "heuristic")
-        if strategy not in STRATEGIES:
-            raise _bad(f"{where}: unknown house strategy {strategy!r:.40}; choose one of {', '.join(STRATEGIES)}")
+        if strategy not in HOUSE_STRATEGIES:
+            raise _bad(f"{where}: unknown house strategy {strategy!r:.40}; choose one of "
+                       f"{', '.join(HOUSE_STRATEGIES)}")
         house = _house_for(strategy, taken, ladder)
         taken.add(house.pk)
         return TableSeat(index=index, kind=kind, player=house)

@@ -9,7 +9,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from bots_api.models import Bot
-from eights_engine import PRESETS, STRATEGIES
+from eights_engine import HOUSE_STRATEGIES, PRESETS
 from games.people.guests import session_guest, session_guest_or_new
 from games.services import player_for_user
 from tables import services
@@ -46,7 +46,8 @@ def lobby(request, *, status: int = 200, error: str = ""):
     viewer = _player(request)
     tables = [services.table_view(t, viewer=viewer) for t in services.tables_open()]
     return render(request, "tables/lobby.html", {
-        "tables": tables, "presets": sorted(PRESETS), "strategies": sorted(STRATEGIES), "form_seats": FORM_SEATS,
+        "tables": tables, "presets": sorted(PRESETS), "strategies": list(HOUSE_STRATEGIES),
+        "form_seats": FORM_SEATS,
         "other_seats": range(1, max(FORM_SEATS)), "my_bots": _my_bots(request), "error": error,
         "challengeable": _challengeable_bots(request),
         "ladders": list(Ladder.objects.filter(is_active=True).order_by("name")) if request.user.is_authenticated

@@ -28,7 +28,7 @@ from django.utils import timezone
 from games import live
 from eights_engine import MatchState, referee
 from eights_engine.deal import ACTIONS
-from eights_engine.strategies import strategy_rng
+from eights_engine.strategies import STRATEGIES, strategy_rng
 from games.models import Deal, Match, Move, Player, Seat
 from games.matches.seats import match_waits, seat_view  # match_waits: for callers here too
 from games.matches.snapshots import match_state_snapshot
@@ -495,14 +495,16 @@ def match_submit_action(*, match_id: int, seat: int, ply: int, action: object, u
 
 def _house_answers(match: Match, state: MatchState, plies: _Plies, seats: dict[int, Seat]) -> bool:
     """Play the house seats' turns that follow a person's move on ``state``, into ``plies`` (stored with the move, in
-    its transaction): until a seat that is not a house strategy's is to play, the match ends, or ``plies`` holds
-    ``MATCH_BATCH_PLIES`` plies (the match task plays the rest). A house strategy takes microseconds and asks nobody,
-    so its answer costs the person's request less than a trip through the queue and a worker's read of the match
-    (BENCHMARKS.md, "Speed for people"); its plies are deterministic (``strategy_rng``), exactly those the worker
-    would play. ``seats``: the match's seats by index, players loaded. Returns whether the match is over."""
+    its transaction): until a seat that is not an instant house strategy's is to play, the match ends, or ``plies``
+    holds ``MATCH_BATCH_PLIES`` plies (the match task plays the rest). An instant house strategy (``STRATEGIES``)
+    takes microseconds and asks nobody, so its answer costs the person's request less than a trip through the queue
+    and a worker's read of the match (BENCHMARKS.md, "Speed for people"); its plies are deterministic
+    (``strategy_rng``), exactly those the worker would play. A searching one (``expert``: tens of ms a decision)
+    is left to the match task. ``seats``: the match's seats by index, players loaded. Returns whether the match is
+    over."""
     while len(plies.plies) < settings.MATCH_BATCH_PLIES:
         seat_row = seats[state.to_play]
-        if seat_row.player.kind != Player.Kind.HOUSE:
+        if seat_row.player.kind != Player.Kind.HOUSE or seat_row.player.strategy not in STRATEGIES:
             return False
         deal = state.deal
         ruling, think_ms = _play_turn(match, state, seat_row, commitment=plies.row.commitment or None)

@@ -16,6 +16,8 @@ HOUSE_BOTS = [
     ("Counsel", "heuristic", "a second heuristic player"),
     ("Old Hand", "tactician", "plays the web table's tactics: holds eights while its hand is long, leads into its "
      "longest suit once a suit is gone, changes suit or sheds its dearest card when someone is on a last card"),
+    ("Maven", "expert", "searches: plays each legal action out in hundreds of deals it cannot tell from the real one "
+     "and takes the one that scored best"),
 ]
 
 #: the demo's duplicate ladder and who plays on it (house bots of HOUSE_BOTS)
