@@ -4,10 +4,15 @@ verifying each one (``ReplayMismatch`` names the first that differs)."""
 
 from __future__ import annotations
 
+from typing import Callable
+
 from .deal import ENGINE_VERSIONS
 from .errors import IllegalAction
 from .match import MatchState, ReplayMismatch
 from .rules import Ruleset
+
+#: ``observe(state, action)``: shown each ply of a replay before it is applied (``replay``).
+Observer = Callable[[MatchState, dict], None]
 
 
 def record_version(record: dict) -> str:
@@ -51,16 +56,18 @@ def start_from_record(record: object, *, require_version: bool = False) -> Match
         raise ReplayMismatch(f"the record cannot start a match: {exc}") from None
 
 
-def replay(record: dict) -> MatchState:
-    """Re-run a stored match record (as ``MatchState.record`` gives) and verify it.
+def replay(record: dict, observe: Observer | None = None) -> MatchState:
+    """Re-run a stored match record (as ``MatchState.record`` gives) and verify it. ``observe(state, action)``, when
+    given, is called before each ply is applied, with the state as it stands and the record's action (a dict); it
+    must not change the state.
 
     Raises ``ReplayMismatch`` (a ``ValueError``) when the record is malformed or when the engine version, a deal's
     number or seed, an action's legality or a deal's points differ from what the engine gives.
     """
-    return replay_more(start_from_record(record), record["deals"])
+    return replay_more(start_from_record(record), record["deals"], observe)
 
 
-def replay_more(state: MatchState, deals: list[dict]) -> MatchState:
+def replay_more(state: MatchState, deals: list[dict], observe: Observer | None = None) -> MatchState:
     """Play the stored plies that follow ``state``'s position onto it, verifying them as ``replay`` does, and return
     it (changed in place). ``deals`` is a record's ``deals`` from the current one on: the first entry is deal
     ``state.deal_number`` and holds only the actions after the ``len(state.deal_ids[-1])`` already applied; the next
@@ -99,6 +106,8 @@ def replay_more(state: MatchState, deals: list[dict]) -> MatchState:
                 raise ReplayMismatch(f"deal {number} ended before its ply {ply}")
             for seat, contribution in offers.get(ply, ()):
                 state.offer(seat, contribution)
+            if observe is not None:
+                observe(state, action)
             try:
                 state.apply(action)
             except IllegalAction as exc:
