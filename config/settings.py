@@ -15,6 +15,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from config import stores
 from config.env import env_bool, env_float, env_int, env_list, env_str
+from eights_engine.search import EXPERT_SAMPLES as _expert_samples
 from eights_engine.strategies import STRATEGIES as _strategies
 from eights_engine.tactics import GUEST_OPPONENTS as _guest_opponents_default
 
@@ -327,6 +328,17 @@ CASUAL_MATCH_RATE = env_str("CASUAL_MATCH_RATE", "60/hour")
 if not re.fullmatch(r"[1-9][0-9]{0,6}/(s|sec|second|m|min|minute|h|hour|d|day)", CASUAL_MATCH_RATE):
     raise ImproperlyConfigured(f"CASUAL_MATCH_RATE={CASUAL_MATCH_RATE!r}: write a count per period, e.g. 60/hour")
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["casual_match"] = CASUAL_MATCH_RATE
+#: Analyses of finished matches (games.matches.analysis): asked for per signed-in person (POST
+#: /api/matches/<id>/analysis/, the match page's button; each costs a worker seconds of CPU), and whether every
+#: finished match with a person seated is analysed without being asked.
+ANALYSIS_RATE = env_str("ANALYSIS_RATE", "20/hour")
+if not re.fullmatch(r"[1-9][0-9]{0,6}/(s|sec|second|m|min|minute|h|hour|d|day)", ANALYSIS_RATE):
+    raise ImproperlyConfigured(f"ANALYSIS_RATE={ANALYSIS_RATE!r}: write a count per period, e.g. 20/hour")
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["analysis_request"] = ANALYSIS_RATE
+ANALYSE_PEOPLES_MATCHES = env_bool("ANALYSE_PEOPLES_MATCHES", True)
+#: Determinized deals a decision in an analysis: the expert's own (eights_engine.search.EXPERT_SAMPLES), so the action
+#: it prefers is the one it would play; fewer are quicker and noisier (the tests use a few).
+ANALYSIS_SAMPLES = env_int("ANALYSIS_SAMPLES", _expert_samples, 1, 100_000)
 #: Finished or aborted guest matches (and guest players left without a match) are deleted this long after.
 GUEST_KEEP_HOURS = env_int("GUEST_KEEP_HOURS", 72, 1, 24 * 3650)
 #: How often (seconds) guest housekeeping runs: Celery beat with a broker, the ladder loop without one.

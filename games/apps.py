@@ -38,6 +38,9 @@ class GamesConfig(AppConfig):
 
         hooks.register_agent("house", agents.house_agent)
         hooks.register_agent("human", agents.human_agent)
+        from games.matches import analysis
+
+        hooks.match_finished.connect(analysis.on_match_finished, dispatch_uid="games-analysis")
         post_migrate.connect(_create_cache_table, sender=self)
         tokens.connect()  # a deleted token or a changed account reaches every process's token cache
         user_logged_in.connect(_on_user_logged_in, dispatch_uid="games.people.guests.on_user_logged_in")

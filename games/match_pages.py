@@ -4,13 +4,14 @@ table, starting hands, replay frames). Reads only; what is public is ``games.mat
 from __future__ import annotations
 
 from django.db.models import Prefetch, QuerySet
+from django.utils.translation import gettext, ngettext
 
 from eights_engine import Deal as EngineDeal
 from eights_engine import referee
 from eights_engine.cards import SUIT_SYMBOLS, SUITS
 from eights_engine.frames import replay_frames
 from games.matches.exports import MatchNotFinished, match_export, match_is_public
-from games.matches.reasons import card_words
+from games.matches.reasons import card_words, suit_words
 from games.matches.snapshots import ruleset_of
 from games.models import Deal, Match, Move, Seat
 
@@ -133,3 +134,78 @@ def match_replay(*, match: Match) -> dict:
     frames.update(match=match.pk, preset=record["preset"], result=record["result"], players=[
         {**p, "badge": players[p["seat"]].badge, "label": players[p["seat"]].label} for p in record["players"]])
     return frames
+
+
+def action_words(action: dict) -> str:
+    """An action in the reader's words, as a sentence about a decision says it: "playing the eight of clubs and
+    declaring hearts", "drawing a card", "passing", "declaring spades", "announcing the last card"."""
+    kind = action.get("type")
+    if kind == "play":
+        card = card_words(action["card"])
+        if action.get("suit"):
+            return gettext("playing the %(card)s and declaring %(suit)s") % {"card": card,
+                                                                             "suit": suit_words(action["suit"])}
+        return gettext("playing the %(card)s") % {"card": card}
+    if kind == "declare":
+        return gettext("declaring %(suit)s") % {"suit": suit_words(action["suit"])}
+    return {"draw": gettext("drawing a card"), "pass": gettext("passing"),
+            "announce": gettext("announcing the last card")}.get(kind, kind or "")
+
+
+def replay_analysis(answer: dict | None) -> dict | None:
+    """The replay viewer's part of a done analysis (``analysis_answer``; None otherwise): per deal number (a string,
+    as JSON keys are), its ``par``, ``points``, ``ply_limit`` and ``decisions`` by the deal's ply before the action
+    (``{ply: {"seat", "best", "loss", "options", "agrees"}}``): static/js/replay.js shows it beside each ply."""
+    data = (answer or {}).get("analysis")
+    if not data:
+        return None
+    return {str(deal["number"]): {
+        "par": deal["par"], "points": deal["points"], "ply_limit": deal["ply_limit"],
+        "decisions": {str(d["ply"]): {"seat": d["seat"], "best": d["best"], "loss": d["loss"], "options": d["options"],
+                                      "agrees": d["chosen"] == d["best"]} for d in deal["decisions"]}}
+        for deal in data["deals"]}
+
+
+def analysis_view(*, answer: dict | None, seats: list[Seat], user=None) -> dict | None:
+    """The match page's analysis section from ``games.matches.analysis.analysis_answer``'s ``answer`` (None: there is
+    none): ``status``, progress, and once done ``summary`` (per seat: name, points given up, decisions, share of
+    decisions where it chose as the expert would, in %) and ``deals`` (per deal: ``number``, ``ply_limit``, per seat
+    ``cells`` of points, par, the decisions' part and points given up, and ``lines``: for each seat that gave up a
+    point or more, a sentence naming its costliest decision, "You ..." for the reader's own seat)."""
+    if answer is None:
+        return None
+    view = {key: answer[key] for key in ("status", "deals_done", "deals_total", "error", "cost_ms")}
+    data = answer.get("analysis")
+    if not data:
+        return view
+    names = {s.index: s.player.name for s in seats}
+    mine = {s.index for s in seats if user is not None and user.is_authenticated and s.player.user_id == user.pk}
+    totals = data["totals"]
+    view["summary"] = [{"seat": s, "name": names.get(s, str(s)), "given_up": totals["given_up"][s],
+                        "decisions": totals["decisions"][s],
+                        "best_share": None if totals["best_share"][s] is None else round(100 * totals["best_share"][s])}
+                       for s in range(data["seats"])]
+    view["lower_is_better"] = data["lower_is_better"]
+    deals = []
+    for deal in data["deals"]:
+        cells = [{"points": None if deal["points"] is None else deal["points"][s],
+                  "par": None if deal["par"] is None else deal["par"][s],
+                  "decisions_part": None if deal["decisions_part"] is None else deal["decisions_part"][s],
+                  "given_up": deal["given_up"][s]} for s in range(data["seats"])]
+        lines = []
+        for s in range(data["seats"]):
+            worst = max((d for d in deal["decisions"] if d["seat"] == s), key=lambda d: d["loss"], default=None)
+            if worst is None or deal["given_up"][s] < 1:
+                continue
+            facts = {"name": names.get(s, str(s)), "points": round(deal["given_up"][s]), "ply": worst["ply"],
+                     "chosen": action_words(worst["chosen"]), "best": action_words(worst["best"])}
+            count = facts["points"]
+            lines.append(ngettext("You gave up %(points)s point on this deal: ply %(ply)s, %(chosen)s instead of "
+                                  "%(best)s", "You gave up %(points)s points on this deal: ply %(ply)s, %(chosen)s "
+                                  "instead of %(best)s", count) % facts if s in mine else
+                         ngettext("%(name)s gave up %(points)s point on this deal: ply %(ply)s, %(chosen)s instead "
+                                  "of %(best)s", "%(name)s gave up %(points)s points on this deal: ply %(ply)s, "
+                                  "%(chosen)s instead of %(best)s", count) % facts)
+        deals.append({"number": deal["number"], "ply_limit": deal["ply_limit"], "cells": cells, "lines": lines})
+    view["deals"] = deals
+    return view

@@ -261,3 +261,35 @@ class Talk(models.Model):
 
     def __str__(self) -> str:
         return f"{self.match} seat {self.seat}: {self.phrase}"
+
+
+class MatchAnalysis(models.Model):
+    """The analysis of a finished, public match (``eights_engine.analysis.analyse`` of its record, run by the
+    ``analyse_match`` task: ``games.matches.analysis``): every decision weighed by the expert from its seat's
+    information, and each deal's luck. One per match; ``data`` is the engine's answer, stored as it came."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("queued")
+        RUNNING = "running", _("running")
+        DONE = "done", _("done")
+        FAILED = "failed", _("failed")
+
+    match = models.OneToOneField(Match, primary_key=True, related_name="analysis", on_delete=models.CASCADE)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    requested_at = models.DateTimeField(auto_now_add=True)
+    queued_at = models.DateTimeField(null=True, blank=True, help_text="when its task was last sent (the watchdog "
+                                     "sends it again when no worker took it for a while)")
+    started_at = models.DateTimeField(null=True, blank=True, help_text="when a worker took it (the last time)")
+    finished_at = models.DateTimeField(null=True, blank=True)
+    deals_done = models.PositiveIntegerField(default=0, help_text="deals analysed so far (progress)")
+    deals_total = models.PositiveIntegerField(default=0)
+    attempts = models.PositiveSmallIntegerField(default=0, help_text="times a worker took it")
+    cost_ms = models.PositiveIntegerField(null=True, blank=True, help_text="the worker's CPU time for it (ms)")
+    data = models.JSONField(null=True, blank=True, help_text="eights_engine.analysis.analyse's answer")
+    error = models.CharField(max_length=300, blank=True, help_text="why it failed")
+
+    class Meta:
+        verbose_name_plural = "match analyses"
+
+    def __str__(self) -> str:
+        return f"analysis of {self.match_id} ({self.status})"

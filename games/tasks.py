@@ -25,7 +25,7 @@ from celery import shared_task
 from django.conf import settings
 
 from games.matches import lifecycle, plies
-from sitekit.dispatch import send_task
+from sitekit.dispatch import send_task, tasks_mode
 from games.models import Player
 from games.matches.seats import match_seat_kinds
 
@@ -127,6 +127,28 @@ def broker_lost_its_queues() -> bool:
         return False
 
 
+@shared_task(ignore_result=True, acks_late=True)
+def analyse_match(match_id: int) -> str:
+    """Analyse a finished match (``games.matches.analysis.analysis_run``): what happened (done, failed, busy, ...)."""
+    from games.matches.analysis import analysis_run
+
+    return analysis_run(match_id=match_id)
+
+
+def analysis_send(match_id: int) -> bool:
+    """Send ``analyse_match`` for ``match_id`` on the house queue (CPU bound, as house-only matches), with few
+    publish retries (``QUICK_PUBLISH``: it may be a web request's); without a broker a thread of this process runs it
+    (in the caller's thread under ``TASKS="eager"``). Returns False, logging, when the broker cannot be reached."""
+    try:
+        send_task(analyse_match, match_id, thread=tasks_mode() != "eager", queue=settings.MATCH_QUEUE_HOUSE,
+                  priority=BOTS_PRIORITY, retry_policy=QUICK_PUBLISH)
+    except BROKER_UNREACHABLE as exc:
+        log.warning("the analysis of match %s could not be queued (%s): the watchdog sends it once the broker "
+                    "answers", match_id, type(exc).__name__)
+        return False
+    return True
+
+
 @shared_task(ignore_result=True)
 def watchdog() -> list[int]:
     """Queue running matches that nobody is playing: all the runnable ones when the broker lost its queues
@@ -153,4 +175,8 @@ def watchdog() -> list[int]:
             match_queue(match_id=match_id)
     for match_id in lifecycle.matches_clock_expired():  # a person's clock ran out: play their fallback
         match_queue(match_id=match_id)
+    from games.matches.analysis import analyses_to_queue, analysis_queue
+
+    for match_id in analyses_to_queue():  # analyses no worker took, or whose worker died
+        analysis_queue(match_id=match_id)
     return stalled

@@ -5,7 +5,7 @@ from django.urls import include, path
 from django.views.decorators.cache import cache_control
 from django.views.i18n import JavaScriptCatalog
 
-from games import api, local_replay, read_api, views
+from games import analysis_api, api, local_replay, read_api, views
 from games.live import api as live_api
 from games.operations import docs_pages, metrics
 from games.people import account_api, accounts, languages
@@ -18,6 +18,7 @@ page_patterns = [
     path("matches/<int:match_id>/rules/", views.match_rules, name="match-rules"),
     path("matches/<int:match_id>/play/", views.match_table, name="match-table"),
     path("matches/<int:match_id>/replay/", views.match_replay, name="match-replay"),
+    path("matches/<int:match_id>/analysis/", views.match_analysis_ask, name="match-analysis-ask"),
     path("matches/<int:match_id>/watch/", views.match_watch, name="match-watch"),
     path("replay/open/", local_replay.record_open, name="record-open"),
     path("deals/<str:code>/", views.deal_code_page, name="deal-code"),
@@ -44,6 +45,7 @@ api_patterns = [
     path("matches/<int:match_id>/seats/<int:seat>/end-wait/", api.EndWaitApi.as_view(), name="api-seat-end-wait"),
     path("matches/<int:match_id>/deals/<int:number>/", api.DealResultApi.as_view(), name="api-deal-result"),
     path("matches/<int:match_id>/record/", api.MatchRecordApi.as_view(), name="api-match-record"),
+    path("matches/<int:match_id>/analysis/", analysis_api.MatchAnalysisApi.as_view(), name="api-match-analysis"),
     path("matches/<int:match_id>/public/", live_api.MatchPublicApi.as_view(), name="api-match-public"),
     path("matches/<int:match_id>/events/", live_api.MatchEventsApi.as_view(), name="api-match-events"),
     path("records/signing-key/", api.RecordSigningKeyApi.as_view(), name="api-record-signing-key"),

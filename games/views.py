@@ -22,9 +22,10 @@ from rest_framework.request import Request
 from games import browse, services
 from games import match_pages
 from games.matches.talk import TALK_PHRASES, talk_of_match
-from games.matches import exports, snapshots
+from games.matches import analysis, exports, snapshots
 from games.matches import seats as match_seats
 from games.people.casual import CasualRefused, casual_start
+from sitekit.limits import LimitRefused
 from eights_engine import PRESETS, Ruleset
 from eights_engine.describe import describe_rules
 from games.matches.reasons import RulesWords
@@ -75,7 +76,25 @@ def match_detail(request, match_id: int):
     ruleset = snapshots.ruleset_of(match)
     context["lower_total_wins"] = ruleset.lower_total_wins
     context["chart"] = totals_chart(deals=context["deals"], seats=seats, target=ruleset.target_for(match.seat_count))
+    if context["public"]:  # an analysis shows every seat's cards: never before the match is public
+        answer = analysis.analysis_answer(match=match)
+        context["analysis"] = match_pages.analysis_view(answer=answer, seats=seats, user=request.user)
+        context["analysis_askable"] = answer is None or answer["status"] == "failed"
     return render(request, "games/match_detail.html", context)
+
+
+@require_POST
+@login_required
+def match_analysis_ask(request, match_id: int):
+    """The match page's "Analyse this match": ``analysis.analysis_ask`` (the person's budget), then the page."""
+    match = get_object_or_404(Match, pk=match_id)
+    try:
+        analysis.analysis_ask(match=match, request=request)
+    except analysis.AnalysisRefused as exc:
+        messages.error(request, exc.detail)
+    except LimitRefused as exc:
+        messages.error(request, exc.detail)
+    return redirect(reverse("match-detail", args=[match_id]) + "#analysis")
 
 
 def partnership_sides(match: Match) -> list[dict]:
@@ -273,9 +292,11 @@ def match_replay(request, match_id: int):
                       "problem": str(exc), "replay_link": True}, status=400)
     names = {p["seat"]: p["name"] for p in data["players"]}
     talk = [{**t, "name": names.get(t["seat"], f"seat {t['seat']}")} for t in talk_of_match(match_id=match_id)]
+    answer = analysis.analysis_answer(match=match) if exports.match_is_public(match=match) else None
     return render(request, "games/replay.html", {"match_id": match_id, "frames": data, "start": start, "talk": talk,
                                                  "players": data["players"], "deal_count": len(data["deals"]),
-                                                 "seat_tools": replay_tools(match=match, user=request.user)})
+                                                 "seat_tools": replay_tools(match=match, user=request.user),
+                                                 "analysis": match_pages.replay_analysis(answer)})
 
 
 def _replay_start(query, deals: list[dict]) -> dict:

@@ -46,7 +46,8 @@ SCOPE_WORDS = {"anon": "API calls per address without an account", "user": "API 
                "signup_attempt": "sign-up form posts per address", "guest_match": "new guest matches per address",
                "casual_match": "new casual matches per account",
                "live_public": "public match views per address", "live_events": "event streams opened per address",
-               "record_open": "records opened in the replay viewer per address"}
+               "record_open": "records opened in the replay viewer per address",
+               "analysis_request": "match analyses asked for per account"}
 
 
 class LimitRefused(ApiError):

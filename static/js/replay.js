@@ -116,6 +116,23 @@
     $("extras").textContent = extras.join(" · ");
   }
 
+  // The match's analysis (#replay-analysis, games.match_pages.replay_analysis), when it has one: at each decision the
+  // action the expert prefers from the seat's information and the points the chosen one gave up on average.
+  const analysisBlock = $("replay-analysis");
+  const analysis = analysisBlock ? JSON.parse(analysisBlock.textContent) : null;
+
+  function analysisNote(delta) {
+    const deal = analysis && analysis[String(dealNo)];
+    const found = deal && deal.decisions[String(ply - 1)];
+    if (!found) return null;
+    const who = name(found.seat);
+    const words = found.agrees
+      ? tr(ngettext("The expert agrees (one of %(count)s choices).", "The expert agrees (one of %(count)s choices).", found.options), {count: found.options})
+      : tr(gettext("The expert would rather: %(action)s. Points given up on average: %(loss)s."),
+        {action: logWords(found.best, who), loss: found.loss.toFixed(1)});
+    return h("p", {className: "analysis-note small"}, h("strong", {}, gettext("Analysis:") + " "), words);
+  }
+
   function showDetail(delta) {
     const box = $("ply-detail");
     if (!delta) {
@@ -128,6 +145,8 @@
     const parts = [h("strong", {}, tr(gettext("Ply %(ply)s:"), {ply}) + " "), plyWords(delta) + "."];
     if (delta.ms !== undefined) parts.push(" ", h("span", {className: "muted small"}, tr(gettext("Thought for %(ms)s ms."), {ms: delta.ms})));
     box.replaceChildren(...parts);
+    const note = analysisNote(delta);
+    if (note) box.append(note);
     if (delta.log.some(e => e.type === "reshuffle")) box.append(h("p", {className: "reshuffle-note"}, gettext("Reshuffle:") + " " +
       entryWords(delta.log.find(e => e.type === "reshuffle"), delta) + "."));
     if (delta.fault) box.append(h("p", {className: "fault-note"}, h("strong", {}, tr(gettext("Fault (%(kind)s):"), {kind: delta.fault.kind}) + " "),
