@@ -23,7 +23,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from benchmarks.strategies_bench import parse_tables, wilson  # noqa: E402
-from eights_engine import STRATEGIES, MatchState, Ruleset, choose  # noqa: E402
+from eights_engine import HOUSE_STRATEGIES, STRATEGIES, MatchState, Ruleset, choose  # noqa: E402
 
 
 def deal_lengths(strategy: str, preset: str, seats: int, deals: int, seed: int, tick=lambda: None) -> list[int]:
@@ -35,7 +35,7 @@ def deal_lengths(strategy: str, preset: str, seats: int, deals: int, seed: int, 
         match = MatchState.start(rules, seats, seed + i)
         while not match.results:
             seat = match.to_play
-            match.apply(choose(strategy, match.view(seat), match.legal_actions(), match.deal.seed))
+            match.apply(choose(strategy, match.view(seat), match.legal_actions(), match.deal.seed, rules))
         lengths.append(match.results[0].plies)
         tick()
     return lengths
@@ -46,14 +46,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tables", default="crazy-eights:2,pagat:2,web-table:2,web-table:3",
                         help="comma-separated preset:seats (default crazy-eights:2,pagat:2,web-table:2,web-table:3)")
     parser.add_argument("--strategies", default=",".join(STRATEGIES),
-                        help=f"comma-separated house strategies (default {','.join(STRATEGIES)})")
+                        help=f"comma-separated house strategies (default {','.join(STRATEGIES)}; also: "
+                        f"{', '.join(s for s in HOUSE_STRATEGIES if s not in STRATEGIES)})")
     parser.add_argument("--deals", type=int, default=200, help="deals per table and strategy (default 200)")
     parser.add_argument("--seed", type=int, default=1, help="first match seed (default 1)")
     args = parser.parse_args(argv)
     strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
     for name in strategies:
-        if name not in STRATEGIES:
-            parser.error(f"unknown strategy {name!r}: choose from {', '.join(STRATEGIES)}")
+        if name not in HOUSE_STRATEGIES:
+            parser.error(f"unknown strategy {name!r}: choose from {', '.join(HOUSE_STRATEGIES)}")
     tables = [(preset, seats, Ruleset.preset(preset).ply_limit) for preset, seats in parse_tables(parser, args.tables)]
     if args.deals < 1:
         parser.error(f"--deals must be at least 1, not {args.deals}")

@@ -16,7 +16,7 @@ from games.services import match_advance, match_create
 pytestmark = pytest.mark.django_db
 
 #: reads the same in every language
-SAME = {"Eights", "Ladder", "API", "SHA", "JSON", "openskill", "Plackett", "Luce", "docs", "FAIRNESS", "MATCH", "RECORD",
+SAME = {"Eights", "Ladder", "API", "SHA", "JSON", "openskill", "Plackett", "Luce", "docs", "FAIRNESS", "ANALYSIS", "expert", "MATCH", "RECORD",
         "English",  # the language switcher names each language in itself
         "me",  # the match list's player=me, typed as it is
         "JavaScript", "Space", "Home", "End"}  # a language's and keys' names
