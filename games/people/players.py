@@ -22,10 +22,10 @@ def player_house_create(*, name: str, strategy: str, description: str = "") -> P
     there is one; when a person or a user's bot has the name (or a look-alike of it) the new house bot is named
     ``"<name> (2)"``, ``"<name> (3)"``, ... instead, and the other player is left alone. ``ValueError`` for an
     unknown strategy."""
-    from eights_engine import STRATEGIES
+    from eights_engine import HOUSE_STRATEGIES
 
-    if strategy not in STRATEGIES:
-        raise ValueError(f"unknown strategy {strategy!r}: choose one of {', '.join(STRATEGIES)}")
+    if strategy not in HOUSE_STRATEGIES:
+        raise ValueError(f"unknown strategy {strategy!r}: choose one of {', '.join(HOUSE_STRATEGIES)}")
     wanted, n = name, 1
     with transaction.atomic():
         while True:

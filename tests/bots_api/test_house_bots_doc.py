@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from eights_engine.strategies import STRATEGIES
+from eights_engine.strategies import HOUSE_STRATEGIES
 from tournaments.management.commands.demo_setup import HOUSE_BOTS
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "BOT_PROTOCOL.md").read_text()
@@ -29,5 +29,5 @@ def test_every_demo_house_bot_is_named_with_its_strategy():
 
 
 def test_every_strategy_is_documented_and_house_heuristic_is_the_professor():
-    assert set(_table().values()) == set(STRATEGIES)
+    assert set(_table().values()) == set(HOUSE_STRATEGIES)
     assert _table()["Professor"] == "heuristic"
