@@ -335,6 +335,11 @@ ANALYSIS_RATE = env_str("ANALYSIS_RATE", "20/hour")
 if not re.fullmatch(r"[1-9][0-9]{0,6}/(s|sec|second|m|min|minute|h|hour|d|day)", ANALYSIS_RATE):
     raise ImproperlyConfigured(f"ANALYSIS_RATE={ANALYSIS_RATE!r}: write a count per period, e.g. 20/hour")
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["analysis_request"] = ANALYSIS_RATE
+#: Analyses of records opened in the replay viewer (games.local_replay, /replay/open/), per address: as ANALYSIS_RATE.
+RECORD_ANALYSIS_RATE = env_str("RECORD_ANALYSIS_RATE", "10/hour")
+if not re.fullmatch(r"[1-9][0-9]{0,6}/(s|sec|second|m|min|minute|h|hour|d|day)", RECORD_ANALYSIS_RATE):
+    raise ImproperlyConfigured(f"RECORD_ANALYSIS_RATE={RECORD_ANALYSIS_RATE!r}: write a count per period, e.g. 10/hour")
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["record_analysis"] = RECORD_ANALYSIS_RATE
 ANALYSE_PEOPLES_MATCHES = env_bool("ANALYSE_PEOPLES_MATCHES", True)
 #: Determinized deals a decision in an analysis: the expert's own (eights_engine.search.EXPERT_SAMPLES), so the action
 #: it prefers is the one it would play; fewer are quicker and noisier (the tests use a few).

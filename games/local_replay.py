@@ -7,25 +7,52 @@ every ply legal, every stored result right) and shows it in the same viewer as a
 (``templates/games/replay.html``, ``static/js/replay.js``), with the think times and faults a local record
 carries. Nothing is kept: the record lives in the one request. The work is the engine's alone (no outbound call,
 no database), bounded by ``MAX_RECORD_BYTES`` and by a budget per address (``RecordOpenThrottle``).
+
+The analysis on request (the form's "Analyse it"): the record, once it replays, goes in the message of an
+``analyse_record`` task to a worker of the house queue (seconds of CPU: never in the request), which weighs every
+decision as a finished match's analysis does (``eights_engine.analysis.analyse``) and keeps only the answer in the
+cache for ``ANALYSIS_KEEP_SECONDS`` under a 256-bit random key that only the page that asked knows
+(``record_analysis_status``, polled by static/js/replay.js). The record itself is stored nowhere. Records of more
+than ``MAX_ANALYSIS_PLIES`` plies are not analysed; a budget per address (``RECORD_ANALYSIS_RATE``) bounds the rest.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import re
+import secrets
+import time
 
+from django.conf import settings
+from django.core.cache import cache
 from django.core.exceptions import RequestDataTooBig
+from django.http import JsonResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
 from django.views.decorators.gzip import gzip_page
 
 from eights_engine import referee
+from eights_engine.analysis import analyse
 from eights_engine.frames import replay_frames
 from eights_engine.match import ReplayMismatch
 from eights_engine.record import verify_record
+from games.match_pages import replay_analysis
 from sitekit.limits import AddressBudget
+
+log = logging.getLogger(__name__)
 
 #: the largest record accepted (bytes): a 2,000-ply match's record is about 100 KB
 MAX_RECORD_BYTES = 4 * 1024 * 1024
+#: the longest record analysed on request (plies in all deals): a 100-point two-seat match has a few hundred
+MAX_ANALYSIS_PLIES = 5000
+#: how long an opened record's analysis is kept in the cache after its last change (s)
+ANALYSIS_KEEP_SECONDS = 3600
+#: an analysis not finished this long after it was asked for (s) was lost with its worker
+ANALYSIS_LOST_SECONDS = 1800
+_KEY = re.compile(r"[A-Za-z0-9_-]{43}")
 
 
 class RecordOpenThrottle(AddressBudget):
@@ -33,6 +60,13 @@ class RecordOpenThrottle(AddressBudget):
     replays a whole match on the web server's CPU)."""
 
     scope = "record_open"
+
+
+class RecordAnalysisBudget(AddressBudget):
+    """Analyses of opened records asked for per ``client_address`` (``RECORD_ANALYSIS_RATE``): each costs a worker
+    seconds of CPU."""
+
+    scope = "record_analysis"
 
 
 class RecordRefused(ValueError):
@@ -137,13 +171,106 @@ def record_open(request):
         if not choice.isdigit() or not 1 <= int(choice) <= len(records):
             raise RecordRefused(_("Match %(choice)s is not in this file: it holds %(count)s record(s); give a number "
                                   "from 1 to %(count)s.") % {"choice": choice[:12], "count": len(records)})
-        frames = record_frames(records[int(choice) - 1])
+        record = records[int(choice) - 1]
+        frames = record_frames(record)
     except RecordRefused as exc:
         return _refused(request, str(exc), status=400)
+    asked = request.POST.get("analyse") == "1"
     return render(request, "games/replay.html", {
         "match_id": None, "frames": frames, "start": {"deal": 1, "ply": 0}, "talk": [], "players": frames["players"],
         "deal_count": len(frames["deals"]), "seat_tools": None, "local_record": True,
-        "record_count": len(records), "record_choice": int(choice)})
+        "record_count": len(records), "record_choice": int(choice),
+        "record_analysis": record_analysis_start(request, record, frames) if asked else None})
+
+
+def record_analysis_start(request, record: dict, frames: dict) -> dict:
+    """Ask a worker to analyse an opened ``record`` (it replays: ``frames``): ``{"url"}`` of its status
+    (``record_analysis_status``) once it is queued, else ``{"problem"}``: the record is longer than
+    ``MAX_ANALYSIS_PLIES``, the address used its ``RECORD_ANALYSIS_RATE``, or the broker or the cache cannot be
+    reached (the replay is shown all the same)."""
+    plies = sum(len(deal["plies"]) for deal in frames["deals"])
+    if plies > MAX_ANALYSIS_PLIES:
+        return {"problem": _("This record has %(plies)s plies: records of at most %(max)s plies are analysed.")
+                % {"plies": f"{plies:,}", "max": f"{MAX_ANALYSIS_PLIES:,}"}}
+    budget = RecordAnalysisBudget()
+    if budget.full(request):
+        return {"problem": _("You have asked for %(rate)s analyses from this address: ask again in %(wait)s s.")
+                % {"rate": budget.rate, "wait": budget.retry_after()}}
+    from games.tasks import record_analysis_send  # the task module imports the service's modules
+
+    key = secrets.token_urlsafe(32)  # 256 bits: the page that asked is the only one to know it
+    queued = _analysis_put(key, {"status": "queued", "deals_done": 0, "deals_total": len(frames["deals"]),
+                                 "asked_at": time.time()})
+    if not queued or not record_analysis_send(key, record):
+        return {"problem": _("The analysis cannot be asked for just now (a service is down): the replay works; ask "
+                             "again in a minute.")}
+    budget.count(request)
+    return {"url": reverse("record-analysis", args=[key])}
+
+
+def _analysis_put(key: str, entry: dict) -> bool:
+    """Keep ``entry`` as the state of analysis ``key``; False (logged) when the cache cannot be reached."""
+    try:
+        cache.set(f"record-analysis:{key}", entry, ANALYSIS_KEEP_SECONDS)
+    except Exception as exc:  # noqa: BLE001 - any cache backend's error: the analysis is lost, the page says so
+        log.warning("an opened record's analysis could not be kept (%s)", type(exc).__name__)
+        return False
+    return True
+
+
+def record_analysis_run(*, key: str, record: dict) -> str:
+    """The ``analyse_record`` task's body: analyse ``record`` (``eights_engine.analysis.analyse`` with
+    ``ANALYSIS_SAMPLES``), keeping its progress and then its answer under ``key`` (``record_analysis_status``).
+    Returns ``done`` or ``failed`` (the engine's reason kept for the page)."""
+    asked = time.time()
+    try:
+        entry = cache.get(f"record-analysis:{key}") or {}
+        asked = entry.get("asked_at", asked)
+    except Exception:  # noqa: BLE001 - the cache is down: the answer is kept if it is back by the end
+        pass
+
+    def progress(done: int, total: int) -> None:
+        _analysis_put(key, {"status": "running", "deals_done": done, "deals_total": total, "asked_at": asked})
+
+    try:
+        data = analyse(record, samples=settings.ANALYSIS_SAMPLES, progress=progress)
+    except (ValueError, KeyError, TypeError) as exc:  # the page checked that it replays: this is a surprise
+        log.error("an opened record's analysis failed: %s", exc)
+        _analysis_put(key, {"status": "failed", "error": str(exc)[:300], "asked_at": asked})
+        return "failed"
+    _analysis_put(key, {"status": "done", "deals_done": len(data["deals"]), "deals_total": len(data["deals"]),
+                        "asked_at": asked, "analysis": replay_analysis({"analysis": data}),
+                        "given_up": data["totals"]["given_up"], "lower_is_better": data["lower_is_better"]})
+    return "done"
+
+
+@never_cache
+def record_analysis_status(request, key: str):
+    """``GET /replay/open/analysis/<key>/``: JSON ``status`` (queued, running, done, failed, lost), ``deals_done``,
+    ``deals_total`` and, once done, ``analysis`` (``match_pages.replay_analysis``'s shape), ``given_up`` (points
+    per seat) and ``lower_is_better``; ``detail`` says what went wrong. 404 (status ``gone``) for a key never given
+    or kept past ``ANALYSIS_KEEP_SECONDS``; 503 with Retry-After while the cache cannot be reached."""
+    gone = JsonResponse({"status": "gone", "detail": _("There is no such analysis: it was never asked for, or it is "
+                                                        "older than an hour. Open the record again to ask for one.")},
+                        status=404)
+    if not _KEY.fullmatch(key):
+        return gone
+    try:
+        entry = cache.get(f"record-analysis:{key}")
+    except Exception as exc:  # noqa: BLE001 - any cache backend's error
+        log.warning("an opened record's analysis could not be read (%s)", type(exc).__name__)
+        response = JsonResponse({"status": "unavailable", "detail": _("The analysis cannot be read just now: the "
+                                                                        "page asks again.")}, status=503)
+        response["Retry-After"] = "5"
+        return response
+    if entry is None:
+        return gone
+    answer = {k: v for k, v in entry.items() if k != "asked_at"}
+    if entry["status"] in ("queued", "running") and time.time() - entry.get("asked_at", 0) > ANALYSIS_LOST_SECONDS:
+        answer["status"] = "lost"
+    if answer["status"] in ("failed", "lost"):
+        answer["detail"] = _("The analysis did not finish: open the record again to ask for another.")
+    return JsonResponse(answer)
 
 
 def _record_text(request) -> str:

@@ -149,6 +149,27 @@ def analysis_send(match_id: int) -> bool:
     return True
 
 
+@shared_task(ignore_result=True, acks_late=True)
+def analyse_record(key: str, record: dict) -> str:
+    """Analyse a record opened in the replay viewer (``games.local_replay.record_analysis_run``), kept in the cache
+    under ``key``: what happened (done, failed)."""
+    from games.local_replay import record_analysis_run
+
+    return record_analysis_run(key=key, record=record)
+
+
+def record_analysis_send(key: str, record: dict) -> bool:
+    """Send ``analyse_record`` on the house queue as ``analysis_send`` does (the record travels in the message and is
+    stored nowhere). Returns False, logging, when the broker cannot be reached."""
+    try:
+        send_task(analyse_record, key, record, thread=tasks_mode() != "eager", queue=settings.MATCH_QUEUE_HOUSE,
+                  priority=BOTS_PRIORITY, retry_policy=QUICK_PUBLISH)
+    except BROKER_UNREACHABLE as exc:
+        log.warning("the analysis of an opened record could not be queued (%s)", type(exc).__name__)
+        return False
+    return True
+
+
 @shared_task(ignore_result=True)
 def watchdog() -> list[int]:
     """Queue running matches that nobody is playing: all the runnable ones when the broker lost its queues

@@ -21,6 +21,7 @@ page_patterns = [
     path("matches/<int:match_id>/analysis/", views.match_analysis_ask, name="match-analysis-ask"),
     path("matches/<int:match_id>/watch/", views.match_watch, name="match-watch"),
     path("replay/open/", local_replay.record_open, name="record-open"),
+    path("replay/open/analysis/<str:key>/", local_replay.record_analysis_status, name="record-analysis"),
     path("deals/<str:code>/", views.deal_code_page, name="deal-code"),
     path("deals/<str:code>/play/", views.deal_code_play, name="deal-code-play"),
     path("docs/", docs_pages.docs_index, name="docs-index"),

@@ -45,7 +45,7 @@ def send_task(task, *args, thread: bool = False, **options) -> None:
     if tasks_mode() == "celery":
         task.apply_async(args, **options)
     elif thread:
-        threading.Thread(target=_run_in_thread, args=(task, args), daemon=True, name=f"{task.name}{args}").start()
+        threading.Thread(target=_run_in_thread, args=(task, args), daemon=True, name=f"{task.name}{args}"[:120]).start()
     else:
         task.apply(args, throw=True)
 

@@ -119,7 +119,32 @@
   // The match's analysis (#replay-analysis, games.match_pages.replay_analysis), when it has one: at each decision the
   // action the expert prefers from the seat's information and the points the chosen one gave up on average.
   const analysisBlock = $("replay-analysis");
-  const analysis = analysisBlock ? JSON.parse(analysisBlock.textContent) : null;
+  let analysis = analysisBlock ? JSON.parse(analysisBlock.textContent) : null;
+
+  // An opened record's analysis on request (games.local_replay): #analysis-status names the URL to ask until a worker
+  // has done it, then its notes join the plies as a match's do, with the points each seat gave up in all.
+  const analysisStatus = $("analysis-status");
+  function pollAnalysis() {
+    fetch(analysisStatus.dataset.url, {credentials: "same-origin", headers: {Accept: "application/json"}})
+      .then(r => r.json().then(body => ({status: r.status, body})))
+      .then(({status, body}) => {
+        if (body.status === "done") {
+          analysis = body.analysis;
+          const lines = body.given_up.map((points, seat) => tr(gettext("%(name)s: %(points)s points given up"),
+            {name: name(seat), points: points.toFixed(1)}));
+          analysisStatus.replaceChildren(h("strong", {}, gettext("Analysis done:") + " "), lines.join(" · ") + ". ",
+            gettext("Each decision's note is beside its ply."));
+          render(false);
+        } else if (status === 503 || body.status === "queued" || body.status === "running") {
+          if (body.status === "running") analysisStatus.textContent = tr(gettext("Analysing: %(done)s of %(total)s deals done."), {done: body.deals_done, total: body.deals_total});
+          setTimeout(pollAnalysis, status === 503 ? 5000 : 2000);
+        } else {
+          analysisStatus.textContent = body.detail || gettext("The analysis did not finish: open the record again to ask for another.");
+        }
+      })
+      .catch(() => setTimeout(pollAnalysis, 5000));
+  }
+  if (analysisStatus && analysisStatus.dataset.url) pollAnalysis();
 
   function analysisNote(delta) {
     const deal = analysis && analysis[String(dealNo)];

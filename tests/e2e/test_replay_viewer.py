@@ -257,3 +257,37 @@ def test_a_local_record_file_opens_in_the_same_viewer(live_server, browser, tmp_
     assert "house:tactician" in page.inner_text("#seats")
     found = axe_violations(page)
     assert not found, describe(found)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_local_record_is_analysed_on_request_beside_its_plies(live_server, browser, tmp_path, settings):
+    """The form's "Analyse it" (issue 26, item 5): the page polls until the worker (here a thread of the live
+    server's process) has weighed every decision, then says what each seat gave up and shows the notes at the plies,
+    as a match's analysis does; nothing is written as HTML."""
+    import io
+
+    from eights_engine.bots import localrun
+
+    settings.ANALYSIS_SAMPLES = 6
+    settings.TASKS = "in_process"
+    path = tmp_path / "local.json"
+    localrun.run(localrun.parse_args(["house:heuristic", "house:tactician", "--preset", "pagat", "--seed", "5",
+                                      "--record", str(path)]), io.StringIO())
+    page = browser.new_page()
+    errors = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.goto(f"{live_server.url}/replay/open/")
+    page.set_input_files("input[name=file]", str(path))
+    page.check("input[name=analyse]")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Open in the replay viewer").click()
+    page.wait_for_function("() => document.querySelector('#analysis-status').textContent.startsWith('Analysis done')",
+                           timeout=60_000)
+    status = page.inner_text("#analysis-status")
+    assert "house:heuristic: " in status and "points given up" in status
+    for _ in range(6):  # the first plies hold the first decision of more than one choice
+        page.keyboard.press("ArrowRight")
+        if page.locator(".analysis-note").count():
+            break
+    assert page.inner_text(".analysis-note").startswith("Analysis:")
+    assert not errors, errors

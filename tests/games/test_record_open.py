@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 
 import pytest
 from bot_servers import running
@@ -146,3 +147,107 @@ def test_localrun_refuses_a_record_file_in_no_folder(capsys):
                              "--record", "/no/such/folder/x.ndjson"])
     assert exit_.value.code == 2
     assert "give a file name in an existing folder" in capsys.readouterr().err
+
+
+def _analysis_url(response) -> str | None:
+    page = response.content.decode()
+    marker = 'id="analysis-status"'
+    if marker not in page:
+        return None
+    start = page.index('data-url="', page.index(marker)) + len('data-url="')
+    return page[start:page.index('"', start)]
+
+
+@pytest.fixture
+def _analysed_here(settings):
+    settings.ANALYSIS_SAMPLES = 6  # the tests need the answer's shape, not the expert's depth
+    settings.TASKS = "eager"  # the task runs in the request's thread: its answer is kept before the page is sent
+
+
+@pytest.mark.django_db
+def test_an_opened_record_is_analysed_on_request_and_only_the_answer_is_kept(local_records, _analysed_here):
+    from games.models import MatchAnalysis
+
+    path, outcomes = local_records
+    client = Client()
+    plain = client.post("/replay/open/", {"record": path.read_text().splitlines()[0]})
+    assert _analysis_url(plain) is None  # not asked: no analysis
+    response = client.post("/replay/open/", {"record": path.read_text().splitlines()[0], "analyse": "1"})
+    assert response.status_code == 200
+    url = _analysis_url(response)
+    assert url and url.startswith("/replay/open/analysis/")
+    answer = client.get(url)
+    assert answer.status_code == 200 and answer["Cache-Control"].startswith("max-age=0")
+    body = answer.json()
+    record = json.loads(path.read_text().splitlines()[0])
+    assert body["status"] == "done" and body["deals_done"] == body["deals_total"] == len(record["deals"])
+    assert set(body["analysis"]) == {str(n) for n in range(1, len(record["deals"]) + 1)}
+    assert len(body["given_up"]) == 3 and all(points >= 0 for points in body["given_up"])
+    decisions = [d for deal in body["analysis"].values() for d in deal["decisions"].values()]
+    assert decisions and {d["seat"] for d in decisions} == {0, 1, 2}
+    assert "asked_at" not in body and not MatchAnalysis.objects.exists() and not Match.objects.exists()
+    other = Client().get(url)  # the key is the whole secret: anyone holding it may read the answer, nobody guesses it
+    assert other.status_code == 200
+    assert len(url.rstrip("/").rsplit("/", 1)[1]) == 43  # 32 random bytes, base64url
+
+
+@pytest.mark.django_db
+def test_record_analysis_refusals_say_why_and_the_replay_still_shows(local_records, _analysed_here, settings,
+                                                                      monkeypatch):
+    from games import local_replay
+
+    path, _outcomes = local_records
+    line = path.read_text().splitlines()[0]
+    client = Client()
+    monkeypatch.setattr(local_replay, "MAX_ANALYSIS_PLIES", 10)
+    long = client.post("/replay/open/", {"record": line, "analyse": "1"})
+    assert long.status_code == 200 and _frames(long)["deals"] and _analysis_url(long) is None
+    assert "records of at most 10 plies are analysed" in _alert(long)
+    monkeypatch.setattr(local_replay, "MAX_ANALYSIS_PLIES", 5000)
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
+        **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "record_analysis": "1/hour"}}
+    first = client.post("/replay/open/", {"record": line, "analyse": "1"}, REMOTE_ADDR="203.0.113.9")
+    assert _analysis_url(first)
+    second = client.post("/replay/open/", {"record": line, "analyse": "1"}, REMOTE_ADDR="203.0.113.9")
+    assert second.status_code == 200 and _analysis_url(second) is None
+    assert "analyses from this address: ask again in" in _alert(second)
+    for key in ("x" * 43, "not-a-key", "A" * 44):
+        gone = client.get(f"/replay/open/analysis/{key}/")
+        assert gone.status_code == 404 and gone.json()["status"] == "gone" and "Open the record again" in gone.json()["detail"]
+
+
+@pytest.mark.django_db
+def test_while_redis_is_down_the_record_is_still_analysed_in_the_process(local_records, _analysed_here):
+    """The service's cache (config.cache.ResilientRedisCache) counts and keeps in the process while Redis is away:
+    the page, the budget and the analysis go on (here the task runs in the request's process)."""
+    path, _outcomes = local_records
+    down = {"default": {"BACKEND": "config.cache.ResilientRedisCache", "LOCATION": "redis://127.0.0.1:9/0",
+                        "OPTIONS": {"socket_connect_timeout": 0.2, "socket_timeout": 0.2}}}
+    client = Client()
+    with override_settings(CACHES=down):
+        response = client.post("/replay/open/", {"record": path.read_text().splitlines()[0], "analyse": "1"})
+        assert response.status_code == 200 and _frames(response)["deals"]
+        status = client.get(_analysis_url(response))
+        assert status.status_code == 200 and status.json()["status"] == "done"
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_real_worker_analyses_an_opened_record(local_records, settings):
+    from celery.contrib.testing.worker import start_worker
+
+    from config.celery import app
+
+    settings.ANALYSIS_SAMPLES = 6
+    path, _outcomes = local_records
+    app.control.purge()
+    client = Client()
+    with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=30):
+        response = client.post("/replay/open/", {"record": path.read_text().splitlines()[1], "analyse": "1"})
+        url = _analysis_url(response)
+        assert url
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and client.get(url).json()["status"] in ("queued", "running"):
+            time.sleep(0.2)
+    body = client.get(url).json()
+    assert body["status"] == "done" and len(body["given_up"]) == 3
