@@ -98,6 +98,7 @@ class BoardEntryOutput(serializers.Serializer):
 
 
 class LadderDetailOutput(LadderRowOutput):
+    players = serializers.ChoiceField(["all", "people", "bots"], help_text="who is listed (the ``players`` filter)")
     provisional_matches = serializers.IntegerField(help_text="rated matches an entry plays before it is ranked")
     count = serializers.IntegerField(help_text="established (ranked) entries")
     next = serializers.CharField(allow_null=True, help_text="the leaderboard's next page (limit/offset)")
@@ -136,14 +137,18 @@ class LadderDetailApi(APIView):
 
     @extend_schema(tags=["ladders"], summary="A ladder's leaderboard: ranks, ratings, confidence, provisional entries",
                    parameters=[OpenApiParameter("limit", int, description="entries per page, 1 to 100 (default 50)"),
-                               OpenApiParameter("offset", int, description="ranked entries to skip")],
+                               OpenApiParameter("offset", int, description="ranked entries to skip"),
+                               OpenApiParameter("players", str, enum=["all", "people", "bots"],
+                                                description="list people only or bots only (users' and house "
+                                                            "bots), ranked among themselves; ratings unchanged")],
                    responses={200: LadderDetailOutput,
                               404: OpenApiResponse(ErrorOutput, description="no such ladder"), **_ERRORS})
     def get(self, request, slug: str):
         ladder = selectors.ladder_list().filter(slug=slug).first()
         if ladder is None:
             raise NotFound(f"there is no ladder {slug!r}: the ladders are listed at /api/ladders/")
-        board = selectors.ladder_leaderboard(ladder=ladder)  # one query: the whole board, as the page reads it
+        players = selectors.board_players(request.query_params.get("players"))  # BadFilter: 400 invalid_filter
+        board = selectors.ladder_leaderboard(ladder=ladder, players=players)  # one query, as the page reads it
         ranked = [e for e in board if not e.provisional]
         for above, below in zip(ranked, ranked[1:]):
             p = order_confidence(above.mu, above.sigma, below.mu, below.sigma)
@@ -153,7 +158,7 @@ class LadderDetailApi(APIView):
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(ranked, request, view=self)
         data = LadderRowOutput(ladder).data
-        data.update(provisional_matches=settings.LADDER_PROVISIONAL_MATCHES, count=len(ranked),
+        data.update(players=players or "all", provisional_matches=settings.LADDER_PROVISIONAL_MATCHES, count=len(ranked),
                     next=paginator.get_next_link(), previous=paginator.get_previous_link(),
                     leaderboard=BoardEntryOutput(page, many=True).data,
                     provisional=BoardEntryOutput(newcomers[:PROVISIONAL_SHOWN], many=True).data,

@@ -11,7 +11,7 @@ from django.db.models.functions import Coalesce
 
 from games.browse import BadFilter
 from sitekit.ids import parse_id
-from games.models import Match, Seat
+from games.models import Match, Player, Seat
 from tournaments.models import (DuplicateSet, Ladder, LadderEntry, LadderMatch, RatingChange, Tournament,
                                 TournamentMatch)
 from tournaments.ratings import order_confidence, trust_statement
@@ -34,14 +34,34 @@ def ladder_list() -> QuerySet[Ladder]:
     )
 
 
-def ladder_leaderboard(*, ladder: Ladder) -> list[LadderEntry]:
+#: The leaderboard's ``players`` filter (issue 27): who is listed. People and bots share one ladder and one rating;
+#: a filtered board lists some of them with the same ratings, ranked among themselves.
+BOARD_PLAYERS = {"people": (Player.Kind.HUMAN,), "bots": (Player.Kind.BOT, Player.Kind.HOUSE)}
+
+
+def board_players(value: str | None) -> str | None:
+    """The ``players`` filter from a query string: None (everyone) for a missing or empty value or ``all``, else
+    ``"people"`` or ``"bots"``. ``BadFilter`` (400) for anything else, naming the values that would do."""
+    value = (value or "").strip().lower()
+    if value in ("", "all"):
+        return None
+    if value not in BOARD_PLAYERS:
+        raise BadFilter("players", f"{value[:40]!r} is not a filter of the leaderboard: use people (people only), "
+                        "bots (users' and house bots only) or all")
+    return value
+
+
+def ladder_leaderboard(*, ladder: Ladder, players: str | None = None) -> list[LadderEntry]:
     """The ladder's entries in leaderboard order: established ones (at least ``LADDER_PROVISIONAL_MATCHES`` rated
     matches) by the conservative ordinal (mu - 3 sigma), then provisional ones, also by ordinal. Each entry gets
     ``provisional`` (bool) and ``rank`` (1.. among the established, ties share a rank; None when provisional: a
-    lucky start never ranks a newcomer above a settled rating)."""
+    lucky start never ranks a newcomer above a settled rating). ``players`` (``board_players``: "people", "bots" or
+    None for everyone) lists only those, ranked among themselves with their ratings unchanged."""
     needed = settings.LADDER_PROVISIONAL_MATCHES
-    entries = list(LadderEntry.objects.filter(ladder=ladder).select_related("player__user")
-                   .order_by("-ordinal", "player__name"))
+    entries = LadderEntry.objects.filter(ladder=ladder)
+    if players is not None:
+        entries = entries.filter(player__kind__in=BOARD_PLAYERS[players])
+    entries = list(entries.select_related("player__user").order_by("-ordinal", "player__name"))
     for entry in entries:
         entry.provisional = entry.matches_played < needed
     entries.sort(key=lambda e: e.provisional)  # stable: each group stays in ordinal order

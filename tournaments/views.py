@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from games import match_pages
+from games.browse import BadFilter
 from eights_engine import PRESETS, Ruleset
 from games.people.casual import casual_start
 from games.people.guests import guest_deal, guest_opponents, session_guest
@@ -92,7 +93,11 @@ def guest_deal_page(request):
 
 def ladder_detail(request, slug: str):
     ladder = get_object_or_404(Ladder, slug=slug)
-    board = selectors.ladder_leaderboard(ladder=ladder)
+    try:
+        players = selectors.board_players(request.GET.get("players"))
+    except BadFilter:  # a hand-typed address: the whole board, its filter links say what there is
+        players = None
+    board = selectors.ladder_leaderboard(ladder=ladder, players=players)
     scale_max = max([e.mu + 3 * e.sigma for e in board] + [50.0])
     scale_min = min([e.mu - 3 * e.sigma for e in board] + [0.0])
     span = scale_max - scale_min or 1
@@ -108,7 +113,7 @@ def ladder_detail(request, slug: str):
         match_with = me.match_with if me else "both"
     return render(request, "tournaments/ladder_detail.html", {"ladder": ladder, "board": board, "recent": recent,
                                                               "trust": trust, "provisional_matches": settings.LADDER_PROVISIONAL_MATCHES,
-                                                              "match_with": match_with,
+                                                              "match_with": match_with, "players": players,
                                                               "waiting": request.GET.get("waiting") == "1",
                                                               "playing": selectors.matches_playing_now(
                                                                   ladder=ladder, limit=PLAYING_NOW_SHOWN),
