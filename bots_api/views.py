@@ -200,10 +200,12 @@ def head_to_head_page(request, a: str, b: str):
 
 def player_profile(request, name: str):
     from bots_api.head_to_head import frequent_opponents
+    from tournaments.seasons import player_season_history
 
     player = selectors.player_by_name(name=name)
     profile = selectors.player_profile(player=player)
     profile["opponents"] = frequent_opponents(player=player)
+    profile["seasons"] = player_season_history(player_id=player.pk)
     bot = getattr(player, "bot", None) if player.kind == Player.Kind.BOT else None
     return render(request, "bots_api/player_profile.html", {
         "player": player, "profile": profile, "presets": sorted(PRESETS),

@@ -335,6 +335,11 @@ ANALYSIS_RATE = env_str("ANALYSIS_RATE", "20/hour")
 if not re.fullmatch(r"[1-9][0-9]{0,6}/(s|sec|second|m|min|minute|h|hour|d|day)", ANALYSIS_RATE):
     raise ImproperlyConfigured(f"ANALYSIS_RATE={ANALYSIS_RATE!r}: write a count per period, e.g. 20/hour")
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["analysis_request"] = ANALYSIS_RATE
+#: Ladder seasons (tournaments.seasons): at a season's end every rating's sigma moves this share of the way back to
+#: the starting sigma (0: kept as it is, 1: back to a newcomer's uncertainty); mu is kept.
+SEASON_SOFTEN = env_float("SEASON_SOFTEN", 0.5, 0.0, 1.0)
+#: The demo ladders' season length (minutes; demo_setup): short, so a newcomer sees a season end on `make run`.
+DEMO_SEASON_MINUTES = env_int("DEMO_SEASON_MINUTES", 20, 1, 527040)
 #: Analyses of records opened in the replay viewer (games.local_replay, /replay/open/), per address: as ANALYSIS_RATE.
 RECORD_ANALYSIS_RATE = env_str("RECORD_ANALYSIS_RATE", "10/hour")
 if not re.fullmatch(r"[1-9][0-9]{0,6}/(s|sec|second|m|min|minute|h|hour|d|day)", RECORD_ANALYSIS_RATE):

@@ -26,6 +26,7 @@ from games.models import Match, Player
 from games.services import match_create, new_match_secret
 from tournaments.duplicate import SetMatch, combined_places, deal_swings, rotations, swing_totals
 from tournaments.models import DuplicateSet, DuplicateSetMatch, Ladder, LadderMatch
+from tournaments.seasons import season_open
 
 
 def duplicate_set_create(*, ladder: Ladder, players: list[Player], seed: int | None = None) -> list[Match]:
@@ -39,12 +40,13 @@ def duplicate_set_create(*, ladder: Ladder, players: list[Player], seed: int | N
     ruleset = Ruleset.from_dict(ladder.ruleset)
     with transaction.atomic():
         dup = DuplicateSet.objects.create(ladder=ladder, seed=seed, seat_count=len(players))
+        season = season_open(ladder=ladder)  # every rotation belongs to the season the set started in
         matches = []
         for rotation, seating in enumerate(rotations(players)):
             match = match_create(players=seating, ruleset=ruleset, preset=ladder.preset, seed=seed, secret=secret,
                                  turn_timeout_ms=ladder.turn_timeout_ms, move_seconds=ladder.move_seconds,
                                  reveal_group=dup.reveal_key, after=matches[-1] if matches else None)
-            LadderMatch.objects.create(ladder=ladder, match=match)
+            LadderMatch.objects.create(ladder=ladder, match=match, season=season)
             DuplicateSetMatch.objects.create(duplicate_set=dup, match=match, rotation=rotation)
             matches.append(match)
     return matches

@@ -165,3 +165,100 @@ class LadderDetailApi(APIView):
                     provisional_count=len(newcomers),
                     provisional_statement=selectors.ladder_trust(board=board)["provisional"])
         return Response(data)
+
+
+class StandingOutput(serializers.Serializer):
+    """A row of a closed season's leaderboard as it closed (``SeasonStanding``)."""
+
+    position = serializers.IntegerField(help_text="1.. in the board's order (provisional entries last)")
+    rank = serializers.IntegerField(allow_null=True, help_text="1 = best; ties share a rank; null when provisional")
+    player_id = serializers.IntegerField()
+    player = serializers.CharField(source="player.name")
+    kind = serializers.CharField(source="player.kind", help_text="human, bot or house")
+    rating = serializers.FloatField(source="ordinal", help_text="mu - 3 sigma at the close")
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    matches_played = serializers.IntegerField(help_text="rated matches in all, at the close")
+    season_matches = serializers.IntegerField(help_text="finished matches of this season")
+    season_wins = serializers.FloatField(help_text="first places in them (a shared first counts a share)")
+
+
+class SeasonOutput(serializers.Serializer):
+    """A season of a ladder (``tournaments.seasons``)."""
+
+    number = serializers.IntegerField()
+    status = serializers.SerializerMethodField(help_text="open or closed")
+    started_at = serializers.DateTimeField()
+    ends_at = serializers.DateTimeField(help_text="when it closes (open) or was due to close (closed)")
+    closed_at = serializers.DateTimeField(allow_null=True)
+    url = serializers.SerializerMethodField(help_text="the season's API answer (its final standings)")
+    page = serializers.SerializerMethodField(help_text="the season's page")
+    podium = StandingOutput(many=True, help_text="the first three ranked at the close (closed seasons)")
+
+    def get_status(self, season) -> str:
+        return "closed" if season.closed_at else "open"
+
+    def get_url(self, season) -> str:
+        return reverse("api-ladder-season", args=[season.ladder.slug, season.number])
+
+    def get_page(self, season) -> str:
+        return reverse("ladder-season", args=[season.ladder.slug, season.number])
+
+
+class SeasonDetailOutput(SeasonOutput):
+    standings = StandingOutput(source="standings_rows", many=True,
+                               help_text="the whole leaderboard as it closed (empty while open)")
+
+
+def _ladder(slug: str):
+    from tournaments.models import Ladder
+
+    ladder = Ladder.objects.filter(slug=slug).first()
+    if ladder is None:
+        raise NotFound(f"there is no ladder {slug!r}: the ladders are listed at /api/ladders/")
+    return ladder
+
+
+class LadderSeasonsApi(APIView):
+    """A ladder's seasons, newest first: each with its dates and, once closed, its podium (issue 27)."""
+
+    permission_classes = [AllowAny]
+    pagination_class = BoundedLimitOffsetPagination
+
+    @extend_schema(tags=["ladders"], summary="A ladder's seasons: dates and podiums, newest first",
+                   parameters=[OpenApiParameter("limit", int, description="seasons per page, 1 to 100 (default 50)"),
+                               OpenApiParameter("offset", int, description="seasons to skip")],
+                   responses={200: SeasonOutput(many=True),
+                              404: OpenApiResponse(ErrorOutput, description="no such ladder"), **_ERRORS})
+    def get(self, request, slug: str):
+        from tournaments.seasons import seasons_of_ladder
+
+        ladder = _ladder(slug)
+        seasons = seasons_of_ladder(ladder=ladder)
+        for season in seasons:
+            season.ladder = ladder
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(seasons, request, view=self)
+        return paginator.get_paginated_response(SeasonOutput(page, many=True).data)
+
+
+class LadderSeasonApi(APIView):
+    """One season of a ladder: its dates and, once closed, its final standings."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(tags=["ladders"], summary="A season's final standings (the leaderboard as it closed)",
+                   responses={200: SeasonDetailOutput,
+                              404: OpenApiResponse(ErrorOutput, description="no such ladder or season"), **_ERRORS})
+    def get(self, request, slug: str, number: int):
+        from tournaments.models import Season
+
+        ladder = _ladder(slug)
+        season = Season.objects.filter(ladder=ladder, number=number).first()
+        if season is None:
+            raise NotFound(f"the ladder {slug!r} has no season {number}: its seasons are listed at "
+                           f"{reverse('api-ladder-seasons', args=[slug])}")
+        season.ladder = ladder
+        season.standings_rows = list(season.standings.select_related("player"))
+        season.podium = [row for row in season.standings_rows if row.rank is not None and row.rank <= 3]
+        return Response(SeasonDetailOutput(season).data)

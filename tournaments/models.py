@@ -31,6 +31,9 @@ class Ladder(models.Model):
     duplicate = models.BooleanField(
         default=False, help_text="duplicate play: each pairing plays the same deal seeds once from each seat (a set of "
                                  "rotations, tournaments.duplicate) and is rated once, from the combined result")
+    season_length = models.DurationField(
+        null=True, blank=True, help_text="the ladder runs in seasons of this length (tournaments.seasons): at each "
+                                         "end the standings are kept and the ratings softened; empty: no seasons")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -55,6 +58,9 @@ class Ladder(models.Model):
             errors["seats_per_match"] = (f"{exc} (preset {self.preset!r} seats {ruleset.seats_min} to "
                                          f"{ruleset.seats_max} players per match, not {self.seats_per_match}): "
                                          "choose a seat count the ruleset allows")
+        if self.season_length is not None and not 60 <= self.season_length.total_seconds() <= 366 * 86400:
+            errors["season_length"] = (f"a season of 1 minute to 366 days, not {self.season_length}: or leave it "
+                                       "empty for no seasons")
         limits = {"max_concurrent_per_player": (1, 100, "running matches per player: at least 1 (up to 100)"),
                   "max_running_matches": (1, 1000, "running matches on the ladder: 1 to 1000"),
                   "turn_timeout_ms": (50, 60000, "a bot's turn: 50 to 60000 ms"),
@@ -89,12 +95,52 @@ class LadderEntry(models.Model):
         return f"{self.player} on {self.ladder}"
 
 
+class Season(models.Model):
+    """One season of a ladder with ``season_length`` (``tournaments.seasons``): open from ``started_at`` until
+    ``ends_at``; once ``closed_at`` is set its final standings are its ``SeasonStanding`` rows."""
+
+    ladder = models.ForeignKey(Ladder, related_name="seasons", on_delete=models.CASCADE)
+    number = models.PositiveIntegerField(help_text="1, 2, ... within the ladder")
+    started_at = models.DateTimeField()
+    ends_at = models.DateTimeField()
+    closed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["ladder", "-number"]
+        constraints = [models.UniqueConstraint(fields=["ladder", "number"], name="season_ladder_number")]
+
+    def __str__(self) -> str:
+        return f"{self.ladder} season {self.number}"
+
+
+class SeasonStanding(models.Model):
+    """A row of a closed season's leaderboard as it closed: the entry's rank (None: provisional), its rating then,
+    and its rated matches and wins in that season."""
+
+    season = models.ForeignKey(Season, related_name="standings", on_delete=models.CASCADE)
+    player = models.ForeignKey(Player, related_name="season_standings", on_delete=models.CASCADE)
+    position = models.PositiveIntegerField(help_text="1.. in the board's order (provisional entries last)")
+    rank = models.PositiveIntegerField(null=True, blank=True)
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    ordinal = models.FloatField()
+    matches_played = models.PositiveIntegerField(help_text="rated matches in all, at the close")
+    season_matches = models.PositiveIntegerField(default=0, help_text="finished matches of this season")
+    season_wins = models.FloatField(default=0, help_text="first places in them (a shared first counts a share)")
+
+    class Meta:
+        ordering = ["season", "position"]
+        constraints = [models.UniqueConstraint(fields=["season", "player"], name="standing_season_player")]
+
+
 class LadderMatch(models.Model):
-    """A match played for a ladder; ``rated_at`` is set once its ratings were applied (exactly once)."""
+    """A match played for a ladder; ``rated_at`` is set once its ratings were applied (exactly once); ``season``:
+    the season open when it was created (None on a ladder without seasons)."""
 
     ladder = models.ForeignKey(Ladder, related_name="ladder_matches", on_delete=models.CASCADE)
     match = models.OneToOneField(Match, related_name="ladder_match", on_delete=models.CASCADE)
     rated_at = models.DateTimeField(null=True, blank=True)
+    season = models.ForeignKey(Season, null=True, blank=True, related_name="ladder_matches", on_delete=models.SET_NULL)
 
     class Meta:
         ordering = ["-match_id"]

@@ -20,6 +20,7 @@ from sitekit.errors import ApiError
 from tournaments.matchmaking import Candidate, choose_matches
 from tournaments.duplicate_services import duplicate_set_create, on_set_match_finished
 from tournaments.models import Ladder, LadderEntry, LadderMatch, PlayRequest, RatingChange
+from tournaments.seasons import season_open, seasons_roll
 
 log = logging.getLogger(__name__)
 _MODEL = PlackettLuce()
@@ -132,6 +133,8 @@ def ladder_schedule_matches(*, ladder: Ladder, limit: int | None = None) -> list
         # one scheduler per ladder at a time: the caps below are counted and used under this row lock. NO KEY
         # UPDATE: rows that merely reference the ladder (Play now's LadderMatch, entries) are not held up by it
         ladder = Ladder.objects.select_for_update(no_key=True).get(pk=ladder.pk)
+        if ladder.is_active:
+            seasons_roll(ladder=ladder)  # a season whose end has come closes here, and the next opens
         return _schedule_locked(ladder, limit)
 
 
@@ -200,7 +203,7 @@ def _ladder_match_create(ladder: Ladder, players: list[Player]) -> Match:
     """A rated match of ``ladder`` for ``players`` in seat order, under its rules, bot turn timeout and move clock."""
     match = match_create(players=players, ruleset=Ruleset.from_dict(ladder.ruleset), preset=ladder.preset,
                          turn_timeout_ms=ladder.turn_timeout_ms, move_seconds=ladder.move_seconds)
-    LadderMatch.objects.create(ladder=ladder, match=match)
+    LadderMatch.objects.create(ladder=ladder, match=match, season=season_open(ladder=ladder))
     return match
 
 

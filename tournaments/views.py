@@ -21,7 +21,8 @@ from games.models import Match, Player
 from tournaments import selectors
 from sitekit.pages import post_only
 from tournaments.duplicate_services import duplicate_set_page
-from tournaments.models import DuplicateSet, DuplicateSetMatch, Ladder, LadderEntry, TournamentMatch
+from tournaments.models import DuplicateSet, DuplicateSetMatch, Ladder, LadderEntry, Season, TournamentMatch
+from tournaments.seasons import season_open, seasons_of_ladder
 from tournaments.ratings import rating_chart
 from tournaments.services import LadderBusy, ladder_play_now
 
@@ -114,11 +115,31 @@ def ladder_detail(request, slug: str):
     return render(request, "tournaments/ladder_detail.html", {"ladder": ladder, "board": board, "recent": recent,
                                                               "trust": trust, "provisional_matches": settings.LADDER_PROVISIONAL_MATCHES,
                                                               "match_with": match_with, "players": players,
+                                                              "season": season_open(ladder=ladder),
                                                               "waiting": request.GET.get("waiting") == "1",
                                                               "playing": selectors.matches_playing_now(
                                                                   ladder=ladder, limit=PLAYING_NOW_SHOWN),
                                                               "duplicate_sets": selectors.duplicate_sets_recent(
                                                                   ladder=ladder) if ladder.duplicate else None})
+
+
+def ladder_seasons(request, slug: str):
+    """The ladder's seasons (``tournaments.seasons``), newest first: the open one with its end, each closed one
+    with its podium. 404 for an unknown ladder; a ladder without seasons says so."""
+    ladder = get_object_or_404(Ladder, slug=slug)
+    return render(request, "tournaments/ladder_seasons.html", {
+        "ladder": ladder, "seasons": seasons_of_ladder(ladder=ladder)})
+
+
+def ladder_season(request, slug: str, number: int):
+    """One season: while open, its dates and the live board's link; once closed, its podium and its leaderboard as
+    it closed (``SeasonStanding``), with each entry's matches and wins of the season. 404 for an unknown season."""
+    ladder = get_object_or_404(Ladder, slug=slug)
+    season = get_object_or_404(Season, ladder=ladder, number=number)
+    standings = list(season.standings.select_related("player__user"))
+    return render(request, "tournaments/ladder_season.html", {
+        "ladder": ladder, "season": season, "standings": standings,
+        "podium": [row for row in standings if row.rank is not None and row.rank <= 3]})
 
 
 #: the entry page's rating chart shows this many most recent matches; the table below it is paged (50 a page)

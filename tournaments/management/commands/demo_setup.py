@@ -1,6 +1,9 @@
 """Create the demo ladders and their house bots (idempotent): the default ladder (pagat unless told otherwise) and
 one ladder for each other rule system of RULES.md (``SYSTEM_LADDERS``), so the demo shows every system playing."""
 
+from datetime import timedelta
+
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
@@ -82,8 +85,18 @@ class Command(BaseCommand):
                 f"ladder '{lad.slug}' ready: {lad.entries.count()} players, preset {lad.preset}, "
                 f"{lad.seats_per_match} seats, to {lad.target} points"))
         if not only:
-            self._duplicate_ladder(house)
+            ladders.append(self._duplicate_ladder(house))
+        self._demo_seasons(ladders)
         self._demo_tournament()
+
+    def _demo_seasons(self, ladders: list) -> None:
+        """The demo ladders run in short seasons (``DEMO_SEASON_MINUTES``), so a newcomer sees one end and the next
+        begin; a ladder given another length (the admin) keeps it."""
+        from tournaments.models import Ladder
+
+        length = timedelta(minutes=settings.DEMO_SEASON_MINUTES)
+        Ladder.objects.filter(pk__in=[lad.pk for lad in ladders], season_length__isnull=True).update(
+            season_length=length)
 
     def _demo_tournament(self) -> None:
         """A finished Swiss tournament of six house bots (3 rounds, matches to 50: a few seconds), played here once."""
@@ -109,3 +122,4 @@ class Command(BaseCommand):
             ladder_entry_create(ladder=ladder, player=house[name])
         self.stdout.write(self.style.SUCCESS(
             f"ladder '{ladder.slug}' ready: {ladder.entries.count()} players, duplicate play (a match and its mirror)"))
+        return ladder
