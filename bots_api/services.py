@@ -16,6 +16,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Q
 from django.http import Http404
+from django.urls import reverse
 from django.utils import timezone
 
 from eights_engine.bots import check as conformance
@@ -24,7 +25,8 @@ from bots_api.models import Bot, BotCheck, TrialMatch
 from eights_engine.bots.protocol import match_end_body, printable
 from bots_api.versions import match_version_ask
 from eights_engine import MatchState, Ruleset
-from games.models import Match, Move, Player
+from games.models import Match, Move, Notification, Player
+from games.notices import notify
 from games.people.players import player_name_check
 from sitekit.names import NameRefused
 from sitekit.errors import ApiError
@@ -136,9 +138,10 @@ def bot_update(*, bot: Bot, name: str | None = None, endpoint_url: str | None = 
 
 
 def _sync_player(bot: Bot) -> None:
-    """A bot that cannot play (disabled, unverified, suspended) is not scheduled: its player is inactive. Its
+    """A bot that cannot play (disabled, unverified, suspended, banned) is not scheduled: its player is inactive. Its
     ladder entries stay, so it plays on where it was once it can play again."""
     Player.objects.filter(pk=bot.player_id).update(is_active=bot.can_play)
+    Player.objects.filter(pk=bot.player_id, banned_at__isnull=False).update(is_active=False)  # a ban stays
 
 
 def bot_rotate_secret(*, bot: Bot) -> str:
@@ -280,7 +283,9 @@ def _check_record(check: BotCheck, url: str, secret: str, results: list[conforma
             check.detail = f"{failed[0].name}: {failed[0].detail}{more}"
             bot.verified_at = None
             bot.save(update_fields=["verified_at", "updated_at"])
+            _tell_owner(bot, Notification.Kind.BOT_CHECK_FAILED, check.detail[:200], key=f"check:{check.pk}")
         else:
+            was_out = bot.verified_at is None or bool(bot.suspended_reason)
             check.state = BotCheck.State.PASSED
             check.detail = f"all {len(results)} checks passed."
             bot.verified_at = now
@@ -301,6 +306,8 @@ def _check_record(check: BotCheck, url: str, secret: str, results: list[conforma
                 check.detail += f" Hint: {hint}"
             bot.save(update_fields=["verified_at", "reported_name", "reported_version", "suspended_reason",
                                     "suspended_until", "consecutive_failed_matches", "updated_at"])
+            if was_out and not bot.suspended_reason:  # it plays again
+                _tell_owner(bot, Notification.Kind.BOT_RECOVERED, "", key=f"check:{check.pk}")
         if bot is not None:
             _sync_player(bot)
         check.finished_at = now
@@ -410,6 +417,14 @@ def _suspend(bot: Bot, failed: str) -> None:
         why = (f"suspension {bot.suspension_count}: failed a match on probation, or "
                f"{settings.BOT_SUSPEND_AFTER_FAILED_MATCHES} in a row")
     bot.suspended_reason = f"{why} (last: {failed})"[:300]
+    _tell_owner(bot, Notification.Kind.BOT_SUSPENDED, bot.suspended_reason,
+                key=f"suspended:{bot.pk}:{bot.suspension_count}")
+
+
+def _tell_owner(bot: Bot, kind: str, reason: str, *, key: str) -> None:
+    """Notify ``bot``'s owner (``games.notices``) in the caller's transaction: e-mailed after it commits."""
+    notify(user_id=bot.owner_id, kind=kind, params={"bot": bot.player.name, "reason": reason},
+           url=reverse("bot-detail", args=[bot.pk]), key=key)
 
 
 def match_end_notify(*, match_id: int) -> int:

@@ -82,6 +82,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "tables.context_processors.invitations",
+                "games.notice_views.unread_notices",
             ],
         },
     },
@@ -335,6 +336,11 @@ ANALYSIS_RATE = env_str("ANALYSIS_RATE", "20/hour")
 if not re.fullmatch(r"[1-9][0-9]{0,6}/(s|sec|second|m|min|minute|h|hour|d|day)", ANALYSIS_RATE):
     raise ImproperlyConfigured(f"ANALYSIS_RATE={ANALYSIS_RATE!r}: write a count per period, e.g. 20/hour")
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["analysis_request"] = ANALYSIS_RATE
+#: Reports on players a signed-in person may make (games.people.fairplay, POST /api/reports/).
+REPORT_RATE = env_str("REPORT_RATE", "10/day")
+if not re.fullmatch(r"[1-9][0-9]{0,6}/(s|sec|second|m|min|minute|h|hour|d|day)", REPORT_RATE):
+    raise ImproperlyConfigured(f"REPORT_RATE={REPORT_RATE!r}: write a count per period, e.g. 10/day")
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["report"] = REPORT_RATE
 #: Ladder seasons (tournaments.seasons): at a season's end every rating's sigma moves this share of the way back to
 #: the starting sigma (0: kept as it is, 1: back to a newcomer's uncertainty); mu is kept.
 SEASON_SOFTEN = env_float("SEASON_SOFTEN", 0.5, 0.0, 1.0)
@@ -485,6 +491,25 @@ METRICS_TOKEN = env_str("METRICS_TOKEN", "")
 METRICS_ALLOW_LOOPBACK = env_bool("METRICS_ALLOW_LOOPBACK", True)
 MIDDLEWARE.insert(0, "games.operations.metrics.RequestMetricsMiddleware")  # first: times the whole request
 
+# ---- E-mail (games.notices: notifications for those who opt in) -------------------------------------------
+
+#: The site's address as people reach it (the links in e-mails).
+SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Eights Ladder <noreply@eights.example>")
+#: With EMAIL_HOST set, e-mail goes out over SMTP (EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD, EMAIL_USE_TLS;
+#: docs/RUNNING.md); without it (make run) each e-mail is written as a file into var/mail/ to read.
+EMAIL_HOST = env_str("EMAIL_HOST", "")
+if EMAIL_HOST:
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    EMAIL_PORT = env_int("EMAIL_PORT", 587, 1, 65535)
+    EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+    EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+    EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+    EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, 1, 300)
+else:
+    EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
+    EMAIL_FILE_PATH = VAR_DIR / "mail"
+
 # ---- Periodic tasks ----------------------------------------------------------------------------------------------
 
 #: Celery beat's one schedule: every periodic task of every app, on the housekeeping queue unless routed above.
@@ -504,6 +529,10 @@ CELERY_BEAT_SCHEDULE = {
     "guest-housekeeping": {  # end abandoned guest matches, delete old ones (games.people.guests.guest_housekeeping)
         "task": "games.tasks.guest_housekeeping",
         "schedule": timedelta(seconds=GUEST_HOUSEKEEPING_SECONDS),
+    },
+    "fairplay-scan": {  # flag people who play like the expert, bots with arranged-looking results (games.people.fairplay)
+        "task": "games.tasks.fairplay_scan",
+        "schedule": timedelta(seconds=env_int("FAIRPLAY_SCAN_SECONDS", 3600, 60, 86400 * 7)),
     },
     "turn-log-prune": {  # delete turn logs older than TURN_LOG_DAYS (bots_api.turnlog)
         "task": "bots_api.tasks.prune_turn_logs",

@@ -37,6 +37,11 @@ class Player(models.Model):
                                      help_text="a guest's client address at its latest Deal (the per-address limit)")
     language = models.CharField(max_length=8, blank=True, help_text=(
         "a person's language for the site (a code of settings.LANGUAGES); empty: the browser's"))
+    banned_at = models.DateTimeField(null=True, blank=True, help_text=(
+        "fair play (games.people.fairplay): banned from rated play and tournaments; results stay, marked"))
+    hidden_from_boards = models.BooleanField(default=False, help_text="fair play: left off every leaderboard")
+    email_notifications = models.BooleanField(default=False, help_text=(
+        "a person's opt-in: their notifications are e-mailed to their account's address too (games.notices)"))
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -293,3 +298,79 @@ class MatchAnalysis(models.Model):
 
     def __str__(self) -> str:
         return f"analysis of {self.match_id} ({self.status})"
+
+
+class Notification(models.Model):
+    """Something a person (or a bot's owner) is told (``games.notices``): shown in the site's list and over
+    ``GET /api/notifications/`` until read, and e-mailed to those who opted in. ``kind`` and ``params`` make the
+    sentence in the reader's language; ``key`` (per user) makes one event one notification however often it is
+    noticed."""
+
+    class Kind(models.TextChoices):
+        CHALLENGE = "challenge", _("challenge")
+        TABLE_INVITE = "table_invite", _("table invitation")
+        YOUR_TURN = "your_turn", _("your turn")
+        TOURNAMENT_START = "tournament_start", _("tournament starting")
+        ROUND_START = "round_start", _("tournament round starting")
+        SEASON_END = "season_end", _("season ended")
+        BOT_SUSPENDED = "bot_suspended", _("bot suspended")
+        BOT_CHECK_FAILED = "bot_check_failed", _("bot check failed")
+        BOT_RECOVERED = "bot_recovered", _("bot playing again")
+        FAIR_PLAY_WARNING = "fair_play_warning", _("fair-play warning")
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="notifications", on_delete=models.CASCADE)
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    params = models.JSONField(default=dict, blank=True, help_text="the sentence's values (names, numbers)")
+    url = models.CharField(max_length=200, blank=True, help_text="where it leads (a path of this site)")
+    key = models.CharField(max_length=120, blank=True, help_text="one event, one notification (unique per user)")
+    created_at = models.DateTimeField(auto_now_add=True)
+    read_at = models.DateTimeField(null=True, blank=True)
+    emailed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["user", "read_at"], name="notification_user_unread")]
+        constraints = [models.UniqueConstraint(fields=["user", "key"], condition=~models.Q(key=""),
+                                               name="notification_user_key")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} for {self.user_id}"
+
+
+class Report(models.Model):
+    """A report on a player (``games.people.fairplay``): by a signed-in person (``reporter``), or a flag of the
+    automatic fair-play signals (``reporter`` None), for staff to review in the admin: warn, hide from the
+    leaderboards, ban, or dismiss. Nothing is done to anyone automatically."""
+
+    class Reason(models.TextChoices):
+        ENGINE_HELP = "engine_help", _("plays with outside help (an engine, another person)")
+        ARRANGED = "arranged", _("arranged results (colluding, throwing matches)")
+        ABUSE = "abuse", _("abusive name or behaviour")
+        STALLING = "stalling", _("stalling or leaving matches on purpose")
+        OTHER = "other", _("something else")
+        SIGNAL = "signal", _("flagged by the automatic fair-play signals")
+
+    class Status(models.TextChoices):
+        OPEN = "open", _("open")
+        WARNED = "warned", _("warned")
+        HIDDEN = "hidden", _("hidden from leaderboards")
+        BANNED = "banned", _("banned")
+        DISMISSED = "dismissed", _("dismissed")
+
+    player = models.ForeignKey(Player, related_name="reports", on_delete=models.CASCADE)
+    reporter = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, related_name="reports_made",
+                                 on_delete=models.SET_NULL)
+    match = models.ForeignKey(Match, null=True, blank=True, related_name="reports", on_delete=models.SET_NULL)
+    reason = models.CharField(max_length=20, choices=Reason.choices)
+    note = models.CharField(max_length=500, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    handled_at = models.DateTimeField(null=True, blank=True)
+    handled_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, related_name="reports_handled",
+                                   on_delete=models.SET_NULL)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"report on {self.player} ({self.reason}, {self.status})"

@@ -170,6 +170,34 @@ def record_analysis_send(key: str, record: dict) -> bool:
     return True
 
 
+@shared_task(ignore_result=True, acks_late=True, autoretry_for=(OSError,), retry_backoff=30, max_retries=3)
+def notice_email(notification_id: int) -> bool:
+    """E-mail a notification to its opted-in user (``games.notices.notice_email``): whether it was sent."""
+    from games.notices import notice_email as send
+
+    return send(notification_id=notification_id)
+
+
+def notice_email_send(notification_id: int) -> bool:
+    """Send ``notice_email`` on the housekeeping queue (without a broker a thread of this process runs it). Returns
+    False, logging, when the broker cannot be reached (the notification stays in the site's list)."""
+    try:
+        send_task(notice_email, notification_id, thread=tasks_mode() != "eager", retry_policy=QUICK_PUBLISH)
+    except BROKER_UNREACHABLE as exc:
+        log.warning("the e-mail of notification %s could not be queued (%s)", notification_id, type(exc).__name__)
+        return False
+    return True
+
+
+@shared_task(ignore_result=True)
+def fairplay_scan() -> int:
+    """Periodic (beat): flag for staff what the fair-play signals see (``games.people.fairplay.fairplay_scan``):
+    how many new flags."""
+    from games.people.fairplay import fairplay_scan as scan
+
+    return len(scan())
+
+
 @shared_task(ignore_result=True)
 def watchdog() -> list[int]:
     """Queue running matches that nobody is playing: all the runnable ones when the broker lost its queues
@@ -200,4 +228,7 @@ def watchdog() -> list[int]:
 
     for match_id in analyses_to_queue():  # analyses no worker took, or whose worker died
         analysis_queue(match_id=match_id)
+    from games.notices import turns_waiting_sweep
+
+    turns_waiting_sweep()  # people away from a match on their turn are told
     return stalled

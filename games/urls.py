@@ -5,7 +5,7 @@ from django.urls import include, path
 from django.views.decorators.cache import cache_control
 from django.views.i18n import JavaScriptCatalog
 
-from games import analysis_api, api, local_replay, read_api, views
+from games import analysis_api, api, fairplay_views, local_replay, notice_views, read_api, views
 from games.live import api as live_api
 from games.operations import docs_pages, metrics
 from games.people import account_api, accounts, languages
@@ -28,6 +28,10 @@ page_patterns = [
     path("docs/<str:name>/", docs_pages.docs_page, name="doc-page"),
     path("accounts/signup/", accounts.signup, name="signup"),
     path("language/", languages.language_choose, name="language"),
+    path("players/<str:name>/report/", fairplay_views.report_page, name="player-report"),
+    path("notifications/", notice_views.notices_page, name="notices"),
+    path("notifications/email/", notice_views.notices_email, name="notices-email"),
+    path("notifications/unsubscribe/<str:token>/", notice_views.notices_unsubscribe, name="notices-unsubscribe"),
     # the scripts' translations (Django's JavaScript catalogue); pages ask for it with ?v=<language>, so a browser's
     # cache never serves one language's catalogue to another
     path("jsi18n/", cache_control(max_age=24 * 3600)(JavaScriptCatalog.as_view(domain="djangojs")),
@@ -51,6 +55,9 @@ api_patterns = [
     path("matches/<int:match_id>/events/", live_api.MatchEventsApi.as_view(), name="api-match-events"),
     path("records/signing-key/", api.RecordSigningKeyApi.as_view(), name="api-record-signing-key"),
     path("accounts/", account_api.AccountCreateApi.as_view(), name="api-accounts"),
+    path("notifications/", notice_views.NoticesApi.as_view(), name="api-notices"),
+    path("reports/", fairplay_views.ReportsApi.as_view(), name="api-reports"),
+    path("notifications/read/", notice_views.NoticesReadApi.as_view(), name="api-notices-read"),
 ]
 
 operations_patterns = [

@@ -47,6 +47,7 @@ SCOPE_WORDS = {"anon": "API calls per address without an account", "user": "API 
                "casual_match": "new casual matches per account",
                "live_public": "public match views per address", "live_events": "event streams opened per address",
                "record_open": "records opened in the replay viewer per address",
+               "report": "reports on players per account",
                "analysis_request": "match analyses asked for per account"}
 
 

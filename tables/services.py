@@ -15,11 +15,13 @@ from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
+from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from bots_api.models import Bot
 from eights_engine import HOUSE_STRATEGIES, PRESETS, Ruleset
-from games.models import Match, Player
+from games.models import Match, Notification, Player
+from games.notices import notify_player
 from games.people.players import player_house_create
 from games.services import match_create, match_wake
 from tournaments.models import Ladder
@@ -264,6 +266,12 @@ def table_create(*, creator: Player, preset: str | None, seats: object, listed: 
         for row in rows:
             row.table = table
         TableSeat.objects.bulk_create(rows)
+        for row in rows:  # the people a seat is kept for are told (a notification; an e-mail if they opted in)
+            if row.invited is not None and row.invited.kind == Player.Kind.HUMAN:
+                notify_player(player=row.invited, kind=(Notification.Kind.CHALLENGE if challenge
+                                                        else Notification.Kind.TABLE_INVITE),
+                              params={"name": creator.name, "preset": preset},
+                              url=reverse("table-detail", args=[table.code]), key=f"table:{table.code}")
         if all(row.player_id for row in rows):
             _start(table)
     if request is not None:

@@ -20,10 +20,12 @@ from datetime import datetime
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
+from django.urls import reverse
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
-from games.models import Match, Seat
+from games.models import Match, Notification, Seat
+from games.notices import notify_player
 from tournaments.models import Ladder, LadderEntry, Season, SeasonStanding
 
 log = logging.getLogger(__name__)
@@ -85,6 +87,11 @@ def season_close(*, season: Season, now: datetime) -> None:
     LadderEntry.objects.bulk_update(softened, ["sigma", "ordinal"], batch_size=500)
     season.closed_at = now
     season.save(update_fields=["closed_at"])
+    url = reverse("ladder-season", args=[season.ladder.slug, season.number])
+    for entry in board:  # each person, and each bot's owner, is told where they finished
+        notify_player(player=entry.player, kind=Notification.Kind.SEASON_END,
+                      params={"season": season.number, "ladder": season.ladder.name, "player": entry.player.name,
+                              "rank": entry.rank}, url=url, key=f"season:{season.pk}:{entry.player_id}")
 
 
 def season_results(*, season: Season) -> tuple[dict[int, int], dict[int, float]]:

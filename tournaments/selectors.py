@@ -58,7 +58,7 @@ def ladder_leaderboard(*, ladder: Ladder, players: str | None = None) -> list[La
     lucky start never ranks a newcomer above a settled rating). ``players`` (``board_players``: "people", "bots" or
     None for everyone) lists only those, ranked among themselves with their ratings unchanged."""
     needed = settings.LADDER_PROVISIONAL_MATCHES
-    entries = LadderEntry.objects.filter(ladder=ladder)
+    entries = LadderEntry.objects.filter(ladder=ladder, player__hidden_from_boards=False)  # fair play: hidden
     if players is not None:
         entries = entries.filter(player__kind__in=BOARD_PLAYERS[players])
     entries = list(entries.select_related("player__user").order_by("-ordinal", "player__name"))

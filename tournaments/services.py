@@ -217,6 +217,9 @@ def ladder_table_match_create(*, ladder: Ladder, players: list[Player]) -> Match
         raise ValueError(f"the ladder {ladder.name} is closed: it plays no new matches")
     if len(players) != ladder.seats_per_match:
         raise ValueError(f"the ladder {ladder.name} plays {ladder.seats_per_match} seats, not {len(players)}")
+    banned = next((p for p in players if p.banned_at is not None), None)
+    if banned is not None:
+        raise ValueError(f"{banned.name} is banned from rated play after a fair-play review: play a casual table")
     entered = set(LadderEntry.objects.filter(ladder=ladder, is_active=True, player__in=players)
                   .values_list("player_id", flat=True))
     for index, player in enumerate(players):
@@ -314,6 +317,9 @@ def ladder_play_now(*, ladder: Ladder, user, match_with: str | None = None) -> t
         ladder = Ladder.objects.get(pk=ladder.pk)
         if not ladder.is_active:
             raise ValueError(f"the ladder {ladder.slug!r} is not active")
+        if person.banned_at is not None:
+            raise ValueError("your account is banned from rated play after a fair-play review: casual matches and "
+                             "tables stay open to you")
         running = Match.objects.filter(status=Match.Status.RUNNING, ladder_match__ladder=ladder, seats__player=person).first()
         if running is not None:
             PlayRequest.objects.filter(ladder=ladder, player=person, match__isnull=True).delete()

@@ -7,10 +7,12 @@ the stored results only, so a worker killed at any point loses nothing."""
 
 from __future__ import annotations
 
+from django.urls import reverse
 from django.utils import timezone
 
 from eights_engine import Ruleset
-from games.models import Match, Player
+from games.models import Match, Notification, Player
+from games.notices import notify_player
 from games.services import match_create, match_wake, new_match_secret
 from tournaments import duplicate, formats, knockout
 from tournaments.duplicate_services import set_match_of
@@ -52,9 +54,21 @@ def advance_locked(tournament: Tournament) -> str:
                                      move_seconds=tournament.move_seconds, reveal_group=group, after=match)
                 TournamentMatch.objects.create(round=rnd, match=match, pod=i, game=game)
                 match_wake(match_id=match.pk)
+        _tell_entrants(tournament, number, [players[p] for pod in pods for p in pod])
         if pods:
             return f"round {number}"
         # a round with nobody to play (everyone left, or only byes): go straight on
+
+
+def _tell_entrants(tournament: Tournament, number: int, seated: list[Player]) -> None:
+    """Each person playing round ``number`` (or the owner of a bot playing it) is told: the tournament has started
+    (round 1), or their next round has."""
+    kind = Notification.Kind.TOURNAMENT_START if number == 1 else Notification.Kind.ROUND_START
+    url = reverse("tournament-round", args=[tournament.pk, number])
+    for player in seated:
+        notify_player(player=player, kind=kind, params={"name": tournament.name, "round": number,
+                                                        "player": player.name},
+                      url=url, key=f"tournament:{tournament.pk}:{number}:{player.pk}")
 
 
 def _entrants(tournament: Tournament) -> list[formats.Entrant]:

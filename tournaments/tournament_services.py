@@ -155,6 +155,9 @@ def entry_refusal(*, tournament: Tournament, player: Player, entries: list[Tourn
                                "your bots, or a tournament without duplicate play")
     if tournament.entrants == Tournament.Entrants.PEOPLE and not is_person:
         return TournamentError("not_admitted", "this tournament is for people only: enter yourself")
+    if player.banned_at is not None:
+        return TournamentError("not_admitted", f"{player.name} is banned from rated play and tournaments after a "
+                               "fair-play review")
     if player.kind == Player.Kind.BOT and not player.is_active:
         bot = getattr(player, "bot", None)
         why = (f"it is suspended ({bot.suspended_reason})" if bot is not None and bot.suspended_reason

@@ -110,7 +110,7 @@ def test_the_owners_bot_page_shows_endpoint_ladders_health_chart_and_faults(
         as_owner, registered, ladder, house_bots, django_assert_max_num_queries):
     bot, _secret = registered
     match = _played(bot, house_bots[0])
-    with django_assert_max_num_queries(16):  # 13 + the trials list + the versions table + seats kept for you
+    with django_assert_max_num_queries(17):  # 13 + the trials list + the versions table + seats kept for you + the bell
         response = as_owner.get(reverse("bot-detail", args=[bot.pk]))
     assert response.status_code == 200
     body = response.content.decode()
@@ -204,7 +204,7 @@ def test_anyone_sees_a_bots_public_profile_with_owner_ratings_matches_and_faults
     Bot.objects.filter(pk=bot.pk).update(verified_at=timezone.now())
     LadderEntry.objects.create(ladder=ladder, player=bot.player)
     match = _played(bot, house_bots[0])
-    with django_assert_max_num_queries(6):  # 5 + the opponents met most often
+    with django_assert_max_num_queries(7):  # 5 + the opponents met most often + the seasons
         response = client.get(reverse("player-profile", args=["Crazy8"]))
     assert response.status_code == 200
     body = response.content.decode()

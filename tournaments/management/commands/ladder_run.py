@@ -13,6 +13,7 @@ from kombu.exceptions import OperationalError
 from sitekit.dispatch import tasks_mode
 from eights_engine import Ruleset
 from games.people.guests import guest_housekeeping
+from games.notices import turns_waiting_sweep
 from games.models import Match
 from games.services import match_advance, match_note_failure, matches_clock_expired, matches_runnable
 from games.tasks import match_queue
@@ -223,6 +224,7 @@ class _Worker:
         """Guest housekeeping (``games.people.guests.guest_housekeeping``): with no broker there is no Celery beat, so the
         loop (``--forever``) runs it every ``GUEST_HOUSEKEEPING_SECONDS``."""
         guest_housekeeping()
+        turns_waiting_sweep()  # the watchdog's notice to people away on their turn (no beat without a broker)
 
     def _open(self) -> int:
         """Matches this run started that are still running."""

@@ -1,0 +1,88 @@
+"""Reports over the API and the site (``games.people.fairplay``): ``POST /api/reports/`` and the report form at
+``/players/<name>/report/`` (linked from the player's page and from matches)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games.models import Match, Player, Report
+from games.people.fairplay import REPORT_REASONS, ReportRefused, report_create
+from sitekit.errors import ErrorOutput
+from sitekit.limits import LimitRefused
+
+
+class ReportInput(serializers.Serializer):
+    player = serializers.CharField(max_length=60, help_text="the reported player's exact name, or its id")
+    reason = serializers.ChoiceField(REPORT_REASONS, help_text="why (one of the list)")
+    note = serializers.CharField(max_length=500, required=False, allow_blank=True, help_text="what you saw (optional)")
+    match = serializers.IntegerField(required=False, min_value=1, help_text="a match of theirs it is about (optional)")
+
+
+class ReportOutput(serializers.Serializer):
+    id = serializers.IntegerField()
+    player = serializers.CharField(source="player.name")
+    reason = serializers.CharField()
+    match = serializers.IntegerField(source="match_id", allow_null=True)
+    status = serializers.CharField(help_text="open until staff decide")
+    created_at = serializers.DateTimeField()
+
+
+def _player(ref: str) -> Player | None:
+    ref = ref.strip()
+    found = Player.objects.filter(name=ref).first()
+    if found is None and ref.isdigit():
+        found = Player.objects.filter(pk=int(ref)).first()
+    return found
+
+
+class ReportsApi(APIView):
+    """Report a player (a person or a bot) to the staff: a reason from a short list and an optional note."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(tags=["players"], summary="Report a player for staff to review", request=ReportInput,
+                   responses={201: ReportOutput, 400: OpenApiResponse(ErrorOutput, description="bad_report"),
+                              401: OpenApiResponse(ErrorOutput, description="not logged in"),
+                              404: OpenApiResponse(ErrorOutput, description="no such player or match"),
+                              429: OpenApiResponse(ErrorOutput, description="REPORT_RATE used up")})
+    def post(self, request):
+        given = ReportInput(data=request.data)
+        given.is_valid(raise_exception=True)
+        data = given.validated_data
+        match = None
+        if data.get("match"):
+            match = Match.objects.filter(pk=data["match"]).first()
+            if match is None:
+                raise ReportRefused("not_found", f"there is no match {data['match']}")
+        report = report_create(request=request, player=_player(data["player"]), reason=data["reason"],
+                               note=data.get("note", ""), match=match)
+        return Response(ReportOutput(report).data, status=status.HTTP_201_CREATED)
+
+
+@login_required
+def report_page(request, name: str):
+    """``GET``: the report form for the player ``name`` (a match may be named by ``?match=``); ``POST``: the report,
+    then back to the player's page with a message. 404 for an unknown player."""
+    player = get_object_or_404(Player, name=name)
+    match_id = request.POST.get("match") or request.GET.get("match") or ""
+    if request.method == "POST":
+        match = Match.objects.filter(pk=int(match_id)).first() if match_id.isdigit() else None
+        try:
+            report_create(request=request, player=player, reason=request.POST.get("reason", ""),
+                          note=request.POST.get("note", ""), match=match)
+        except (ReportRefused, LimitRefused) as exc:
+            messages.error(request, str(exc.detail))
+            return redirect(request.path + (f"?match={match_id}" if match_id.isdigit() else ""))
+        messages.success(request, _("Thank you: the staff will look at your report."))
+        return redirect("player-profile", name=player.name)
+    reasons = [(value, label) for value, label in Report.Reason.choices if value in REPORT_REASONS]
+    return render(request, "games/report.html", {"player": player, "reasons": reasons,
+                                                  "match_id": match_id if match_id.isdigit() else ""})

@@ -1,0 +1,164 @@
+"""Issue 27 item 3: fair play. A signed-in person reports a player from its page, a match, or ``POST /api/reports/``;
+bad reports are refused saying why; staff work the queue in the admin (warn, hide, ban); a banned account cannot
+play a rated match or enter a tournament, and its results stay, marked; the automatic signals flag for review and
+never punish."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from eights_engine import Ruleset
+from games.models import Match, MatchAnalysis, Notification, Player, Report
+from games.people.fairplay import arranged_results, fairplay_scan
+from games.services import match_advance, match_create, player_for_user
+from personas import api_client, user
+
+
+@pytest.mark.django_db
+def test_a_report_goes_through_the_admin_to_a_ban_and_the_banned_account_is_refused_rated_play(
+        person, owner, servers, house_bots, settings):
+    from personas import bot_of
+    from tournaments.services import ladder_create, ladder_entry_create, ladder_play_now
+    from tournaments.tournament_services import tournament_create, tournament_register
+    from tournaments.errors import TournamentError
+
+    cheat = player_for_user(user=person)
+    bot = bot_of(person, servers("good"), "CheatBot", active=True)
+    match = match_create(players=[cheat, house_bots[0]], ruleset=Ruleset.preset("pagat"), seed=3)
+    answer = api_client(owner).post("/api/reports/", {"player": "lin", "reason": "engine_help",
+                                                      "note": "too good", "match": match.pk}, format="json")
+    assert answer.status_code == 201, answer.content
+    report = Report.objects.get(pk=answer.json()["id"])
+    assert report.reporter == owner and report.match == match and report.status == "open"
+    staff = user("staffer")
+    staff.is_staff = staff.is_superuser = True
+    staff.save()
+    admin = Client()
+    admin.force_login(staff)
+    queue = admin.get("/admin/games/report/").content.decode()
+    assert "lin" in queue and f"/matches/{match.pk}/" in queue and f"/matches/{match.pk}/replay/" in queue
+    done = admin.post("/admin/games/report/", {"action": "ban", "_selected_action": [report.pk]}, follow=True)
+    assert done.status_code == 200
+    report.refresh_from_db()
+    assert report.status == "banned" and report.handled_by == staff
+    assert Player.objects.get(pk=cheat.pk).banned_at is not None
+    assert Player.objects.get(pk=bot.player_id).banned_at is not None and not Player.objects.get(pk=bot.player_id).is_active
+    ladder = ladder_create(name="Rated", slug="rated", preset="pagat", seats_per_match=2)
+    for b in house_bots[:2]:
+        ladder_entry_create(ladder=ladder, player=b)
+    with pytest.raises(ValueError, match="banned from rated play"):
+        ladder_play_now(ladder=ladder, user=person, match_with="bots")
+    refused = Client()
+    refused.force_login(person)
+    page = refused.post("/ladders/rated/play/", {"match_with": "bots"}, follow=True)
+    assert "banned from rated play" in page.content.decode()
+    t = tournament_create(name="Open", format="swiss", rounds=1, target=15)
+    with pytest.raises(TournamentError, match="banned"):
+        tournament_register(tournament=t, player=Player.objects.get(pk=cheat.pk))
+    match_advance(match_id=match.pk)  # an earlier match plays on to its end: results stay, marked
+    assert Match.objects.filter(pk=match.pk).exists()
+    assert "banned" in Client().get(f"/matches/{match.pk}/").content.decode()
+
+
+@pytest.mark.django_db
+def test_warn_and_hide_from_the_admin(person, owner, house_bots):
+    from tournaments.selectors import ladder_leaderboard
+    from tournaments.services import ladder_create, ladder_entry_create
+
+    me = player_for_user(user=person)
+    ladder = ladder_create(name="Board", slug="board", preset="pagat", seats_per_match=2)
+    for player in (me, house_bots[0]):
+        ladder_entry_create(ladder=ladder, player=player)
+    report = Report.objects.create(player=me, reporter=owner, reason="abuse")
+    staff = user("staffer")
+    staff.is_staff = staff.is_superuser = True
+    staff.save()
+    admin = Client()
+    admin.force_login(staff)
+    admin.post("/admin/games/report/", {"action": "warn", "_selected_action": [report.pk]})
+    assert Notification.objects.filter(user=person, kind="fair_play_warning").exists()
+    again = Report.objects.create(player=me, reporter=owner, reason="abuse")
+    admin.post("/admin/games/report/", {"action": "hide", "_selected_action": [again.pk]})
+    assert me.name not in [e.player.name for e in ladder_leaderboard(ladder=ladder)]
+    assert Player.objects.get(pk=me.pk).banned_at is None  # hidden, not banned
+
+
+@pytest.mark.django_db
+def test_bad_reports_are_refused_saying_why_and_reports_are_limited_per_day(person, owner, servers, settings):
+    from personas import bot_of
+
+    player_for_user(user=person)
+    mine = bot_of(owner, servers("good"), "MyBot", active=True)
+    api = api_client(owner)
+    player_for_user(user=owner)
+    cases = [({"player": "ada", "reason": "abuse"}, 400, "yourself"),
+             ({"player": mine.player.name, "reason": "abuse"}, 400, "your own bots"),
+             ({"player": "nobody-here", "reason": "abuse"}, 404, "no such player"),
+             ({"player": "lin", "reason": "because"}, 400, "reason"),
+             ({"player": "lin", "reason": "other", "note": "x" * 501}, 400, "note"),
+             ({"player": "lin", "reason": "other", "match": 999999}, 404, "no match")]
+    for body, code, words in cases:
+        answer = api.post("/api/reports/", body, format="json")
+        assert answer.status_code == code and words in answer.content.decode(), (body, answer.content)
+    assert api_client().post("/api/reports/", {"player": "lin", "reason": "abuse"}, format="json").status_code in (401, 403)
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
+        **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "report": "2/day"}}
+    others = [player_for_user(user=user(f"p{i}")) for i in range(3)]
+    codes = [api.post("/api/reports/", {"player": p.name, "reason": "abuse"}, format="json").status_code
+             for p in others]
+    assert codes == [201, 201, 429]
+    assert api.post("/api/reports/", {"player": others[0].name, "reason": "abuse"}, format="json").status_code == 201
+    assert Report.objects.filter(player=others[0]).count() == 1  # reported twice: one open report
+
+
+@pytest.mark.django_db
+def test_the_report_form_from_a_players_page(person, owner):
+    player_for_user(user=person)
+    client = Client()
+    client.force_login(owner)
+    assert "/players/lin/report/" in client.get("/players/lin/").content.decode()
+    form = client.get("/players/lin/report/").content.decode()
+    assert 'name="reason"' in form and "engine_help" in form
+    done = client.post("/players/lin/report/", {"reason": "stalling", "note": "leaves every match"}, follow=True)
+    assert "the staff will look at your report" in done.content.decode()
+    assert Report.objects.get(player__name="lin").note == "leaves every match"
+
+
+@pytest.mark.django_db
+def test_the_signals_flag_an_expert_like_person_and_an_arranged_looking_bot_for_review_only(
+        owner, house_bots, servers, monkeypatch):
+    from games.people import fairplay
+    from personas import bot_of
+
+    people = [player_for_user(user=user(f"fp{i}")) for i in range(4)]
+    monkeypatch.setattr(fairplay, "SIGNAL_MIN_DECISIONS", 10)
+    shares = {people[0].pk: 0.98, people[1].pk: 0.55, people[2].pk: 0.6, people[3].pk: 0.5}
+    for seed, person in enumerate(people, start=1):
+        match = match_create(players=[person, house_bots[0]], ruleset=Ruleset.preset("pagat"), seed=seed)
+        Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED)
+        agree = int(40 * shares[person.pk])
+        decisions = [{"seat": 0, "chosen": 1, "best": 1 if i < agree else 2} for i in range(40)]
+        MatchAnalysis.objects.create(match=match, status="done", data={"deals": [{"decisions": decisions}]})
+    # a bot that loses every match to another owner's bot and wins its others
+    thrower = bot_of(owner, servers("good"), "Thrower", active=True)
+    other_owner = user("beneficiary")
+    taker = bot_of(other_owner, servers("good"), "Taker", active=True)
+    from games.models import Seat
+
+    def finished(players, places):
+        match = match_create(players=players, ruleset=Ruleset.preset("pagat"), seed=len(places) + Match.objects.count())
+        Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED)
+        for index, place in enumerate(places):
+            Seat.objects.filter(match=match, index=index).update(place=place)
+
+    for _ in range(10):
+        finished([thrower.player, taker.player], [2, 1])
+        finished([thrower.player, house_bots[1]], [1, 2])
+    assert [(p, o) for p, o, _n, _l in arranged_results()] == [(thrower.player_id, other_owner.pk)]
+    flags = fairplay_scan()
+    flagged = {r.player_id for r in flags}
+    assert flagged == {people[0].pk, thrower.player_id}
+    assert all(r.reason == "signal" and r.reporter is None and r.status == "open" for r in flags)
+    assert not fairplay_scan()  # flagged once while open
+    assert not Player.objects.filter(banned_at__isnull=False).exists()  # never punished automatically

@@ -1,0 +1,191 @@
+"""Issue 27 item 2: notifications. Each kind is made by its real event (a challenge, a table invitation, a person
+away on their turn noticed by the watchdog, a tournament and its next round starting, a season closing, a bot's
+check failing and passing, a bot suspended by its failed matches), shows in the list page, the bell and
+``GET /api/notifications/``, and is e-mailed to those who opted in (the outbox), with an unsubscribe link that
+works without logging in and cannot be made for another account."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.core import mail
+from django.test import Client
+from django.utils import timezone
+
+from eights_engine import Ruleset
+from games.models import Match, Notification, Player
+from games.services import match_create, player_for_user
+from personas import api_client, user
+
+
+@pytest.fixture
+def _mail_now(settings):
+    settings.TASKS = "eager"  # the e-mail task runs when the event's transaction commits, in this thread
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+
+
+def _opt_in(account, address):
+    account.email = address
+    account.save(update_fields=["email"])
+    Player.objects.filter(pk=player_for_user(user=account).pk).update(email_notifications=True)
+
+
+def _kinds(account) -> list[str]:
+    return list(Notification.objects.filter(user=account).values_list("kind", flat=True))
+
+
+@pytest.mark.django_db
+def test_a_challenge_is_notified_listed_belled_and_emailed_with_a_working_unsubscribe_link(
+        person, owner, _mail_now, django_capture_on_commit_callbacks):
+    from tables.services import challenge_create
+
+    player_for_user(user=person)
+    _opt_in(person, "lin@example.org")
+    with django_capture_on_commit_callbacks(execute=True):
+        table = challenge_create(challenger=player_for_user(user=owner), name="lin")
+    assert _kinds(person) == ["challenge"]
+    [sent] = mail.outbox
+    assert sent.to == ["lin@example.org"] and "ada challenges you" in sent.subject
+    assert f"/tables/{table.code}/" in sent.body and "List-Unsubscribe" in sent.extra_headers
+    client = Client()
+    client.force_login(person)
+    page = client.get("/notifications/").content.decode()
+    assert "ada challenges you to a match of web-table." in page and f"/tables/{table.code}/" in page
+    assert "1 notification" in client.get("/tables/").content.decode()  # the bell on every page
+    listed = client.get("/api/notifications/").json()
+    assert listed["unread"] == 1 and listed["results"][0]["kind"] == "challenge"
+    assert listed["results"][0]["text"].startswith("ada challenges you")
+    assert client.post("/api/notifications/read/", {}, content_type="application/json").json() == {
+        "marked": 1, "unread": 0}
+    # the unsubscribe link: no log-in; a GET only asks; a POST stops the e-mails
+    leave = sent.extra_headers["List-Unsubscribe"].strip("<>").split("://", 1)[1].split("/", 1)[1]
+    anonymous = Client()
+    assert "Stop e-mailing me" in anonymous.get(f"/{leave}").content.decode()
+    assert Player.objects.get(user=person, kind="human").email_notifications
+    assert "no more notification e-mails" in anonymous.post(f"/{leave}").content.decode()
+    assert not Player.objects.get(user=person, kind="human").email_notifications
+    forged = leave.rstrip("/").rsplit("/", 1)[0] + "/eyJ1Ijo1fQ:forged/"
+    assert anonymous.post(f"/{forged}").status_code == 404
+    with django_capture_on_commit_callbacks(execute=True):
+        challenge_create(challenger=player_for_user(user=owner), name="lin")
+    assert len(mail.outbox) == 1 and _kinds(person) == ["challenge", "challenge"]  # listed, not e-mailed
+
+
+@pytest.mark.django_db
+def test_a_table_invitation_and_a_person_away_on_their_turn(person, owner, house_bots, django_capture_on_commit_callbacks):
+    from games.tasks import watchdog
+    from tables.services import table_create
+
+    player_for_user(user=person)
+    table_create(creator=player_for_user(user=owner), preset="web-table",
+                 seats=[{"kind": "invited", "name": "lin"}, {"kind": "house", "strategy": "heuristic"}])
+    assert _kinds(person) == ["table_invite"]
+    me = player_for_user(user=person)
+    match = match_create(players=[me, house_bots[0]], ruleset=Ruleset.preset("pagat"), seed=4)
+    from games.services import match_advance
+
+    match_advance(match_id=match.pk)  # the house plays until it is the person's turn
+    match.refresh_from_db()
+    assert match.awaiting_human
+    watchdog()
+    assert _kinds(person).count("your_turn") == 0  # not away yet
+    Match.objects.filter(pk=match.pk).update(last_progress_at=timezone.now() - timedelta(minutes=5))
+    watchdog()
+    watchdog()  # noticed again: still one notification for this turn
+    assert _kinds(person).count("your_turn") == 1
+    row = Notification.objects.get(user=person, kind="your_turn")
+    assert row.url == f"/matches/{match.pk}/play/" and house_bots[0].name in row.params["others"]
+
+
+@pytest.mark.django_db
+def test_a_tournament_and_its_next_round_starting_are_notified_to_a_bots_owner(owner, servers, house_bots):
+    from games.services import match_advance
+    from personas import bot_of
+    from tournaments.tournament_services import (tournament_advance, tournament_create, tournament_register,
+                                                 tournament_start)
+
+    bot = bot_of(owner, servers("good"), "Cupbot", active=True)
+    t = tournament_create(name="Cup", format="swiss", rounds=2, target=15, entrants="bots")
+    for player in [bot.player, *house_bots[:3]]:
+        tournament_register(tournament=t, player=player)
+    tournament_start(tournament=t)
+    assert _kinds(owner) == ["tournament_start"]
+    for m in Match.objects.filter(tournament_match__round__tournament=t, status=Match.Status.RUNNING):
+        match_advance(match_id=m.pk)
+    tournament_advance(tournament_id=t.pk)
+    assert sorted(_kinds(owner)) == ["round_start", "tournament_start"]
+    row = Notification.objects.get(user=owner, kind="round_start")
+    assert row.params["round"] == 2 and row.url == f"/tournaments/{t.pk}/rounds/2/"
+    assert not Notification.objects.exclude(user=owner).exists()  # house bots have nobody to tell
+
+
+@pytest.mark.django_db
+def test_a_season_closing_tells_each_person_and_bot_owner_where_they_finished(person, owner, servers, house_bots):
+    from personas import bot_of
+    from tournaments.models import Ladder
+    from tournaments.seasons import season_open, seasons_roll
+    from tournaments.services import ladder_create, ladder_entry_create, ladder_schedule_matches
+
+    ladder = ladder_create(name="Seasonal", slug="seasonal", preset="pagat", seats_per_match=2)
+    Ladder.objects.filter(pk=ladder.pk).update(season_length=timedelta(hours=1))
+    ladder.refresh_from_db()
+    bot = bot_of(owner, servers("good"), "Seasoned", active=True)
+    for player in (player_for_user(user=person), bot.player, house_bots[0]):
+        ladder_entry_create(ladder=ladder, player=player)
+    ladder_schedule_matches(ladder=ladder)
+    seasons_roll(ladder=ladder, now=season_open(ladder=ladder).ends_at)
+    assert _kinds(person) == ["season_end"] and _kinds(owner) == ["season_end"]
+    text = Client()
+    text.force_login(owner)
+    assert "Season 1 of Seasonal has ended: Seasoned was not ranked yet." in text.get("/notifications/").content.decode()
+
+
+@pytest.mark.django_db
+def test_a_bot_failing_its_check_suspended_and_playing_again_tells_its_owner(owner, servers, house_bots, settings):
+    from bots_api.services import bot_check_request, bot_check_run
+    from personas import bot_of
+
+    settings.BOT_TIME_BANK_MS = 0
+    settings.BOT_SUSPEND_AFTER_FAILED_MATCHES = 2
+    server = servers("status:500")
+    bot = bot_of(owner, server, "Wobbly", active=True)
+    for n in range(2):
+        from games.services import match_advance
+
+        match_advance(match_id=match_create(players=[bot.player, house_bots[0]], ruleset=Ruleset.preset("pagat"),
+                                            seed=1 + n).pk)
+    assert _kinds(owner) == ["bot_suspended"]
+    bot_check_run(check_id=bot_check_request(bot=bot).pk)  # still broken
+    assert _kinds(owner)[0] == "bot_check_failed"
+    server.behaviour = "good"
+    bot_check_run(check_id=bot_check_request(bot=bot).pk)
+    assert _kinds(owner)[0] == "bot_recovered"
+    listed = api_client(owner).get("/api/notifications/").json()
+    assert [r["kind"] for r in listed["results"]] == ["bot_recovered", "bot_check_failed", "bot_suspended"]
+    assert all(r["url"] == f"/bots/{bot.pk}/" for r in listed["results"])
+    assert "Wobbly" in listed["results"][2]["text"] and "suspended" in listed["results"][2]["text"]
+
+
+@pytest.mark.django_db
+def test_the_api_needs_a_log_in_and_refuses_bad_ids(person):
+    assert api_client().get("/api/notifications/").status_code in (401, 403)
+    bad = api_client(person).post("/api/notifications/read/", {"ids": ["x"]}, format="json")
+    assert bad.status_code == 400 and "ids" in bad.content.decode()
+    other = user("someone")
+    Notification.objects.create(user=other, kind="challenge", params={"name": "x", "preset": "pagat"})
+    assert api_client(person).post("/api/notifications/read/", {}, format="json").json()["marked"] == 0
+    assert api_client(person).get("/api/notifications/").json()["count"] == 0  # nobody sees another's
+
+
+@pytest.mark.django_db
+def test_the_email_opt_in_needs_a_real_address(person):
+    client = Client()
+    client.force_login(person)
+    player_for_user(user=person)
+    page = client.post("/notifications/email/", {"address": "not-an-address", "wanted": "1"}, follow=True)
+    assert "is not an e-mail address" in page.content.decode()
+    page = client.post("/notifications/email/", {"address": "", "wanted": "1"}, follow=True)
+    assert "Give an e-mail address" in page.content.decode()
+    client.post("/notifications/email/", {"address": "lin@example.org", "wanted": "1"})
+    assert Player.objects.get(user=person, kind="human").email_notifications
