@@ -22,6 +22,17 @@ def env_str(name: str, default: str = "") -> str:
     return os.environ.get(name, default)
 
 
+def env_rate(name: str, default: str) -> str:
+    """A rate of DRF's throttles ("20/hour": a whole number from 1 to 9,999,999 per s, min, hour or day), or
+    ``default``. ``ImproperlyConfigured`` for anything else, with an example."""
+    import re
+
+    value = env_str(name, default)
+    if not re.fullmatch(r"[1-9][0-9]{0,6}/(s|sec|second|m|min|minute|h|hour|d|day)", value):
+        raise ImproperlyConfigured(f"{name}={value!r}: write a count per period, e.g. {default}")
+    return value
+
+
 def env_bool(name: str, default: bool) -> bool:
     """``1/true/yes/on`` or ``0/false/no/off``; anything else raises ``ImproperlyConfigured``."""
     raw = os.environ.get(name)

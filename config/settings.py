@@ -14,7 +14,7 @@ from pathlib import Path
 from django.core.exceptions import ImproperlyConfigured
 
 from config import stores
-from config.env import env_bool, env_float, env_int, env_list, env_str
+from config.env import env_bool, env_float, env_int, env_list, env_rate, env_str
 from eights_engine.search import EXPERT_SAMPLES as _expert_samples
 from eights_engine.strategies import STRATEGIES as _strategies
 from eights_engine.tactics import GUEST_OPPONENTS as _guest_opponents_default
@@ -318,28 +318,20 @@ GUEST_MOVE_SECONDS = env_int("GUEST_MOVE_SECONDS", 300, 10, 86400)
 GUEST_RUNNING_PER_BROWSER = env_int("GUEST_RUNNING_PER_BROWSER", 2, 1, 1000)
 GUEST_RUNNING_PER_ADDRESS = env_int("GUEST_RUNNING_PER_ADDRESS", 6, 1, 100000)
 #: New guest matches per client address (DRF rate syntax, counted in the shared cache like the other limits).
-GUEST_MATCH_RATE = env_str("GUEST_MATCH_RATE", "30/hour")
-if not re.fullmatch(r"[1-9][0-9]{0,6}/(s|sec|second|m|min|minute|h|hour|d|day)", GUEST_MATCH_RATE):
-    raise ImproperlyConfigured(f"GUEST_MATCH_RATE={GUEST_MATCH_RATE!r}: write a count per period, e.g. 30/hour")
+GUEST_MATCH_RATE = env_rate("GUEST_MATCH_RATE", "30/hour")
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["guest_match"] = GUEST_MATCH_RATE
 #: A logged-in person's casual (unrated) matches (games.people.casual): running at once, and new ones per account (the
 #: home page's Deal, POST /api/matches/casual/, "Play this deal").
 CASUAL_RUNNING_PER_PERSON = env_int("CASUAL_RUNNING_PER_PERSON", 3, 1, 1000)
-CASUAL_MATCH_RATE = env_str("CASUAL_MATCH_RATE", "60/hour")
-if not re.fullmatch(r"[1-9][0-9]{0,6}/(s|sec|second|m|min|minute|h|hour|d|day)", CASUAL_MATCH_RATE):
-    raise ImproperlyConfigured(f"CASUAL_MATCH_RATE={CASUAL_MATCH_RATE!r}: write a count per period, e.g. 60/hour")
+CASUAL_MATCH_RATE = env_rate("CASUAL_MATCH_RATE", "60/hour")
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["casual_match"] = CASUAL_MATCH_RATE
 #: Analyses of finished matches (games.matches.analysis): asked for per signed-in person (POST
 #: /api/matches/<id>/analysis/, the match page's button; each costs a worker seconds of CPU), and whether every
 #: finished match with a person seated is analysed without being asked.
-ANALYSIS_RATE = env_str("ANALYSIS_RATE", "20/hour")
-if not re.fullmatch(r"[1-9][0-9]{0,6}/(s|sec|second|m|min|minute|h|hour|d|day)", ANALYSIS_RATE):
-    raise ImproperlyConfigured(f"ANALYSIS_RATE={ANALYSIS_RATE!r}: write a count per period, e.g. 20/hour")
+ANALYSIS_RATE = env_rate("ANALYSIS_RATE", "20/hour")
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["analysis_request"] = ANALYSIS_RATE
 #: Reports on players a signed-in person may make (games.people.fairplay, POST /api/reports/).
-REPORT_RATE = env_str("REPORT_RATE", "10/day")
-if not re.fullmatch(r"[1-9][0-9]{0,6}/(s|sec|second|m|min|minute|h|hour|d|day)", REPORT_RATE):
-    raise ImproperlyConfigured(f"REPORT_RATE={REPORT_RATE!r}: write a count per period, e.g. 10/day")
+REPORT_RATE = env_rate("REPORT_RATE", "10/day")
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["report"] = REPORT_RATE
 #: Ladder seasons (tournaments.seasons): at a season's end every rating's sigma moves this share of the way back to
 #: the starting sigma (0: kept as it is, 1: back to a newcomer's uncertainty); mu is kept.
@@ -347,9 +339,7 @@ SEASON_SOFTEN = env_float("SEASON_SOFTEN", 0.5, 0.0, 1.0)
 #: The demo ladders' season length (minutes; demo_setup): short, so a newcomer sees a season end on `make run`.
 DEMO_SEASON_MINUTES = env_int("DEMO_SEASON_MINUTES", 20, 1, 527040)
 #: Analyses of records opened in the replay viewer (games.local_replay, /replay/open/), per address: as ANALYSIS_RATE.
-RECORD_ANALYSIS_RATE = env_str("RECORD_ANALYSIS_RATE", "10/hour")
-if not re.fullmatch(r"[1-9][0-9]{0,6}/(s|sec|second|m|min|minute|h|hour|d|day)", RECORD_ANALYSIS_RATE):
-    raise ImproperlyConfigured(f"RECORD_ANALYSIS_RATE={RECORD_ANALYSIS_RATE!r}: write a count per period, e.g. 10/hour")
+RECORD_ANALYSIS_RATE = env_rate("RECORD_ANALYSIS_RATE", "10/hour")
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["record_analysis"] = RECORD_ANALYSIS_RATE
 ANALYSE_PEOPLES_MATCHES = env_bool("ANALYSE_PEOPLES_MATCHES", True)
 #: Determinized deals a decision in an analysis: the expert's own (eights_engine.search.EXPERT_SAMPLES), so the action
@@ -368,9 +358,7 @@ if len(GUEST_OPPONENTS) < 2:
 
 #: Tables (tables.services): new tables per client address (DRF rate syntax), tables one player may have waiting
 #: for players at once, and how long (minutes) a table waits before it is cancelled.
-TABLE_CREATE_RATE = env_str("TABLE_CREATE_RATE", "30/hour")
-if not re.fullmatch(r"[1-9][0-9]{0,6}/(s|sec|second|m|min|minute|h|hour|d|day)", TABLE_CREATE_RATE):
-    raise ImproperlyConfigured(f"TABLE_CREATE_RATE={TABLE_CREATE_RATE!r}: write a count per period, e.g. 30/hour")
+TABLE_CREATE_RATE = env_rate("TABLE_CREATE_RATE", "30/hour")
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["table_create"] = TABLE_CREATE_RATE
 TABLES_WAITING_PER_PLAYER = env_int("TABLES_WAITING_PER_PLAYER", 3, 1, 100)
 TABLE_WAIT_MINUTES = env_int("TABLE_WAIT_MINUTES", 60, 1, 7 * 24 * 60)
