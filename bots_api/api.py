@@ -162,6 +162,10 @@ class BotDetailApi(OwnerApi):
         is_enabled = serializers.BooleanField(required=False, help_text="false: off every ladder's schedule")
         accepts_challenges = serializers.BooleanField(
             required=False, help_text="true: other owners may name the bot as an opponent in their unrated trials")
+        webhook_url = serializers.CharField(
+            required=False, allow_blank=True, max_length=300,
+            help_text="where the bot's notifications are POSTed, signed like the protocol (docs/NOTIFICATIONS.md); "
+                      "empty: none; setting it again turns a webhook that failed back on")
 
     @extend_schema(tags=["bots"], responses={200: BotOutput, 404: _NOT_YOURS, **_AUTH}, summary="One of your bots")
     def get(self, request, bot_id: int):

@@ -41,6 +41,12 @@ class Bot(models.Model):
     accepts_challenges = models.BooleanField(
         default=False, help_text="other owners may name this bot as an opponent in their unrated trials "
                                  "(bots_api.trials); off by default")
+    webhook_url = models.CharField(max_length=300, blank=True, help_text=(
+        "the owner's URL for the bot's notifications (bots_api.webhooks): signed like the protocol, through the "
+        "address guard; empty: none"))
+    webhook_failures = models.PositiveSmallIntegerField(default=0, help_text="deliveries failed in a row")
+    webhook_disabled_at = models.DateTimeField(null=True, blank=True, help_text=(
+        "set after BOT_WEBHOOK_MAX_FAILURES failed deliveries in a row (the owner is told); a new URL clears it"))
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

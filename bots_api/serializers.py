@@ -43,6 +43,9 @@ class BotOutput(serializers.Serializer):
     reported_name = serializers.CharField(help_text="the name the bot gave in its last ping")
     reported_version = serializers.CharField()
     accepts_challenges = serializers.BooleanField(help_text="other owners may name it as an opponent in their trials")
+    webhook_url = serializers.CharField(help_text="where its notifications are POSTed (empty: none)")
+    webhook_disabled_at = serializers.DateTimeField(
+        allow_null=True, help_text="set when a delivery failed every try: the webhook is off until its URL is set again")
     ladders = LadderEntryOutput(source="player.ladder_entries.all", many=True)
     created_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()

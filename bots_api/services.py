@@ -100,8 +100,10 @@ def _lock(bot: Bot) -> Bot:
 
 
 def bot_update(*, bot: Bot, name: str | None = None, endpoint_url: str | None = None,
-               is_enabled: bool | None = None, accepts_challenges: bool | None = None) -> Bot:
-    """Change a bot's name, endpoint (which un-verifies it) or enabled flag; ``bot`` is updated too. ``BotError``
+               is_enabled: bool | None = None, accepts_challenges: bool | None = None,
+               webhook_url: str | None = None) -> Bot:
+    """Change a bot's name, endpoint (which un-verifies it), enabled flag or webhook URL (empty: none; a new one
+    turns a webhook that was turned off on again: ``bots_api.webhooks``); ``bot`` is updated too. ``BotError``
     for a taken or bad name or a refused URL; ``Http404`` when the bot was deleted meanwhile."""
     url = None
     if endpoint_url is not None and endpoint_url != bot.endpoint_url:
@@ -109,6 +111,12 @@ def bot_update(*, bot: Bot, name: str | None = None, endpoint_url: str | None = 
             url = check_endpoint_url(endpoint_url)  # resolves the host: before the lock, not while holding it
         except ValueError as exc:
             raise BotError("invalid_endpoint", str(exc)) from None
+    hook = None
+    if webhook_url is not None:
+        try:
+            hook = check_endpoint_url(webhook_url) if webhook_url.strip() else ""
+        except ValueError as exc:
+            raise BotError("invalid_webhook", f"webhook_url: {exc}") from None
     with transaction.atomic():
         locked = _lock(bot)
         fields = ["updated_at"]
@@ -130,6 +138,9 @@ def bot_update(*, bot: Bot, name: str | None = None, endpoint_url: str | None = 
         if accepts_challenges is not None:  # -- trials: other owners may name it as an opponent
             locked.accepts_challenges = bool(accepts_challenges)
             fields.append("accepts_challenges")
+        if hook is not None:
+            locked.webhook_url, locked.webhook_failures, locked.webhook_disabled_at = hook, 0, None
+            fields += ["webhook_url", "webhook_failures", "webhook_disabled_at"]
         locked.save(update_fields=fields)
         _sync_player(locked)
     for field in fields:
@@ -424,7 +435,7 @@ def _suspend(bot: Bot, failed: str) -> None:
 def _tell_owner(bot: Bot, kind: str, reason: str, *, key: str) -> None:
     """Notify ``bot``'s owner (``games.notices``) in the caller's transaction: e-mailed after it commits."""
     notify(user_id=bot.owner_id, kind=kind, params={"bot": bot.player.name, "reason": reason},
-           url=reverse("bot-detail", args=[bot.pk]), key=key)
+           url=reverse("bot-detail", args=[bot.pk]), key=key, about=bot.player)
 
 
 def match_end_notify(*, match_id: int) -> int:

@@ -25,6 +25,14 @@ def check_bot(check_id: int) -> str | None:
     return check.state if check is not None else None
 
 
+@shared_task(ignore_result=True, acks_late=True)
+def webhook_deliver(bot_id: int, notification_id: int) -> str:
+    """POST a bot's notification to its owner's webhook (``bots_api.webhooks.webhook_deliver_now``)."""
+    from bots_api.webhooks import webhook_deliver_now
+
+    return webhook_deliver_now(bot_id=bot_id, notification_id=notification_id)
+
+
 def run_soon(task, *args) -> None:
     """Run ``task(*args)`` once the current transaction commits (at once outside one), never in the caller's
     thread (``sitekit.dispatch.send_task``): a Celery worker takes it, or without a broker a short-lived thread of

@@ -330,6 +330,8 @@ REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["casual_match"] = CASUAL_MATCH_RATE
 #: finished match with a person seated is analysed without being asked.
 ANALYSIS_RATE = env_rate("ANALYSIS_RATE", "20/hour")
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["analysis_request"] = ANALYSIS_RATE
+#: Tries of one delivery to a bot owner's webhook before it is turned off (bots_api.webhooks).
+BOT_WEBHOOK_ATTEMPTS = env_int("BOT_WEBHOOK_ATTEMPTS", 3, 1, 10)
 #: Reports on players a signed-in person may make (games.people.fairplay, POST /api/reports/).
 REPORT_RATE = env_rate("REPORT_RATE", "10/day")
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["report"] = REPORT_RATE

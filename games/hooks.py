@@ -25,6 +25,10 @@ from django.dispatch import Signal
 #: Receivers (ladder ratings, tournament brackets) write in the same transaction.
 match_finished = Signal()
 
+#: Sent once the transaction that made a notification about a bot has committed (``games.notices.notify`` with
+#: ``about``), with ``notification_id`` and ``player_id`` (the bot's player). bots_api: the owner's webhook.
+bot_notice = Signal()
+
 #: Sent inside the transaction that creates a match, with ``match`` (a new running ``Match``) and ``players`` (its
 #: players in seat order). Receivers write in the same transaction (bots_api: the version each bot last reported).
 match_created = Signal()

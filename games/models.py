@@ -317,6 +317,7 @@ class Notification(models.Model):
         BOT_CHECK_FAILED = "bot_check_failed", _("bot check failed")
         BOT_RECOVERED = "bot_recovered", _("bot playing again")
         FAIR_PLAY_WARNING = "fair_play_warning", _("fair-play warning")
+        WEBHOOK_DISABLED = "webhook_disabled", _("bot webhook turned off")
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="notifications", on_delete=models.CASCADE)
     kind = models.CharField(max_length=20, choices=Kind.choices)

@@ -35,11 +35,13 @@ _UNSUBSCRIBE_SALT = "eights.notices.unsubscribe"
 AWAY_SECONDS = 60
 
 
-def notify(*, user_id: int | None, kind: str, params: dict | None = None, url: str = "", key: str = "") -> bool:
+def notify(*, user_id: int | None, kind: str, params: dict | None = None, url: str = "", key: str = "",
+           about: Player | None = None) -> bool:
     """Tell the user ``user_id`` about an event of ``kind`` (``Notification.Kind``) with the sentence's ``params``
     and a link ``url`` (a path). With ``key``, a second call for the same user and key changes nothing. The e-mail
     (opted-in people only) is queued once the caller's transaction commits. Returns whether a notification was
-    made. None ``user_id`` (a house bot, a guest) is ignored."""
+    made. None ``user_id`` (a house bot, a guest) is ignored. ``about``: the bot it is about, whose owner's webhook
+    is called too (``hooks.bot_notice``, after the commit)."""
     if user_id is None:
         return False
     if key and Notification.objects.filter(user_id=user_id, key=key).exists():
@@ -50,9 +52,15 @@ def notify(*, user_id: int | None, kind: str, params: dict | None = None, url: s
                                               key=key[:120])
     except IntegrityError:  # the same key written meanwhile by another process
         return False
+    row_id = row.pk
     if Player.objects.filter(user_id=user_id, kind=Player.Kind.HUMAN, email_notifications=True).exists():
-        row_id = row.pk
         transaction.on_commit(lambda: _email_queue(row_id))
+    if about is not None and about.kind == Player.Kind.BOT:
+        from games import hooks
+
+        player_id = about.pk
+        transaction.on_commit(lambda: hooks.bot_notice.send(sender=Notification, notification_id=row_id,
+                                                            player_id=player_id))
     return True
 
 
@@ -61,7 +69,7 @@ def notify_player(*, player: Player, kind: str, params: dict | None = None, url:
     or a guest."""
     if player.kind == Player.Kind.HOUSE or player.is_guest:
         return False
-    return notify(user_id=player.user_id, kind=kind, params=params, url=url, key=key)
+    return notify(user_id=player.user_id, kind=kind, params=params, url=url, key=key, about=player)
 
 
 def _email_queue(notification_id: int) -> None:
@@ -87,6 +95,8 @@ def notice_text(notification: Notification) -> str:
         K.BOT_SUSPENDED: lambda: gettext("Your bot %(bot)s is suspended: %(reason)s.") % p,
         K.BOT_CHECK_FAILED: lambda: gettext("Your bot %(bot)s failed its check: %(reason)s.") % p,
         K.BOT_RECOVERED: lambda: gettext("Your bot %(bot)s passed its check and plays again.") % p,
+        K.WEBHOOK_DISABLED: lambda: gettext("The webhook of your bot %(bot)s is turned off: %(reason)s. Set its URL "
+                                            "again to turn it back on.") % p,
         K.FAIR_PLAY_WARNING: lambda: gettext("A fair-play warning for %(player)s (%(reason)s): staff looked at a "
                                              "report; a second one may end in a ban from rated play.") % p,
     }

@@ -190,15 +190,6 @@ def notice_email_send(notification_id: int) -> bool:
 
 
 @shared_task(ignore_result=True)
-def fairplay_scan() -> int:
-    """Periodic (beat): flag for staff what the fair-play signals see (``games.people.fairplay.fairplay_scan``):
-    how many new flags."""
-    from games.people.fairplay import fairplay_scan as scan
-
-    return len(scan())
-
-
-@shared_task(ignore_result=True)
 def watchdog() -> list[int]:
     """Queue running matches that nobody is playing: all the runnable ones when the broker lost its queues
     (``broker_lost_its_queues``); those whose task could not be queued (``lifecycle.matches_wake_pending``); those
