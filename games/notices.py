@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import time
+from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -199,7 +200,7 @@ def turns_waiting_sweep(*, now: float | None = None, limit: int = 200) -> int:
     from games.matches.snapshots import match_state
 
     now = now or time.time()
-    since = timezone.now() - timezone.timedelta(seconds=AWAY_SECONDS)
+    since = timezone.now() - timedelta(seconds=AWAY_SECONDS)
     waiting = (Match.objects.filter(status=Match.Status.RUNNING, awaiting_human=True, last_progress_at__lt=since)
                .exclude(seats__player__is_guest=True).order_by("last_progress_at")[:limit])
     made = 0

@@ -7,8 +7,8 @@
   (a notification to the account), hides the account's players from every leaderboard, bans (``account_ban``: no
   rated match, no tournament, its bots not scheduled; results stay and are marked), or dismisses.
 - ``fairplay_scan`` (a beat task, ``manage.py fairplay_scan``) flags, as reports with the reason ``signal`` and no
-  reporter, people whose decisions match the expert's far more often than other people's (from the analyses of
-  their matches) and bots whose results against one other owner's bots look arranged. A flag only asks staff to
+  reporter, people whose decisions match the expert's far more often than those of people of their rating (from
+  the analyses of their matches; ``RATING_BAND``) and bots whose results against one other owner's bots look arranged. A flag only asks staff to
   look: nobody is warned, hidden or banned automatically.
 """
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 from statistics import mean, pstdev
 
 from django.db import transaction
+from django.db.models import Max
 from django.utils import timezone
 
 from games.models import Match, MatchAnalysis, Notification, Player, Report, Seat
@@ -31,6 +32,10 @@ REPORT_REASONS = [r for r in Report.Reason.values if r != Report.Reason.SIGNAL]
 SIGNAL_MIN_DECISIONS = 200
 SIGNAL_SIGMAS = 3.0
 SHARE_FLOOR = 0.85
+#: People "of their rating": best ladder ratings (mu - 3 sigma) within this of each other; with fewer than
+#: ``BAND_MIN_PEOPLE`` such people, a person is compared with every other person.
+RATING_BAND = 5.0
+BAND_MIN_PEOPLE = 3
 #: The arranged-results signal: a bot that met one other owner's bots at least this many times and lost (last
 #: place) in at least this share of them, while it wins at least ``ARRANGED_ELSEWHERE`` of its other matches.
 ARRANGED_MIN_MATCHES = 10
@@ -195,10 +200,16 @@ def fairplay_scan() -> list[Report]:
     """Flag, for staff to look at, what the automatic signals see (module docstring): returns the new flags."""
     flags = []
     agreement = {p: (n, agree / n) for p, (n, agree) in expert_agreement().items() if n >= SIGNAL_MIN_DECISIONS}
-    shares = [share for _n, share in agreement.values()]
-    if len(shares) >= 3:
+    # each person's best ladder rating (the ladder app's relation, read without importing it); 0 unrated
+    rating = {p: best or 0.0 for p, best in Player.objects.filter(pk__in=agreement).annotate(
+        best=Max("ladder_entries__ordinal")).values_list("pk", "best")}
+    if len(agreement) >= 3:
         for player_id, (n, share) in agreement.items():
             others = [s for p, (_n, s) in agreement.items() if p != player_id]
+            near = [s for p, (_n, s) in agreement.items()
+                    if p != player_id and abs(rating[p] - rating[player_id]) <= RATING_BAND]
+            if len(near) >= BAND_MIN_PEOPLE:
+                others = near  # people of their rating
             centre, spread = mean(others), pstdev(others) or 0.01
             if share >= SHARE_FLOOR and share > centre + SIGNAL_SIGMAS * spread:
                 flag = _flag(Player.objects.get(pk=player_id),

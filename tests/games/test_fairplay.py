@@ -162,3 +162,28 @@ def test_the_signals_flag_an_expert_like_person_and_an_arranged_looking_bot_for_
     assert all(r.reason == "signal" and r.reporter is None and r.status == "open" for r in flags)
     assert not fairplay_scan()  # flagged once while open
     assert not Player.objects.filter(banned_at__isnull=False).exists()  # never punished automatically
+
+
+@pytest.mark.django_db
+def test_the_expert_agreement_signal_compares_a_person_with_people_of_their_rating(house_bots, monkeypatch):
+    from games.people import fairplay
+    from tournaments.models import LadderEntry
+    from tournaments.services import ladder_create
+
+    monkeypatch.setattr(fairplay, "SIGNAL_MIN_DECISIONS", 10)
+    ladder = ladder_create(name="Band", slug="band", preset="pagat", seats_per_match=2)
+    rows = [("low1", 0.0, 0.5), ("low2", 0.0, 0.52), ("low3", 0.0, 0.48), ("suspect", 1.0, 0.92),
+            ("high1", 30.0, 0.9), ("high2", 30.0, 0.91), ("high3", 30.0, 0.92)]
+    players = {}
+    for seed, (name, rating, share) in enumerate(rows, start=1):
+        person = player_for_user(user=user(name))
+        players[name] = person
+        LadderEntry.objects.create(ladder=ladder, player=person, mu=rating + 6, sigma=2.0, ordinal=rating)
+        match = match_create(players=[person, house_bots[0]], ruleset=Ruleset.preset("pagat"), seed=seed)
+        Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED)
+        agree = round(50 * share)
+        decisions = [{"seat": 0, "chosen": 1, "best": 1 if i < agree else 2} for i in range(50)]
+        MatchAnalysis.objects.create(match=match, status="done", data={"deals": [{"decisions": decisions}]})
+    # against everyone the suspect's 92 % is ordinary (the strong people agree as often); against people of their
+    # rating (46-52 %) it stands out
+    assert {r.player_id for r in fairplay_scan()} == {players["suspect"].pk}

@@ -73,16 +73,21 @@ def test_a_challenge_is_notified_listed_belled_and_emailed_with_a_working_unsubs
 
 
 @pytest.mark.django_db
-def test_a_table_invitation_and_a_person_away_on_their_turn(person, owner, house_bots, django_capture_on_commit_callbacks):
+def test_a_table_invitation_and_a_person_away_on_their_turn(person, owner, house_bots, _mail_now,
+                                                           django_capture_on_commit_callbacks):
     from games.tasks import watchdog
     from tables.services import table_create
 
     player_for_user(user=person)
-    table_create(creator=player_for_user(user=owner), preset="web-table",
-                 seats=[{"kind": "invited", "name": "lin"}, {"kind": "house", "strategy": "heuristic"}])
+    _opt_in(person, "lin@example.org")
+    with django_capture_on_commit_callbacks(execute=True):
+        table_create(creator=player_for_user(user=owner), preset="web-table",
+                     seats=[{"kind": "invited", "name": "lin"}, {"kind": "house", "strategy": "heuristic"}])
     assert _kinds(person) == ["table_invite"]
+    assert [m.subject for m in mail.outbox] == ["Eights Ladder: ada keeps you a seat at their table (web-table)."]
     me = player_for_user(user=person)
-    match = match_create(players=[me, house_bots[0]], ruleset=Ruleset.preset("pagat"), seed=4)
+    match = match_create(players=[me, house_bots[0]], ruleset=Ruleset.preset("pagat"), seed=4,
+                         move_seconds=3600)  # away, and the move clock not run out (no fallback played)
     from games.services import match_advance
 
     match_advance(match_id=match.pk)  # the house plays until it is the person's turn
@@ -91,37 +96,49 @@ def test_a_table_invitation_and_a_person_away_on_their_turn(person, owner, house
     watchdog()
     assert _kinds(person).count("your_turn") == 0  # not away yet
     Match.objects.filter(pk=match.pk).update(last_progress_at=timezone.now() - timedelta(minutes=5))
-    watchdog()
-    watchdog()  # noticed again: still one notification for this turn
+    with django_capture_on_commit_callbacks(execute=True):
+        watchdog()
+        watchdog()  # noticed again: still one notification for this turn
     assert _kinds(person).count("your_turn") == 1
+    assert len(mail.outbox) == 2 and mail.outbox[1].subject.startswith("Eights Ladder: It is your turn in match")
     row = Notification.objects.get(user=person, kind="your_turn")
     assert row.url == f"/matches/{match.pk}/play/" and house_bots[0].name in row.params["others"]
 
 
 @pytest.mark.django_db
-def test_a_tournament_and_its_next_round_starting_are_notified_to_a_bots_owner(owner, servers, house_bots):
+def test_a_tournament_and_its_next_round_starting_are_notified_to_a_bots_owner(owner, servers, house_bots, _mail_now,
+                                                                             django_capture_on_commit_callbacks):
     from games.services import match_advance
     from personas import bot_of
     from tournaments.tournament_services import (tournament_advance, tournament_create, tournament_register,
                                                  tournament_start)
 
     bot = bot_of(owner, servers("good"), "Cupbot", active=True)
+    player_for_user(user=owner)
+    _opt_in(owner, "ada@example.org")
     t = tournament_create(name="Cup", format="swiss", rounds=2, target=15, entrants="bots")
     for player in [bot.player, *house_bots[:3]]:
         tournament_register(tournament=t, player=player)
-    tournament_start(tournament=t)
-    assert _kinds(owner) == ["tournament_start"]
+    with django_capture_on_commit_callbacks(execute=True):
+        tournament_start(tournament=t)  # its matches are played at once here (the tasks run in this thread)
+    assert "tournament_start" in _kinds(owner)
     for m in Match.objects.filter(tournament_match__round__tournament=t, status=Match.Status.RUNNING):
         match_advance(match_id=m.pk)
-    tournament_advance(tournament_id=t.pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        tournament_advance(tournament_id=t.pk)
     assert sorted(_kinds(owner)) == ["round_start", "tournament_start"]
+    assert sorted(m.subject for m in mail.outbox) == ["Eights Ladder: Round 2 of Cup has started: Cupbot plays.",
+                                                      "Eights Ladder: The tournament Cup has started: Cupbot is "
+                                                      "playing."]
     row = Notification.objects.get(user=owner, kind="round_start")
     assert row.params["round"] == 2 and row.url == f"/tournaments/{t.pk}/rounds/2/"
     assert not Notification.objects.exclude(user=owner).exists()  # house bots have nobody to tell
 
 
 @pytest.mark.django_db
-def test_a_season_closing_tells_each_person_and_bot_owner_where_they_finished(person, owner, servers, house_bots):
+def test_a_season_closing_tells_each_person_and_bot_owner_where_they_finished(person, owner, servers, house_bots,
+                                                                            _mail_now,
+                                                                            django_capture_on_commit_callbacks):
     from personas import bot_of
     from tournaments.models import Ladder
     from tournaments.seasons import season_open, seasons_roll
@@ -134,33 +151,44 @@ def test_a_season_closing_tells_each_person_and_bot_owner_where_they_finished(pe
     for player in (player_for_user(user=person), bot.player, house_bots[0]):
         ladder_entry_create(ladder=ladder, player=player)
     ladder_schedule_matches(ladder=ladder)
-    seasons_roll(ladder=ladder, now=season_open(ladder=ladder).ends_at)
+    _opt_in(person, "lin@example.org")
+    with django_capture_on_commit_callbacks(execute=True):
+        seasons_roll(ladder=ladder, now=season_open(ladder=ladder).ends_at)
     assert _kinds(person) == ["season_end"] and _kinds(owner) == ["season_end"]
+    assert [m.to for m in mail.outbox] == [["lin@example.org"]]  # only the one who opted in
+    assert "Season 1 of Seasonal has ended: lin was not ranked yet." in mail.outbox[0].subject
     text = Client()
     text.force_login(owner)
     assert "Season 1 of Seasonal has ended: Seasoned was not ranked yet." in text.get("/notifications/").content.decode()
 
 
 @pytest.mark.django_db
-def test_a_bot_failing_its_check_suspended_and_playing_again_tells_its_owner(owner, servers, house_bots, settings):
+def test_a_bot_failing_its_check_suspended_and_playing_again_tells_its_owner(owner, servers, house_bots, settings,
+                                                                           _mail_now,
+                                                                           django_capture_on_commit_callbacks):
     from bots_api.services import bot_check_request, bot_check_run
+    from games.services import match_advance
     from personas import bot_of
 
     settings.BOT_TIME_BANK_MS = 0
     settings.BOT_SUSPEND_AFTER_FAILED_MATCHES = 2
     server = servers("status:500")
     bot = bot_of(owner, server, "Wobbly", active=True)
-    for n in range(2):
-        from games.services import match_advance
-
-        match_advance(match_id=match_create(players=[bot.player, house_bots[0]], ruleset=Ruleset.preset("pagat"),
-                                            seed=1 + n).pk)
+    player_for_user(user=owner)
+    _opt_in(owner, "ada@example.org")
+    with django_capture_on_commit_callbacks(execute=True):
+        for n in range(2):
+            match_advance(match_id=match_create(players=[bot.player, house_bots[0]],
+                                                ruleset=Ruleset.preset("pagat"), seed=1 + n).pk)
     assert _kinds(owner) == ["bot_suspended"]
-    bot_check_run(check_id=bot_check_request(bot=bot).pk)  # still broken
+    with django_capture_on_commit_callbacks(execute=True):
+        bot_check_run(check_id=bot_check_request(bot=bot).pk)  # still broken
     assert _kinds(owner)[0] == "bot_check_failed"
     server.behaviour = "good"
-    bot_check_run(check_id=bot_check_request(bot=bot).pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        bot_check_run(check_id=bot_check_request(bot=bot).pk)
     assert _kinds(owner)[0] == "bot_recovered"
+    assert [m.subject.split(":")[1].strip().split(" ")[3] for m in mail.outbox] == ["is", "failed", "passed"]
     listed = api_client(owner).get("/api/notifications/").json()
     assert [r["kind"] for r in listed["results"]] == ["bot_recovered", "bot_check_failed", "bot_suspended"]
     assert all(r["url"] == f"/bots/{bot.pk}/" for r in listed["results"])
