@@ -246,8 +246,8 @@ def test_the_turn_log_page_and_api_take_a_fixed_number_of_queries(owner, servers
     assert BotTurn.objects.filter(bot=bot).count() > 50
     client = _client(owner)
     client.get(f"/bots/{bot.pk}/turns/")  # the session's first read
-    with django_assert_max_num_queries(7):  # session, user, the bot (with its ladder entries), the turns, their moves,
-        # and the table seats kept for the person (every page: tables.context_processors)
+    with django_assert_max_num_queries(8):  # session, user, the bot (with its ladder entries), the turns, their moves,
+        # the table seats kept for the person and the bell's unread count (every page: the context processors)
         page = client.get(f"/bots/{bot.pk}/turns/", {"fault": "none"})
     assert page.status_code == 200 and page.content.decode().count('class="turn-debug"') == 25
     assert 'id="turns-older"' in page.content.decode()
