@@ -21,7 +21,8 @@ from sitekit.limits import LimitRefused
 
 class ReportInput(serializers.Serializer):
     player = serializers.CharField(max_length=60, help_text="the reported player's exact name, or its id")
-    reason = serializers.ChoiceField(REPORT_REASONS, help_text="why (one of the list)")
+    reason = serializers.ChoiceField(REPORT_REASONS, help_text="why (one of the list)", error_messages={
+        "invalid_choice": f"\"{{input}}\" is not a reason: use one of {', '.join(REPORT_REASONS)}"})
     note = serializers.CharField(max_length=500, required=False, allow_blank=True, help_text="what you saw (optional)")
     match = serializers.IntegerField(required=False, min_value=1, help_text="a match of theirs it is about (optional)")
 

@@ -95,7 +95,7 @@ def test_bad_reports_are_refused_saying_why_and_reports_are_limited_per_day(pers
     cases = [({"player": "ada", "reason": "abuse"}, 400, "yourself"),
              ({"player": mine.player.name, "reason": "abuse"}, 400, "your own bots"),
              ({"player": "nobody-here", "reason": "abuse"}, 404, "no such player"),
-             ({"player": "lin", "reason": "because"}, 400, "reason"),
+             ({"player": "lin", "reason": "because"}, 400, "is not a reason: use one of engine_help"),
              ({"player": "lin", "reason": "other", "note": "x" * 501}, 400, "note"),
              ({"player": "lin", "reason": "other", "match": 999999}, 404, "no match")]
     for body, code, words in cases:
