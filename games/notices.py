@@ -21,6 +21,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core import signing
+from django.core.cache import cache
 from django.core.mail import EmailMessage
 from django.db import IntegrityError, transaction
 from django.urls import reverse
@@ -34,6 +35,8 @@ log = logging.getLogger(__name__)
 _UNSUBSCRIBE_SALT = "eights.notices.unsubscribe"
 #: A person is "away" from a running match once their table has not been seen for this long (s) on their turn.
 AWAY_SECONDS = 60
+#: Matches waiting longer than this (s) are not looked at again by the your-turn sweep (they were told long ago).
+SWEEP_WINDOW_SECONDS = 3600
 
 
 def notify(*, user_id: int | None, kind: str, params: dict | None = None, url: str = "", key: str = "",
@@ -195,31 +198,52 @@ def notice_email(*, notification_id: int) -> bool:
 def turns_waiting_sweep(*, now: float | None = None, limit: int = 200) -> int:
     """Tell people whose turn it is in a running match they have been away from for ``AWAY_SECONDS`` (their table
     not seen: ``leavers.presence_seen``): one notification per person and ply. Run by the watchdog (beat) and the
-    ladder loop. Returns how many were made."""
+    ladder loop. Looks at the ``limit`` matches that waited longest within the last ``SWEEP_WINDOW_SECONDS``, newest
+    waits first; a ply already told (or not a person's) is marked in the cache and skipped without replaying its
+    match. Returns how many were made."""
     from games.matches.leavers import presence_seen
     from games.matches.snapshots import match_state
 
     now = now or time.time()
-    since = timezone.now() - timedelta(seconds=AWAY_SECONDS)
-    waiting = (Match.objects.filter(status=Match.Status.RUNNING, awaiting_human=True, last_progress_at__lt=since)
-               .exclude(seats__player__is_guest=True).order_by("last_progress_at")[:limit])
+    moment = timezone.now()
+    waiting = (Match.objects.filter(status=Match.Status.RUNNING, awaiting_human=True,
+                                    last_progress_at__lt=moment - timedelta(seconds=AWAY_SECONDS),
+                                    last_progress_at__gte=moment - timedelta(seconds=SWEEP_WINDOW_SECONDS))
+               .exclude(seats__player__is_guest=True).order_by("-last_progress_at")[:limit])
     made = 0
     for match in waiting:
+        mark = f"turn-told:{match.pk}:{match.ply_count}"
+        if _cache_get(mark):
+            continue
         try:
             state = match_state(match=match)
         except Exception:  # noqa: BLE001 - a match that does not load is the watchdog's business
             continue
-        if state.is_over or state.to_play is None:
-            continue
         seats = list(Seat.objects.filter(match=match).select_related("player").order_by("index"))
-        seat = next((s for s in seats if s.index == state.to_play), None)
+        seat = next((s for s in seats if s.index == state.to_play), None) if not state.is_over else None
         if seat is None or seat.player.kind != Player.Kind.HUMAN or seat.player.user_id is None or seat.left_at:
+            _cache_set(mark)
             continue
         seen = presence_seen(match_id=match.pk, seats=[seat.index])[seat.index]
         if seen is not None and now - seen < AWAY_SECONDS:
-            continue
+            continue  # at the table: looked at again next time
         others = ", ".join(s.player.name for s in seats if s.index != seat.index)
         made += notify(user_id=seat.player.user_id, kind=Notification.Kind.YOUR_TURN,
                        params={"match": match.pk, "others": others},
                        url=reverse("match-table", args=[match.pk]), key=f"turn:{match.pk}:{match.ply_count}")
+        _cache_set(mark)
     return made
+
+
+def _cache_get(key: str):
+    try:
+        return cache.get(key)
+    except Exception:  # noqa: BLE001 - a hint only: without it the match is looked at again
+        return None
+
+
+def _cache_set(key: str) -> None:
+    try:
+        cache.set(key, 1, SWEEP_WINDOW_SECONDS)
+    except Exception:  # noqa: BLE001
+        pass
