@@ -481,6 +481,9 @@ METRICS_TOKEN = env_str("METRICS_TOKEN", "")
 METRICS_ALLOW_LOOPBACK = env_bool("METRICS_ALLOW_LOOPBACK", True)
 MIDDLEWARE.insert(0, "games.operations.metrics.RequestMetricsMiddleware")  # first: times the whole request
 
+#: Where a log-in without a "next" lands (Django's default, /accounts/profile/, is no page here).
+LOGIN_REDIRECT_URL = "/"
+
 # ---- E-mail (games.notices: notifications for those who opt in) -------------------------------------------
 
 #: The site's address as people reach it (the links in e-mails).

@@ -24,7 +24,8 @@ class ReportInput(serializers.Serializer):
     reason = serializers.ChoiceField(REPORT_REASONS, help_text="why (one of the list)", error_messages={
         "invalid_choice": f"\"{{input}}\" is not a reason: use one of {', '.join(REPORT_REASONS)}"})
     note = serializers.CharField(max_length=500, required=False, allow_blank=True, help_text="what you saw (optional)")
-    match = serializers.IntegerField(required=False, min_value=1, help_text="a match of theirs it is about (optional)")
+    match = serializers.IntegerField(required=False, min_value=1, max_value=2**63 - 1,
+                                     help_text="a match of theirs it is about (optional)")
 
 
 class ReportOutput(serializers.Serializer):
@@ -39,7 +40,7 @@ class ReportOutput(serializers.Serializer):
 def _player(ref: str) -> Player | None:
     ref = ref.strip()
     found = Player.objects.filter(name=ref).first()
-    if found is None and ref.isdigit():
+    if found is None and ref.isdigit() and len(ref) < 19:
         found = Player.objects.filter(pk=int(ref)).first()
     return found
 
@@ -50,7 +51,8 @@ class ReportsApi(APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(tags=["players"], summary="Report a player for staff to review", request=ReportInput,
-                   responses={201: ReportOutput, 400: OpenApiResponse(ErrorOutput, description="bad_report"),
+                   responses={201: ReportOutput, 200: OpenApiResponse(ReportOutput, description="reported already: "
+                                                                      "the open report, with a detail"), 400: OpenApiResponse(ErrorOutput, description="bad_report"),
                               401: OpenApiResponse(ErrorOutput, description="not logged in"),
                               404: OpenApiResponse(ErrorOutput, description="no such player or match"),
                               429: OpenApiResponse(ErrorOutput, description="REPORT_RATE used up")})
@@ -63,9 +65,13 @@ class ReportsApi(APIView):
             match = Match.objects.filter(pk=data["match"]).first()
             if match is None:
                 raise ReportRefused("not_found", f"there is no match {data['match']}")
-        report = report_create(request=request, player=_player(data["player"]), reason=data["reason"],
-                               note=data.get("note", ""), match=match)
-        return Response(ReportOutput(report).data, status=status.HTTP_201_CREATED)
+        report, made = report_create(request=request, player=_player(data["player"]), reason=data["reason"],
+                                     note=data.get("note", ""), match=match)
+        answer = ReportOutput(report).data
+        if not made:  # 200, not 201: nothing new was made
+            answer["detail"] = ("you reported this player already and that report is still open: it stands as you "
+                                "made it")
+        return Response(answer, status=status.HTTP_201_CREATED if made else status.HTTP_200_OK)
 
 
 @login_required
@@ -73,17 +79,29 @@ def report_page(request, name: str):
     """``GET``: the report form for the player ``name`` (a match may be named by ``?match=``); ``POST``: the report,
     then back to the player's page with a message. 404 for an unknown player."""
     player = get_object_or_404(Player, name=name)
-    match_id = request.POST.get("match") or request.GET.get("match") or ""
+    if player.user_id == request.user.pk:
+        messages.error(request, _("You cannot report yourself or your own bots."))
+        return redirect("player-profile", name=player.name)
+    match_id = (request.POST.get("match") or request.GET.get("match") or "").strip()
+    match = None
+    if match_id:
+        match = Match.objects.filter(pk=int(match_id)).first() if match_id.isdigit() and len(match_id) < 19 else None
+        if match is None:
+            messages.error(request, _("There is no match %(match)s: report from the match's page, or leave the "
+                                      "match out.") % {"match": match_id[:20]})
+            return redirect("player-report", name=player.name)
     if request.method == "POST":
-        match = Match.objects.filter(pk=int(match_id)).first() if match_id.isdigit() else None
         try:
-            report_create(request=request, player=player, reason=request.POST.get("reason", ""),
-                          note=request.POST.get("note", ""), match=match)
+            _report, made = report_create(request=request, player=player, reason=request.POST.get("reason", ""),
+                                          note=request.POST.get("note", ""), match=match)
         except (ReportRefused, LimitRefused) as exc:
             messages.error(request, str(exc.detail))
-            return redirect(request.path + (f"?match={match_id}" if match_id.isdigit() else ""))
-        messages.success(request, _("Thank you: the staff will look at your report."))
+            return redirect(request.path + (f"?match={match_id}" if match is not None else ""))
+        if made:
+            messages.success(request, _("Thank you: the staff will look at your report."))
+        else:
+            messages.info(request, _("You reported this player already: that report is still open."))
         return redirect("player-profile", name=player.name)
     reasons = [(value, label) for value, label in Report.Reason.choices if value in REPORT_REASONS]
     return render(request, "games/report.html", {"player": player, "reasons": reasons,
-                                                  "match_id": match_id if match_id.isdigit() else ""})
+                                                  "match_id": match.pk if match is not None else ""})

@@ -106,7 +106,8 @@ class NoticeOutput(serializers.Serializer):
 
 
 class NoticesReadInput(serializers.Serializer):
-    ids = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False, max_length=500,
+    ids = serializers.ListField(child=serializers.IntegerField(min_value=1, max_value=2**63 - 1), required=False,
+                                max_length=500,
                                 help_text="the notifications to mark read; leave it out for all of them")
 
 

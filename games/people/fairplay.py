@@ -60,9 +60,10 @@ class ReportBudget(AddressBudget):
 
 
 def report_create(*, request, player: Player | None, reason: str, note: str = "",
-                  match: Match | None = None) -> Report:
-    """``request.user`` reports ``player`` (for ``reason``, with ``note``, about ``match``). Returns the report (the
-    same open one when this person reported this player already: asked twice, counted once). ``ReportRefused``:
+                  match: Match | None = None) -> tuple[Report, bool]:
+    """``request.user`` reports ``player`` (for ``reason``, with ``note``, about ``match``). Returns ``(report,
+    made now)``: the same open report, not a new one, when this person reported this player already (asked twice,
+    counted once; the first reason and note stand). ``ReportRefused``:
     ``not_found`` (no such player), ``bad_report`` (oneself or one's own bot, an unknown reason, a note over 500
     characters, a match the player did not play in); ``LimitRefused`` (429) past ``REPORT_RATE``."""
     user = request.user
@@ -80,14 +81,14 @@ def report_create(*, request, player: Player | None, reason: str, note: str = ""
                             "or none")
     existing = Report.objects.filter(player=player, reporter=user, status=Report.Status.OPEN).first()
     if existing is not None:
-        return existing
+        return existing, False
     budget = ReportBudget()
     if budget.full(request):
         raise LimitRefused(f"you have made {limit_words(scope=budget.scope, rate=budget.get_rate())}: report "
                            "again later", budget.retry_after())
     report = Report.objects.create(player=player, reporter=user, reason=reason, note=note, match=match)
     budget.count(request)
-    return report
+    return report, True
 
 
 def _account_players(player: Player):

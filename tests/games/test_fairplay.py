@@ -108,21 +108,32 @@ def test_bad_reports_are_refused_saying_why_and_reports_are_limited_per_day(pers
     codes = [api.post("/api/reports/", {"player": p.name, "reason": "abuse"}, format="json").status_code
              for p in others]
     assert codes == [201, 201, 429]
-    assert api.post("/api/reports/", {"player": others[0].name, "reason": "abuse"}, format="json").status_code == 201
+    again = api.post("/api/reports/", {"player": others[0].name, "reason": "other"}, format="json")
+    assert again.status_code == 200 and "reported this player already" in again.json()["detail"]
     assert Report.objects.filter(player=others[0]).count() == 1  # reported twice: one open report
+    assert api.post("/api/reports/", {"player": "9" * 30, "reason": "abuse"}, format="json").status_code == 404
+    assert api.post("/api/reports/", {"player": "lin", "reason": "abuse", "match": 2**64},
+                    format="json").status_code == 400
 
 
 @pytest.mark.django_db
 def test_the_report_form_from_a_players_page(person, owner):
     player_for_user(user=person)
+    player_for_user(user=owner)
     client = Client()
     client.force_login(owner)
     assert "/players/lin/report/" in client.get("/players/lin/").content.decode()
     form = client.get("/players/lin/report/").content.decode()
     assert 'name="reason"' in form and "engine_help" in form
+    bad = client.post("/players/lin/report/", {"reason": "stalling", "match": "abc"}, follow=True)
+    assert "There is no match abc" in bad.content.decode() and not Report.objects.exists()
     done = client.post("/players/lin/report/", {"reason": "stalling", "note": "leaves every match"}, follow=True)
     assert "the staff will look at your report" in done.content.decode()
     assert Report.objects.get(player__name="lin").note == "leaves every match"
+    again = client.post("/players/lin/report/", {"reason": "other"}, follow=True)
+    assert "You reported this player already" in again.content.decode()
+    own = client.get("/players/ada/report/", follow=True)
+    assert "You cannot report yourself" in own.content.decode() and 'name="reason"' not in own.content.decode()
 
 
 @pytest.mark.django_db

@@ -200,6 +200,8 @@ def test_the_api_needs_a_log_in_and_refuses_bad_ids(person):
     assert api_client().get("/api/notifications/").status_code in (401, 403)
     bad = api_client(person).post("/api/notifications/read/", {"ids": ["x"]}, format="json")
     assert bad.status_code == 400 and "ids" in bad.content.decode()
+    huge = api_client(person).post("/api/notifications/read/", {"ids": [2**63]}, format="json")
+    assert huge.status_code == 400 and "ids" in huge.content.decode()
     other = user("someone")
     Notification.objects.create(user=other, kind="challenge", params={"name": "x", "preset": "pagat"})
     assert api_client(person).post("/api/notifications/read/", {}, format="json").json()["marked"] == 0
