@@ -127,3 +127,28 @@ def test_an_unfinished_match_or_a_bad_record_is_refused_with_the_reason():
         analyse(match.record(), samples=0)
     with pytest.raises(ValueError):
         analyse({"deals": "nope"}, samples=4)
+
+
+@pytest.mark.parametrize("preset", ["web-table", "pagat"])
+def test_at_the_web_table_the_expert_keeps_the_tacticians_choice_unless_the_search_is_clearly_better(
+        preset, monkeypatch):
+    from eights_engine.rng import SplitMix64
+    from eights_engine.tactics import tactician_strategy
+
+    rules = Ruleset.preset(preset)
+    match = MatchState.start(rules, 2, 5)
+    while True:  # a decision where the tactician's choice is not the first legal action
+        seat, legal = match.to_play, match.legal_actions()
+        view = match.view(seat)
+        prior = tactician_strategy(view, legal, SplitMix64(1))
+        if len(legal) > 2 and prior != legal[0]:
+            break
+        match.apply(choose("heuristic", view, legal, match.deal.seed))
+    other = next(a for a in legal if a != prior)
+    for lead, expected_up_to in ((0.5, prior), (1.5, other)):  # the search rates `other` ahead by `lead` points
+        def values(view, ruleset, ids, **kwargs):
+            return [lead if ACTIONS[i] == other else 0.0 for i in ids]
+
+        monkeypatch.setattr(search, "pimc_values", values)
+        chosen = search.expert_strategy(view, legal, SplitMix64(1), rules)
+        assert chosen == (expected_up_to if rules.draw == "up_to" else other), (preset, lead)

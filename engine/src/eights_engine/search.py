@@ -15,8 +15,11 @@ that more is better (``Ruleset.lower_total_wins``). Under ``partnership`` it sti
 ``expert_strategy`` is the ``expert`` house strategy (``strategies.SEARCH_STRATEGIES``): 512 samples, tactical
 playouts (``fast.TACTICAL``) and the seat's own points alone (``others_weight`` 0). Counting the others' points
 too lost matches: against the tactician over the same 100 seeds it won 0.54 under pagat and 0.30 at three seats
-with them, 0.65 and 0.37 without. Its rows against the tactician are in BENCHMARKS.md ("The expert house
-strategy"); ``analysis`` uses the same search to weigh every decision of a finished match.
+with them, 0.65 and 0.37 without. Under rules where a turn may draw several cards by choice (``draw="up_to"``, the
+web table) it keeps the tactician's own choice unless the search rates another action ``EXPERT_MARGIN_UP_TO``
+points better: the search alone lost to the tactician there (43.8 % at two seats, 28.2 % at three), with it 59.0 %
+and 34.5 % over 400 matches. Its rows against the tactician are in BENCHMARKS.md ("The expert house strategy"); ``analysis``
+uses the same search (without the margin) to weigh every decision of a finished match.
 """
 
 from __future__ import annotations
@@ -26,12 +29,17 @@ from .fast import HEURISTIC, TACTICAL, fast_deal
 from .infosets import sample_deal
 from .rng import SplitMix64
 from .rules import Ruleset
+from .tactics import tactician_strategy
 
 #: The ``expert`` house strategy's search (BENCHMARKS.md, "The expert"): determinized deals a decision, the playout
 #: policy, and the weight of the others' average points in a deal's score.
 EXPERT_SAMPLES = 512
 EXPERT_POLICY = TACTICAL
 EXPERT_OTHERS_WEIGHT = 0.0
+#: Under rules where a turn may draw up to several cards by choice (``draw="up_to"``: the web table) the expert keeps
+#: the tactician's choice unless the search rates another action at least this many points better on average: there
+#: the search's own preferences were wrong too often (BENCHMARKS.md, "The expert house strategy"). Elsewhere 0.
+EXPERT_MARGIN_UP_TO = 1.0
 
 
 def pimc_values(view: dict, ruleset: Ruleset, legal: list[int], *, samples: int = 256, seed: int = 0,
@@ -82,14 +90,22 @@ _ID_OF = {_action_key(action): i for i, action in enumerate(ACTIONS)}
 
 
 def expert_strategy(view: dict, legal: list[dict], rng: SplitMix64, ruleset: Ruleset) -> dict:
-    """The ``expert`` house strategy: ``pimc_action`` from the seat's view and the match's ``ruleset`` with
-    ``EXPERT_SAMPLES`` determinized deals and tactical playouts (``fast.TACTICAL``), seeded from ``rng`` (so a
-    replay or a resumed match makes the same choice). Returns one of ``legal`` (dicts, canonical order). About
+    """The ``expert`` house strategy: the best of ``pimc_values`` from the seat's view and the match's ``ruleset``
+    with ``EXPERT_SAMPLES`` determinized deals and tactical playouts (``fast.TACTICAL``), seeded from ``rng`` (so a
+    replay or a resumed match makes the same choice); under ``draw="up_to"`` the tactician's choice unless the best
+    is ``EXPERT_MARGIN_UP_TO`` points better (module docstring). Returns one of ``legal`` (dicts, canonical order). About
     10-40 ms a decision on the compiled path (BENCHMARKS.md); on the pure path (no compiler) about fifty times
     that. ``ValueError`` as ``pimc_action``."""
     if len(legal) == 1:
         return legal[0]
     ids = [_ID_OF[_action_key(action)] for action in legal]
-    chosen = pimc_action(view, ruleset, ids, samples=EXPERT_SAMPLES, seed=rng.next(), policy=EXPERT_POLICY,
+    values = pimc_values(view, ruleset, ids, samples=EXPERT_SAMPLES, seed=rng.next(), policy=EXPERT_POLICY,
                          others_weight=EXPERT_OTHERS_WEIGHT)
-    return legal[ids.index(chosen)]
+    best = max(range(len(ids)), key=values.__getitem__)
+    if ruleset.draw == "up_to":
+        announce = next((a for a in legal if a["type"] == "announce"), None)
+        prior = announce or tactician_strategy(view, legal, rng)
+        k = legal.index(prior)
+        if values[best] - values[k] < EXPERT_MARGIN_UP_TO:
+            return prior
+    return legal[best]
