@@ -17,8 +17,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games.models import Notification, Player
-from games.notices import (email_settings, notice_text, notices_for, notices_read, unread_count,
-                                  unsubscribe)
+from games.notices import (email_settings, notice_text, notices_for, notices_read, unread_count, unsubscribe,
+                           unsubscribe_user)
 from sitekit.errors import ErrorOutput
 from sitekit.pages import post_only
 from sitekit.pagination import BoundedLimitOffsetPagination
@@ -76,17 +76,10 @@ def notices_email(request):
 def notices_unsubscribe(request, token: str):
     """The link in every e-mail (no log-in): ``GET`` asks to confirm (a mail scanner that follows links changes
     nothing), ``POST`` turns e-mail notifications off. 404 for a token this site did not make."""
-    if request.method == "POST":
-        if unsubscribe(token=token) is None:
-            return render(request, "games/unsubscribe.html", {"bad": True}, status=404)
-        return render(request, "games/unsubscribe.html", {"done": True})
-    from django.core import signing
-
-    try:
-        signing.loads(token, salt="eights.notices.unsubscribe")
-    except signing.BadSignature:
+    read = unsubscribe if request.method == "POST" else unsubscribe_user
+    if read(token=token) is None:
         return render(request, "games/unsubscribe.html", {"bad": True}, status=404)
-    return render(request, "games/unsubscribe.html", {"token": token})
+    return render(request, "games/unsubscribe.html", {"done": True} if request.method == "POST" else {"token": token})
 
 
 class NoticeOutput(serializers.Serializer):

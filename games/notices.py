@@ -130,18 +130,24 @@ def notices_read(*, user, ids: list[int] | None = None) -> int:
 
 def unsubscribe_token(*, user_id: int) -> str:
     """The token of ``user_id``'s unsubscribe link: signed with ``SECRET_KEY`` (nobody can make one for another
-    account), valid until the account opts in again with another address."""
+    account); it does not expire."""
     return signing.dumps({"u": user_id}, salt=_UNSUBSCRIBE_SALT, compress=True)
 
 
-def unsubscribe(*, token: str) -> int | None:
-    """Turn e-mail notifications off for the account of ``token`` (``unsubscribe_token``); its user id, or None for
-    a token that was not made here."""
+def unsubscribe_user(*, token: str) -> int | None:
+    """The user id an unsubscribe ``token`` was made for (``unsubscribe_token``), or None for one not made here."""
     try:
-        user_id = int(signing.loads(token, salt=_UNSUBSCRIBE_SALT)["u"])
+        return int(signing.loads(token, salt=_UNSUBSCRIBE_SALT)["u"])
     except (signing.BadSignature, KeyError, TypeError, ValueError):
         return None
-    Player.objects.filter(user_id=user_id, kind=Player.Kind.HUMAN).update(email_notifications=False)
+
+
+def unsubscribe(*, token: str) -> int | None:
+    """Turn e-mail notifications off for the account of ``token`` (``unsubscribe_user``); its user id, or None for
+    a token that was not made here."""
+    user_id = unsubscribe_user(token=token)
+    if user_id is not None:
+        Player.objects.filter(user_id=user_id, kind=Player.Kind.HUMAN).update(email_notifications=False)
     return user_id
 
 
