@@ -20,6 +20,7 @@ import time
 import httpx
 from django.conf import settings
 from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
 
 from bots_api.client import guarded_client
@@ -88,6 +89,6 @@ def webhook_deliver_now(*, bot_id: int, notification_id: int, sleep=time.sleep) 
         if turned_off:
             notify(user_id=bot.owner_id, kind=Notification.Kind.WEBHOOK_DISABLED,
                    params={"bot": bot.player.name, "reason": f"{attempts} tries failed, the last: {cause}"},
-                   url=f"/bots/{bot.pk}/", key=f"webhook-off:{bot.pk}:{timezone.now().timestamp():.0f}")
+                   url=reverse("bot-detail", args=[bot.pk]), key=f"webhook-off:{bot.pk}:{timezone.now().timestamp():.0f}")
     log.warning("bot %s: webhook turned off after %s failed tries (%s)", bot.pk, attempts, cause)
     return "failed"

@@ -37,11 +37,16 @@ class ReportOutput(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
+def _id(ref: str) -> int | None:
+    """``ref`` as a row id (digits that fit a 64-bit key), else None."""
+    return int(ref) if ref.isdigit() and len(ref) < 19 else None
+
+
 def _player(ref: str) -> Player | None:
     ref = ref.strip()
     found = Player.objects.filter(name=ref).first()
-    if found is None and ref.isdigit() and len(ref) < 19:
-        found = Player.objects.filter(pk=int(ref)).first()
+    if found is None and _id(ref) is not None:
+        found = Player.objects.filter(pk=_id(ref)).first()
     return found
 
 
@@ -85,7 +90,7 @@ def report_page(request, name: str):
     match_id = (request.POST.get("match") or request.GET.get("match") or "").strip()
     match = None
     if match_id:
-        match = Match.objects.filter(pk=int(match_id)).first() if match_id.isdigit() and len(match_id) < 19 else None
+        match = Match.objects.filter(pk=_id(match_id)).first() if _id(match_id) is not None else None
         if match is None:
             messages.error(request, _("There is no match %(match)s: report from the match's page, or leave the "
                                       "match out.") % {"match": match_id[:20]})

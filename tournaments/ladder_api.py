@@ -144,9 +144,7 @@ class LadderDetailApi(APIView):
                    responses={200: LadderDetailOutput,
                               404: OpenApiResponse(ErrorOutput, description="no such ladder"), **_ERRORS})
     def get(self, request, slug: str):
-        ladder = selectors.ladder_list().filter(slug=slug).first()
-        if ladder is None:
-            raise NotFound(f"there is no ladder {slug!r}: the ladders are listed at /api/ladders/")
+        ladder = _ladder(slug, selectors.ladder_list())
         players = selectors.board_players(request.query_params.get("players"))  # BadFilter: 400 invalid_filter
         board = selectors.ladder_leaderboard(ladder=ladder, players=players)  # one query, as the page reads it
         ranked = [e for e in board if not e.provisional]
@@ -210,10 +208,12 @@ class SeasonDetailOutput(SeasonOutput):
                                help_text="the whole leaderboard as it closed (empty while open)")
 
 
-def _ladder(slug: str):
+def _ladder(slug: str, ladders=None):
+    """The ladder ``slug`` (from ``ladders``, a queryset; every ladder by default); ``NotFound`` (404) naming where the
+    ladders are listed."""
     from tournaments.models import Ladder
 
-    ladder = Ladder.objects.filter(slug=slug).first()
+    ladder = (Ladder.objects if ladders is None else ladders).filter(slug=slug).first()
     if ladder is None:
         raise NotFound(f"there is no ladder {slug!r}: the ladders are listed at /api/ladders/")
     return ladder
@@ -252,6 +252,7 @@ class LadderSeasonApi(APIView):
                               404: OpenApiResponse(ErrorOutput, description="no such ladder or season"), **_ERRORS})
     def get(self, request, slug: str, number: int):
         from tournaments.models import Season
+        from tournaments.seasons import season_podium
 
         ladder = _ladder(slug)
         season = Season.objects.filter(ladder=ladder, number=number).first()
@@ -260,5 +261,5 @@ class LadderSeasonApi(APIView):
                            f"{reverse('api-ladder-seasons', args=[slug])}")
         season.ladder = ladder
         season.standings_rows = list(season.standings.select_related("player"))
-        season.podium = [row for row in season.standings_rows if row.rank is not None and row.rank <= 3]
+        season.podium = season_podium(season.standings_rows)
         return Response(SeasonDetailOutput(season).data)

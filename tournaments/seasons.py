@@ -19,7 +19,6 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 from openskill.models import PlackettLuce
@@ -114,13 +113,22 @@ def season_results(*, season: Season) -> tuple[dict[int, int], dict[int, float]]
     return played, wins
 
 
+#: The podium: the standings ranked this high or higher (ties share a rank, so it may hold more than three).
+PODIUM_RANKS = 3
+
+
+def season_podium(standings: list[SeasonStanding]) -> list[SeasonStanding]:
+    """The podium rows of a closed season's ``standings`` (in order): ranked ``PODIUM_RANKS`` or better."""
+    return [row for row in standings if row.rank is not None and row.rank <= PODIUM_RANKS]
+
+
 def seasons_of_ladder(*, ladder: Ladder):
     """The ladder's seasons, newest first, each with ``podium`` (the first three ranked standings, closed seasons
     only; players loaded)."""
     seasons = list(Season.objects.filter(ladder=ladder).order_by("-number"))
     closed = [s.pk for s in seasons if s.closed_at is not None]
     podiums: dict[int, list[SeasonStanding]] = {}
-    for row in (SeasonStanding.objects.filter(season_id__in=closed).filter(Q(rank__lte=3) & Q(rank__isnull=False))
+    for row in (SeasonStanding.objects.filter(season_id__in=closed, rank__lte=PODIUM_RANKS)
                 .select_related("player").order_by("season_id", "position")):
         podiums.setdefault(row.season_id, []).append(row)
     for season in seasons:

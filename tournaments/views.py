@@ -22,7 +22,7 @@ from tournaments import selectors
 from sitekit.pages import post_only
 from tournaments.duplicate_services import duplicate_set_page
 from tournaments.models import DuplicateSet, DuplicateSetMatch, Ladder, LadderEntry, Season, TournamentMatch
-from tournaments.seasons import season_open, seasons_of_ladder
+from tournaments.seasons import season_open, season_podium, seasons_of_ladder
 from tournaments.ratings import rating_chart
 from tournaments.services import LadderBusy, ladder_play_now
 
@@ -139,7 +139,7 @@ def ladder_season(request, slug: str, number: int):
     standings = list(season.standings.select_related("player__user"))
     return render(request, "tournaments/ladder_season.html", {
         "ladder": ladder, "season": season, "standings": standings,
-        "podium": [row for row in standings if row.rank is not None and row.rank <= 3]})
+        "podium": season_podium(standings)})
 
 
 #: the entry page's rating chart shows this many most recent matches; the table below it is paged (50 a page)
