@@ -181,11 +181,11 @@ def arranged_results() -> list[tuple[int, int, int, float]]:
             stats = overall.setdefault(player_id, [0, 0])
             stats[0] += 1
             stats[1] += place == best
-            for other_id, other_owner, _place in seats:
-                if other_owner is not None and other_owner != owner and other_id != player_id:
-                    pair = met.setdefault((player_id, other_owner), [0, 0])
-                    pair[0] += 1
-                    pair[1] += place == worst
+            # each other owner whose bots sat here, once per match (two of their bots are one meeting)
+            for other_owner in {o for other, o, _place in seats if other in bots and o not in (None, owner)}:
+                pair = met.setdefault((player_id, other_owner), [0, 0])
+                pair[0] += 1
+                pair[1] += place == worst
     found = []
     for (player_id, owner), (n, lost) in met.items():
         if n < ARRANGED_MIN_MATCHES or lost / n < ARRANGED_LOSS_SHARE:

@@ -198,3 +198,26 @@ def test_the_expert_agreement_signal_compares_a_person_with_people_of_their_rati
     # against everyone the suspect's 92 % is ordinary (the strong people agree as often); against people of their
     # rating (46-52 %) it stands out
     assert {r.player_id for r in fairplay_scan()} == {players["suspect"].pk}
+
+
+@pytest.mark.django_db
+def test_two_bots_of_one_owner_at_a_table_are_one_meeting_and_people_are_not_bots(owner, house_bots, servers):
+    from games.models import Seat
+    from personas import bot_of
+
+    thrower = bot_of(owner, servers("good"), "Thrower3", active=True)
+    friend = user("friend")
+    first, second = (bot_of(friend, servers("good"), name, active=True) for name in ("TakerA", "TakerB"))
+    person = player_for_user(user=user("bystander"))
+
+    def finished(players, places):
+        match = match_create(players=players, ruleset=Ruleset.preset("web-table"), seed=Match.objects.count() + 1,
+                             same_owner_ok=True)
+        Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED)
+        for index, place in enumerate(places):
+            Seat.objects.filter(match=match, index=index).update(place=place)
+
+    for _ in range(10):
+        finished([thrower.player, first.player, second.player], [3, 1, 2])
+        finished([thrower.player, person, house_bots[1]], [1, 2, 3])
+    assert [(p, o, n) for p, o, n, _l in arranged_results()] == [(thrower.player_id, friend.pk, 10)]
