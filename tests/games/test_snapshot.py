@@ -342,7 +342,10 @@ def test_polling_the_seat_view_while_a_worker_plays_deals_to_their_end_is_always
     plies = dict(match.deals.values_list("number", "plies"))
     torn = [(v["ply"], v["view"]["deal_number"], v["view"]["ply"]) for v in views if not _view_is_consistent(v, plies)]
     assert not torn, f"{len(torn)} of {len(views)} views: ply not the view's: {torn[:5]}"
-    assert len(views) > 200
+    # The polling covered the whole match: every deal was seen, and more views than the moves they answered (a count
+    # of views would measure the machine's speed, not the test's reach: the house seats now answer inside the move).
+    assert {v["view"]["deal_number"] for v in views if v["status"] == "running"} == set(range(1, match.deal_number + 1))
+    assert len(views) > len(moves) >= match.deal_number  # a move a deal at least
 
 
 @pytest.mark.parametrize("clock", ["clock ran out", "clock running"])
