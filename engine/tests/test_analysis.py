@@ -129,6 +129,20 @@ def test_an_unfinished_match_or_a_bad_record_is_refused_with_the_reason():
         analyse({"deals": "nope"}, samples=4)
 
 
+def test_a_match_ended_by_a_forfeit_is_analysed_up_to_it():
+    match = _played(target=20)
+    record = match.record()
+    record["deals"][-1]["actions"] = record["deals"][-1]["actions"][:5]  # a seat forfeits at ply 6 of the last deal
+    record["deals"][-1].pop("points", None)
+    with pytest.raises(ValueError, match="not over"):
+        analyse(record, samples=4)
+    result = analyse({**record, "result": {"forfeited": 0}}, samples=4)
+    *played, cut_off = result["deals"]
+    assert len(result["deals"]) == len(record["deals"]) and all(d["points"] is not None for d in played)
+    assert cut_off["points"] is None and cut_off["par"] is None and cut_off["decisions_part"] is None
+    assert all(d["ply"] < 5 for d in cut_off["decisions"])
+
+
 @pytest.mark.parametrize("preset", ["web-table", "pagat"])
 def test_at_the_web_table_the_expert_keeps_the_tacticians_choice_unless_the_search_is_clearly_better(
         preset, monkeypatch):

@@ -133,6 +133,9 @@ def analysis_run(*, match_id: int) -> str:
         return "waiting"
     started = time.thread_time()
     record = match_record(match=match)
+    forfeited = match.seats.filter(forfeited=True).values_list("index", flat=True).first()
+    if forfeited is not None:  # the engine's record has no result: say how the match ended, as an export does
+        record = {**record, "result": {"forfeited": forfeited}}
     total = len(record["deals"])
     MatchAnalysis.objects.filter(pk=match_id).update(deals_total=total)
 

@@ -166,3 +166,33 @@ def test_a_real_worker_analyses_a_persons_match_when_it_finishes(person, house_b
     row = MatchAnalysis.objects.get(pk=match.pk)
     assert row.status == "done", row.error
     assert json.loads(json.dumps(row.data))["seats"] == 2 and row.deals_done == match.deal_number
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_match_ended_by_a_forfeit_is_analysed_up_to_the_forfeit(house_bots, person, client, settings):
+    """Found by a newcomer's trial: every forfeited match's analysis failed with "the match is not over"."""
+    from django.contrib.auth import get_user_model
+
+    from bot_servers import BotServer
+    from bots_api.models import Bot
+    from bots_api.services import bot_register
+
+    settings.TASKS, settings.BOT_TIME_BANK_MS = "eager", 0
+    server = BotServer("status:500", "s3cret")
+    try:
+        owner = get_user_model().objects.create_user("forfeiter", password="pw-forfeit-123")
+        bot, _secret = bot_register(owner=owner, name="Faulty", endpoint_url=server.url)
+        Bot.objects.filter(pk=bot.pk).update(secret="s3cret", verified_at=timezone.now())
+        match = match_create(players=[bot.player, house_bots[3]], ruleset=Ruleset.preset("pagat"), seed=7,
+                             turn_timeout_ms=300)
+        assert match_advance(match_id=match.pk) == "finished"
+    finally:
+        server.stop()
+    api = APIClient()
+    api.force_authenticate(person)
+    answer = api.post(f"/api/matches/{match.pk}/analysis/")
+    assert answer.status_code == 200 and answer.json()["status"] == "done", answer.content[:300]
+    cut_off = answer.json()["analysis"]["deals"][-1]
+    assert cut_off["points"] is None and cut_off["par"] is None and cut_off["decisions"]  # the house seat chose
+    assert client.get(f"/matches/{match.pk}/").status_code == 200
+    assert client.get(f"/matches/{match.pk}/replay/").status_code == 200

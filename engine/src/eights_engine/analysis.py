@@ -72,8 +72,10 @@ def par(deal: Deal, *, samples: int = ANALYSIS_SAMPLES) -> list[int]:
 def analyse(record: dict, *, samples: int = ANALYSIS_SAMPLES,
             progress: Callable[[int, int], None] | None = None) -> dict:
     """The analysis of a finished match's ``record`` (module docstring for the shape). ``progress(done, total)`` is
-    called after each deal (deals done, deals in the record). ``ReplayMismatch`` (a ``ValueError``) when the record
-    does not replay; ``ValueError`` for a record of an unfinished match or ``samples`` below 1."""
+    called after each deal (deals done, deals in the record). A match that ended by a forfeit (the record's
+    ``result.forfeited``) is analysed up to it: the deal it cut off has its decisions and no points or par.
+    ``ReplayMismatch`` (a ``ValueError``) when the record does not replay; ``ValueError`` for a record of an
+    unfinished match or ``samples`` below 1."""
     if samples < 1:
         raise ValueError(f"samples must be at least 1, not {samples!r}")
     deals_out: list[dict] = []
@@ -97,8 +99,10 @@ def analyse(record: dict, *, samples: int = ANALYSIS_SAMPLES,
             "loss": round(loss, 2), "options": len(legal)})
 
     state = replay(record, observe)
-    if not state.is_over:
-        raise ValueError("the match is not over: an analysis is of a finished match")
+    forfeited = (record.get("result") or {}).get("forfeited") if isinstance(record.get("result"), dict) else None
+    if not state.is_over and forfeited is None:
+        raise ValueError("the match is not over: an analysis is of a finished match (its last deal played out, or "
+                         "a forfeit in its result)")
     seats, limit = state.seats, options_for(state.ruleset).ply_limit
     out_deals = []
     for i, entry in enumerate(deals_out):
