@@ -33,8 +33,21 @@ from games.models import Match, Notification, Player, Seat
 log = logging.getLogger(__name__)
 
 _UNSUBSCRIBE_SALT = "eights.notices.unsubscribe"
-#: A person is "away" from a running match once their table has not been seen for this long (s) on their turn.
+#: A person is "away" from a running match once their table has not been seen for this long (s) on their turn, or
+#: a third of the move clock when that is shorter (``away_seconds``).
 AWAY_SECONDS = 60
+
+
+#: The shortest wait (s) before a person is told, whatever the move clock.
+AWAY_FLOOR_SECONDS = 5
+
+
+def away_seconds(match: Match) -> int:
+    """How long (s) a person's turn in ``match`` waits, their table not seen, before they are told: ``AWAY_SECONDS``,
+    or a third of the match's move clock (``Match.move_clock_seconds``) when that is shorter, at least
+    ``AWAY_FLOOR_SECONDS``: 20 s of the default 60 s clock, so the notice comes while the turn is still theirs (at
+    the clock's end a fallback move is played for them, and three of those forfeit the seat)."""
+    return max(AWAY_FLOOR_SECONDS, min(AWAY_SECONDS, match.move_clock_seconds // 3))
 #: Matches waiting longer than this (s) are not looked at again by the your-turn sweep (they were told long ago).
 SWEEP_WINDOW_SECONDS = 3600
 
@@ -202,24 +215,29 @@ def notice_email(*, notification_id: int) -> bool:
 
 
 def turns_waiting_sweep(*, now: float | None = None, limit: int = 200) -> int:
-    """Tell people whose turn it is in a running match they have been away from for ``AWAY_SECONDS`` (their table
-    not seen: ``leavers.presence_seen``): one notification per person and ply. Run by the watchdog (beat) and the
-    ladder loop. Looks at the ``limit`` matches that waited longest within the last ``SWEEP_WINDOW_SECONDS``, newest
-    waits first; a ply already told (or not a person's) is marked in the cache and skipped without replaying its
-    match. Returns how many were made."""
+    """Tell people whose turn it is in a running match they have been away from for ``away_seconds`` (their table
+    not seen: ``leavers.presence_seen``): one notification per person, match and absence (the plies the clock plays
+    for them while they stay away are not told again; back at the table and away again is). Run by the watchdog
+    (beat) and the ladder loop. Looks at the ``limit`` matches that waited longest within the last
+    ``SWEEP_WINDOW_SECONDS``, newest waits first; a ply not a person's, or whose absence was told, is marked in the cache and skipped without
+    replaying its match. Returns how many were made."""
     from games.matches.leavers import presence_seen
     from games.matches.snapshots import match_state
 
     now = now or time.time()
     moment = timezone.now()
     waiting = (Match.objects.filter(status=Match.Status.RUNNING, awaiting_human=True,
-                                    last_progress_at__lt=moment - timedelta(seconds=AWAY_SECONDS),
+                                    last_progress_at__lt=moment - timedelta(seconds=AWAY_FLOOR_SECONDS),
                                     last_progress_at__gte=moment - timedelta(seconds=SWEEP_WINDOW_SECONDS))
                .exclude(seats__player__is_guest=True).order_by("-last_progress_at")[:limit])
     made = 0
     for match in waiting:
+        away = away_seconds(match)
+        if match.last_progress_at > moment - timedelta(seconds=away):
+            continue  # this match's turn has not waited long enough yet
         mark = f"turn-told:{match.pk}:{match.ply_count}"
-        if _cache_get(mark):
+        told = _cache_get(mark)  # "-": not a person's turn; (seat, absence): that absence was told
+        if told == "-" or (told and presence_seen(match_id=match.pk, seats=[told[0]])[told[0]] == told[1]):
             continue
         try:
             state = match_state(match=match)
@@ -228,16 +246,17 @@ def turns_waiting_sweep(*, now: float | None = None, limit: int = 200) -> int:
         seats = list(Seat.objects.filter(match=match).select_related("player").order_by("index"))
         seat = next((s for s in seats if s.index == state.to_play), None) if not state.is_over else None
         if seat is None or seat.player.kind != Player.Kind.HUMAN or seat.player.user_id is None or seat.left_at:
-            _cache_set(mark)
+            _cache_set(mark, "-")
             continue
         seen = presence_seen(match_id=match.pk, seats=[seat.index])[seat.index]
-        if seen is not None and now - seen < AWAY_SECONDS:
+        if seen is not None and now - seen < away:
             continue  # at the table: looked at again next time
         others = ", ".join(s.player.name for s in seats if s.index != seat.index)
         made += notify(user_id=seat.player.user_id, kind=Notification.Kind.YOUR_TURN,
                        params={"match": match.pk, "others": others},
-                       url=reverse("match-table", args=[match.pk]), key=f"turn:{match.pk}:{match.ply_count}")
-        _cache_set(mark)
+                       url=reverse("match-table", args=[match.pk]),
+                       key=f"turn:{match.pk}:{int(seen) if seen is not None else 'unseen'}")  # once an absence
+        _cache_set(mark, (seat.index, seen))
     return made
 
 
@@ -248,8 +267,8 @@ def _cache_get(key: str):
         return None
 
 
-def _cache_set(key: str) -> None:
+def _cache_set(key: str, value) -> None:
     try:
-        cache.set(key, 1, SWEEP_WINDOW_SECONDS)
+        cache.set(key, value, SWEEP_WINDOW_SECONDS)
     except Exception:  # noqa: BLE001
         pass

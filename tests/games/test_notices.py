@@ -219,3 +219,37 @@ def test_the_email_opt_in_needs_a_real_address(person):
     assert "Give an e-mail address" in page.content.decode()
     client.post("/notifications/email/", {"address": "lin@example.org", "wanted": "1"})
     assert Player.objects.get(user=person, kind="human").email_notifications
+
+
+@pytest.mark.django_db
+def test_a_person_away_is_told_while_the_default_move_clock_still_runs_and_once_an_absence(person, house_bots):
+    """Found by a newcomer's trial: with the default 60 s move clock, a person away was never told (the sweep
+    waited 60 s, and by then the clock's fallback had moved for them). Now a third of the clock: 20 s."""
+    import time
+
+    from games.matches.leavers import presence_note
+    from games.notices import away_seconds, turns_waiting_sweep
+    from games.services import match_advance
+
+    match = match_create(players=[player_for_user(user=person), house_bots[0]], ruleset=Ruleset.preset("pagat"),
+                         seed=4)
+    match_advance(match_id=match.pk)
+    match.refresh_from_db()
+    assert match.awaiting_human and match.move_clock_seconds == 60 and away_seconds(match) == 20
+
+    def waited(seconds):
+        Match.objects.filter(pk=match.pk).update(last_progress_at=timezone.now() - timedelta(seconds=seconds))
+
+    waited(15)
+    assert turns_waiting_sweep() == 0  # not away long enough
+    waited(25)
+    assert turns_waiting_sweep() == 1 and _kinds(person) == ["your_turn"]  # told with 35 s of the clock left
+    waited(61)
+    assert match_advance(match_id=match.pk) in ("waiting", "ran")  # the clock's fallback moves for them
+    match.refresh_from_db()
+    assert match.awaiting_human and match.ply_count > 1
+    waited(25)
+    assert turns_waiting_sweep() == 0 and _kinds(person) == ["your_turn"]  # the same absence: not told again
+    presence_note(match_id=match.pk, seat=0)  # back at the table, then away again
+    assert turns_waiting_sweep() == 0
+    assert turns_waiting_sweep(now=time.time() + 21) == 1 and _kinds(person) == ["your_turn", "your_turn"]
