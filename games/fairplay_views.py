@@ -82,8 +82,8 @@ class ReportsApi(APIView):
 @login_required
 def report_page(request, name: str):
     """``GET``: the report form for the player ``name`` (a match may be named by ``?match=``); ``POST``: the report,
-    then back to the player's page with a message. 404 for an unknown player."""
-    player = get_object_or_404(Player, name=name)
+    then back to the player's page with a message. 404 for an unknown player or a house bot (not reported)."""
+    player = get_object_or_404(Player.objects.exclude(kind=Player.Kind.HOUSE), name=name)
     if player.user_id == request.user.pk:
         messages.error(request, _("You cannot report yourself or your own bots."))
         return redirect("player-profile", name=player.name)

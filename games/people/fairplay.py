@@ -64,13 +64,16 @@ def report_create(*, request, player: Player | None, reason: str, note: str = ""
     """``request.user`` reports ``player`` (for ``reason``, with ``note``, about ``match``). Returns ``(report,
     made now)``: the same open report, not a new one, when this person reported this player already (asked twice,
     counted once; the first reason and note stand). ``ReportRefused``:
-    ``not_found`` (no such player), ``bad_report`` (oneself or one's own bot, an unknown reason, a note over 500
+    ``not_found`` (no such player), ``bad_report`` (oneself or one's own bot, a house bot, an unknown reason, a note over 500
     characters, a match the player did not play in); ``LimitRefused`` (429) past ``REPORT_RATE``."""
     user = request.user
     if player is None:
         raise ReportRefused("not_found", "there is no such player: report a player by its exact name or id")
     if player.user_id == user.pk:
         raise ReportRefused("bad_report", "you cannot report yourself or your own bots")
+    if player.kind == Player.Kind.HOUSE:
+        raise ReportRefused("bad_report", f"{player.name} is a house bot: the service's own, playing a fixed "
+                            "strategy; report a person or a bot that someone entered")
     if reason not in REPORT_REASONS:
         raise ReportRefused("bad_report", f"reason {str(reason)[:40]!r} is not one of {', '.join(REPORT_REASONS)}")
     note = (note or "").strip()

@@ -85,7 +85,8 @@ def test_warn_and_hide_from_the_admin(person, owner, house_bots):
 
 
 @pytest.mark.django_db
-def test_bad_reports_are_refused_saying_why_and_reports_are_limited_per_day(person, owner, servers, settings):
+def test_bad_reports_are_refused_saying_why_and_reports_are_limited_per_day(person, owner, servers, settings,
+                                                                            house_bots):
     from personas import bot_of
 
     player_for_user(user=person)
@@ -97,7 +98,8 @@ def test_bad_reports_are_refused_saying_why_and_reports_are_limited_per_day(pers
              ({"player": "nobody-here", "reason": "abuse"}, 404, "no such player"),
              ({"player": "lin", "reason": "because"}, 400, "is not a reason: use one of engine_help"),
              ({"player": "lin", "reason": "other", "note": "x" * 501}, 400, "note"),
-             ({"player": "lin", "reason": "other", "match": 999999}, 404, "no match")]
+             ({"player": "lin", "reason": "other", "match": 999999}, 404, "no match"),
+             ({"player": house_bots[0].name, "reason": "abuse"}, 400, "is a house bot")]  # found by a newcomer
     for body, code, words in cases:
         answer = api.post("/api/reports/", body, format="json")
         assert answer.status_code == code and words in answer.content.decode(), (body, answer.content)
@@ -117,7 +119,7 @@ def test_bad_reports_are_refused_saying_why_and_reports_are_limited_per_day(pers
 
 
 @pytest.mark.django_db
-def test_the_report_form_from_a_players_page(person, owner):
+def test_the_report_form_from_a_players_page(person, owner, house_bots):
     player_for_user(user=person)
     player_for_user(user=owner)
     client = Client()
@@ -132,6 +134,7 @@ def test_the_report_form_from_a_players_page(person, owner):
     assert Report.objects.get(player__name="lin").note == "leaves every match"
     again = client.post("/players/lin/report/", {"reason": "other"}, follow=True)
     assert "You reported this player already" in again.content.decode()
+    assert client.get(f"/players/{Player.objects.filter(kind='house').first().name}/report/").status_code == 404
     own = client.get("/players/ada/report/", follow=True)
     assert "You cannot report yourself" in own.content.decode() and 'name="reason"' not in own.content.decode()
 
