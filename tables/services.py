@@ -212,7 +212,8 @@ def table_create(*, creator: Player, preset: str | None, seats: object, listed: 
     theirs; house seats are its house entries; no bot of one's own). ``request``: counted against its address's
     budget of new tables (``TABLE_CREATE_RATE``). Raises ``TableError``: ``bad_table`` (what is wrong and what would
     be right), ``sign_up`` (a guest asking for a rated table), ``too_many_tables`` (the address's budget, or
-    ``TABLES_WAITING_PER_PLAYER`` waiting tables of the creator)."""
+    ``TABLES_WAITING_PER_PLAYER`` waiting tables of the creator); at a rated table, ``bad_table`` too when the
+    creator or a person a seat is kept for is banned from rated play (``games.people.fairplay``)."""
     rated = None
     if ladder is not None:
         rated = Ladder.objects.filter(slug=ladder, is_active=True).first() if isinstance(ladder, str) else None
@@ -259,6 +260,10 @@ def table_create(*, creator: Player, preset: str | None, seats: object, listed: 
         taken = {creator.pk}
         rows = [TableSeat(index=0, kind=TableSeat.Kind.CREATOR, player=creator)]
         rows += [_seat_from(spec, i, creator, taken, rated) for i, spec in enumerate(seats, start=1)]
+        banned = next((p for p in [creator, *(r.invited for r in rows)] if p is not None and p.banned_at), None)
+        if rated is not None and banned is not None:  # refused now, not when the seat is taken
+            raise _bad(f"{banned.name} is banned from rated play after a fair-play review: leave the ladder out for a "
+                       "casual table")
         wait = timedelta(minutes=settings.CHALLENGE_MINUTES if challenge else settings.TABLE_WAIT_MINUTES)
         table = Table.objects.create(code=_new_code(), created_by=creator, preset=preset, ruleset=ruleset.to_dict(),
                                      seat_count=count, listed=bool(listed) and not challenge, challenge=challenge,

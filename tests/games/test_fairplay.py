@@ -53,6 +53,13 @@ def test_a_report_goes_through_the_admin_to_a_ban_and_the_banned_account_is_refu
     refused.force_login(person)
     page = refused.post("/ladders/rated/play/", {"match_with": "bots"}, follow=True)
     assert "banned from rated play" in page.content.decode()
+    player_for_user(user=owner)
+    for challenger, challenged in ((person, "ada"), (owner, "lin")):  # a rated challenge, either way: refused now
+        asked = api_client(challenger).post("/api/challenges/", {"player": challenged, "ladder": "rated"},
+                                            format="json")
+        assert asked.status_code == 400 and "lin is banned from rated play" in asked.json()["detail"], asked.content
+    casual = api_client(owner).post("/api/challenges/", {"player": "lin"}, format="json")
+    assert casual.status_code == 201, casual.content  # a casual one stands
     t = tournament_create(name="Open", format="swiss", rounds=1, target=15)
     with pytest.raises(TournamentError, match="banned"):
         tournament_register(tournament=t, player=Player.objects.get(pk=cheat.pk))
