@@ -87,3 +87,12 @@ def test_the_engine_proper_imports_nothing_of_the_bot_tools():
             "print(','.join(bad))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.strip() == "", done.stdout + done.stderr
+
+
+def test_without_the_bots_extra_the_tools_say_which_extra_to_install():
+    """Found by a newcomer's trial: after a bare ``pip install ./engine`` the commands ended in a bare traceback."""
+    code = ("import sys; sys.modules['httpx'] = None\n"  # as if httpx were not installed
+            "try:\n    import eights_engine.bots.check\n"
+            "except ModuleNotFoundError as exc:\n    print(exc)")
+    said = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert "eights-engine[bots]" in said.stdout and "httpx" in said.stdout, (said.stdout, said.stderr)
