@@ -296,7 +296,10 @@ def _check_record(check: BotCheck, url: str, secret: str, results: list[conforma
             bot.save(update_fields=["verified_at", "updated_at"])
             _tell_owner(bot, Notification.Kind.BOT_CHECK_FAILED, check.detail[:200], key=f"check:{check.pk}")
         else:
-            was_out = bot.verified_at is None or bool(bot.suspended_reason)
+            # out of play before this check: suspended, or unverified by a failed check (a bot's first check
+            # passing is no recovery: its owner is not told that it "plays again")
+            was_out = bool(bot.suspended_reason) or (bot.verified_at is None and BotCheck.objects.filter(
+                bot=bot, state=BotCheck.State.FAILED).exclude(pk=check.pk).exists())
             check.state = BotCheck.State.PASSED
             check.detail = f"all {len(results)} checks passed."
             bot.verified_at = now

@@ -253,3 +253,16 @@ def test_a_person_away_is_told_while_the_default_move_clock_still_runs_and_once_
     presence_note(match_id=match.pk, seat=0)  # back at the table, then away again
     assert turns_waiting_sweep() == 0
     assert turns_waiting_sweep(now=time.time() + 21) == 1 and _kinds(person) == ["your_turn", "your_turn"]
+
+
+@pytest.mark.django_db
+def test_a_bots_first_check_passing_is_not_told_as_playing_again(owner, servers):
+    """Found by a newcomer's trial: the first verification of a new bot told its owner it "plays again"."""
+    from bots_api.services import bot_check_request, bot_check_run, bot_register
+    from bots_api.models import Bot
+
+    server = servers("good")
+    bot, _secret = bot_register(owner=owner, name="Newbie", endpoint_url=server.url)
+    Bot.objects.filter(pk=bot.pk).update(secret=server.secret)
+    assert bot_check_run(check_id=bot_check_request(bot=bot).pk).state == "passed"
+    assert "bot_recovered" not in _kinds(owner)
