@@ -2,6 +2,7 @@
 under /api/)."""
 
 from django.urls import path
+from django.views.generic import RedirectView
 
 from tournaments import ladder_api, play_now_api, tournament_api, tournament_views, views
 
@@ -9,6 +10,7 @@ page_patterns = [
     path("", views.home, name="home"),
     path("play/guest/", views.guest_deal_page, name="guest-deal"),
     path("watch/", views.watch_featured, name="watch-featured"),
+    path("ladders/", RedirectView.as_view(url="/#ladders"), name="ladder-list"),  # the ladders are on the home page
     path("ladders/<slug:slug>/", views.ladder_detail, name="ladder-detail"),
     path("ladders/<slug:slug>/rules/", views.ladder_rules, name="ladder-rules"),
     path("ladders/<slug:slug>/seasons/", views.ladder_seasons, name="ladder-seasons"),

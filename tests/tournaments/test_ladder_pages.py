@@ -135,3 +135,12 @@ def test_a_board_with_nobody_ranked_says_when_it_will_have_a_ranking(client, pla
     LadderEntry.objects.filter(ladder=played, player__name="Professor").update(matches_played=7)
     body = client.get(reverse("ladder-detail", args=[played.slug])).content.decode()
     assert "Nobody is ranked yet: the closest, Professor, needs 3 more matches; the ladder plays on by itself." in body
+
+
+@pytest.mark.django_db
+def test_the_ladders_address_leads_to_the_ladders_on_the_home_page(client, ladder):
+    """Found by a newcomer's trial: /ladders/ was a 404 while every ladder lives under it."""
+    answer = client.get("/ladders/")
+    assert answer.status_code == 302 and answer["Location"] == "/#ladders"
+    home = client.get("/").content.decode()
+    assert 'id="ladders"' in home and reverse("ladder-detail", args=[ladder.slug]) in home
