@@ -101,8 +101,11 @@ def notice_text(notification: Notification) -> str:
     kind = notification.kind
     K = Notification.Kind
     words = {
-        K.CHALLENGE: lambda: gettext("%(name)s challenges you to a match of %(preset)s.") % p,
-        K.TABLE_INVITE: lambda: gettext("%(name)s keeps you a seat at their table (%(preset)s).") % p,
+        K.CHALLENGE: lambda: (gettext("%(name)s challenges you to a rated match on the ladder %(ladder)s.") % p
+                              if p.get("ladder") else gettext("%(name)s challenges you to a match of %(preset)s.") % p),
+        K.TABLE_INVITE: lambda: (gettext("%(name)s keeps you a seat at their table rated on the ladder %(ladder)s.")
+                                 % p if p.get("ladder") else
+                                 gettext("%(name)s keeps you a seat at their table (%(preset)s).") % p),
         K.YOUR_TURN: lambda: gettext("It is your turn in match #%(match)s, against %(others)s.") % p,
         K.TOURNAMENT_START: lambda: gettext("The tournament %(name)s has started: %(player)s is playing.") % p,
         K.ROUND_START: lambda: gettext("Round %(round)s of %(name)s has started: %(player)s plays.") % p,

@@ -275,7 +275,8 @@ def table_create(*, creator: Player, preset: str | None, seats: object, listed: 
             if row.invited is not None and row.invited.kind == Player.Kind.HUMAN:
                 notify_player(player=row.invited, kind=(Notification.Kind.CHALLENGE if challenge
                                                         else Notification.Kind.TABLE_INVITE),
-                              params={"name": creator.name, "preset": preset},
+                              params={"name": creator.name, "preset": preset,
+                                      **({"ladder": rated.name} if rated is not None else {})},
                               url=reverse("table-detail", args=[table.code]), key=f"table:{table.code}")
         if all(row.player_id for row in rows):
             _start(table)

@@ -266,3 +266,16 @@ def test_a_bots_first_check_passing_is_not_told_as_playing_again(owner, servers)
     Bot.objects.filter(pk=bot.pk).update(secret=server.secret)
     assert bot_check_run(check_id=bot_check_request(bot=bot).pk).state == "passed"
     assert "bot_recovered" not in _kinds(owner)
+
+
+@pytest.mark.django_db
+def test_a_rated_challenge_says_it_is_rated_and_on_which_ladder(person, owner):
+    """Found by a newcomer's trial: a rated challenge's notice read like a casual one's."""
+    from tables.services import challenge_create
+    from tournaments.services import ladder_create
+
+    ladder_create(name="Rated Pagat", slug="rated", preset="pagat", seats_per_match=2)
+    player_for_user(user=person)
+    challenge_create(challenger=player_for_user(user=owner), name="lin", ladder="rated")
+    [text] = [r["text"] for r in api_client(person).get("/api/notifications/").json()["results"]]
+    assert text == "ada challenges you to a rated match on the ladder Rated Pagat."
