@@ -171,23 +171,10 @@ def test_a_real_worker_analyses_a_persons_match_when_it_finishes(person, house_b
 @pytest.mark.django_db(transaction=True)
 def test_a_match_ended_by_a_forfeit_is_analysed_up_to_the_forfeit(house_bots, person, client, settings):
     """Found by a newcomer's trial: every forfeited match's analysis failed with "the match is not over"."""
-    from django.contrib.auth import get_user_model
-
-    from bot_servers import BotServer
-    from bots_api.models import Bot
-    from bots_api.services import bot_register
+    from personas import forfeited_match
 
     settings.TASKS, settings.BOT_TIME_BANK_MS = "eager", 0
-    server = BotServer("status:500", "s3cret")
-    try:
-        owner = get_user_model().objects.create_user("forfeiter", password="pw-forfeit-123")
-        bot, _secret = bot_register(owner=owner, name="Faulty", endpoint_url=server.url)
-        Bot.objects.filter(pk=bot.pk).update(secret="s3cret", verified_at=timezone.now())
-        match = match_create(players=[bot.player, house_bots[3]], ruleset=Ruleset.preset("pagat"), seed=7,
-                             turn_timeout_ms=300)
-        assert match_advance(match_id=match.pk) == "finished"
-    finally:
-        server.stop()
+    match = forfeited_match(house_bots[3])
     api = APIClient()
     api.force_authenticate(person)
     answer = api.post(f"/api/matches/{match.pk}/analysis/")

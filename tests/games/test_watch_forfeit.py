@@ -15,32 +15,16 @@ cut off, or keep ``Deal.plies`` up to date for a cut-off deal when the match end
 
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client
-from django.utils import timezone
 
-from bots_api.models import Bot
-from bots_api.services import bot_register
-from eights_engine import Ruleset
 from games.models import Deal, Move, Seat
-from games.services import match_advance, match_create
-
-from bot_servers import BotServer
+from personas import forfeited_match
 
 
 @pytest.mark.django_db
 def test_breaker_the_watch_page_of_a_match_ended_by_a_forfeit_opens_its_replay(house_bots, settings):
     settings.BOT_TIME_BANK_MS = 0
-    server = BotServer("status:500", "s3cret")
-    try:
-        owner = get_user_model().objects.create_user("forfeiter", password="pw-forfeit-123")
-        bot, _secret = bot_register(owner=owner, name="Faulty", endpoint_url=server.url)
-        Bot.objects.filter(pk=bot.pk).update(secret="s3cret", verified_at=timezone.now())
-        match = match_create(players=[bot.player, house_bots[3]], ruleset=Ruleset.preset("pagat"), seed=7,
-                             turn_timeout_ms=300)
-        assert match_advance(match_id=match.pk) == "finished"
-    finally:
-        server.stop()
+    match = forfeited_match(house_bots[3])
     assert Seat.objects.get(match=match, index=0).forfeited
     watcher = Client()
     first = watcher.get(f"/matches/{match.pk}/watch/")  # where watch.js goes when the end event arrives

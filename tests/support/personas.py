@@ -4,6 +4,7 @@
   (``api_client``: DRF's, authenticated as them);
 * ``bot_of(owner, server, name)``: a bot of ``owner`` registered on a real HTTP bot server (``bot_servers.BotServer``,
   secret ``s3cret``) or on an address that is never called, verified unless told otherwise;
+* ``forfeited_match(opponent)``: a match that a faulting bot forfeited;
 * a guest: a browser (Django's test client) that pressed Deal on the home page (``press_deal``) and sits at the
   table it was sent to (``table_of``).
 """
@@ -53,6 +54,26 @@ def bot_of(owner, server=None, name: str = "Probe", *, verified: bool = True, ac
     if active is not None:
         Player.objects.filter(pk=bot.player_id).update(is_active=active)
     return Bot.objects.select_related("player").get(pk=bot.pk)
+
+
+def forfeited_match(opponent):
+    """A match that ended by a forfeit: the bot "Faulty" of a new account, on a server answering HTTP 500, faults
+    its turns away against ``opponent`` (a house bot) under pagat, seed 7, and forfeits mid-deal (the caller sets
+    ``BOT_TIME_BANK_MS`` to 0); the server is stopped. Returns the match as it ended."""
+    from bot_servers import BotServer
+    from eights_engine import Ruleset
+    from games.services import match_advance, match_create
+
+    server = BotServer("status:500", "s3cret")
+    try:
+        bot = bot_of(user("forfeiter"), server, "Faulty")
+        match = match_create(players=[bot.player, opponent], ruleset=Ruleset.preset("pagat"), seed=7,
+                             turn_timeout_ms=300)
+        assert match_advance(match_id=match.pk) == "finished"
+    finally:
+        server.stop()
+    match.refresh_from_db()
+    return match
 
 
 def press_deal(client, **data):
