@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 from games.models import Match, Player, Report
 from games.people.fairplay import REPORT_REASONS, ReportRefused, report_create
 from sitekit.errors import ErrorOutput
+from sitekit.ids import parse_id
 from sitekit.limits import LimitRefused
 
 
@@ -38,8 +39,8 @@ class ReportOutput(serializers.Serializer):
 
 
 def _id(ref: str) -> int | None:
-    """``ref`` as a row id (digits that fit a 64-bit key), else None."""
-    return int(ref) if ref.isdigit() and len(ref) < 19 else None
+    """``ref`` as a row id (ASCII digits that fit a 64-bit key: ``sitekit.ids.parse_id``), else None."""
+    return parse_id(ref)
 
 
 def _player(ref: str) -> Player | None:

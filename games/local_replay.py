@@ -40,6 +40,7 @@ from eights_engine.frames import replay_frames
 from eights_engine.match import ReplayMismatch
 from eights_engine.record import verify_record
 from games.match_pages import replay_analysis
+from sitekit.ids import parse_id
 from sitekit.limits import AddressBudget
 
 log = logging.getLogger(__name__)
@@ -168,7 +169,7 @@ def record_open(request):
         text = _record_text(request)
         records = read_records(text)
         choice = request.POST.get("match", "1").strip() or "1"
-        if not choice.isdigit() or not 1 <= int(choice) <= len(records):
+        if not 1 <= (parse_id(choice) or 0) <= len(records):
             raise RecordRefused(_("Match %(choice)s is not in this file: it holds %(count)s record(s); give a number "
                                   "from 1 to %(count)s.") % {"choice": choice[:12], "count": len(records)})
         record = records[int(choice) - 1]

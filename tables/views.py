@@ -12,6 +12,7 @@ from bots_api.models import Bot
 from eights_engine import HOUSE_STRATEGIES, PRESETS
 from games.people.guests import session_guest, session_guest_or_new
 from games.services import player_for_user
+from sitekit.ids import parse_id
 from tables import services
 from tournaments.models import Ladder
 
@@ -64,8 +65,8 @@ def _seat_specs(post, count: int) -> list[dict]:
             specs.append({"kind": "invited", "name": post.get(f"invite_{i}", "").strip()})
         elif choice.startswith("house:"):
             specs.append({"kind": "house", "strategy": choice[len("house:"):]})
-        elif choice.startswith("bot:") and choice[len("bot:"):].isdigit():
-            specs.append({"kind": "bot", "bot": int(choice[len("bot:"):])})
+        elif choice.startswith("bot:") and parse_id(choice[len("bot:"):]) is not None:
+            specs.append({"kind": "bot", "bot": parse_id(choice[len("bot:"):])})
         elif choice.startswith("challenge:"):
             specs.append({"kind": "challenge", "name": choice[len("challenge:"):]})
         else:
@@ -77,7 +78,7 @@ def _seat_specs(post, count: int) -> list[dict]:
 def table_new(request):
     """Create a table from the lobby's form, then its invite page."""
     seats = request.POST.get("seats", "2")
-    if not seats.isdigit() or int(seats) not in FORM_SEATS:
+    if parse_id(seats) not in FORM_SEATS:
         return lobby(request, status=400, error=f"A table here has {', '.join(map(str, FORM_SEATS))} seats.")
     try:
         ladder = request.POST.get("ladder") or None  # rated on a ladder: its rules, not the form's preset
