@@ -279,3 +279,32 @@ def test_a_rated_challenge_says_it_is_rated_and_on_which_ladder(person, owner):
     challenge_create(challenger=player_for_user(user=owner), name="lin", ladder="rated")
     [text] = [r["text"] for r in api_client(person).get("/api/notifications/").json()["results"]]
     assert text == "ada challenges you to a rated match on the ladder Rated Pagat."
+
+
+@pytest.mark.django_db
+def test_the_zero_setup_loop_sweeps_for_people_away_every_few_seconds(monkeypatch, settings):
+    """Found by a breaker: the loop swept once a minute with the guest housekeeping, so with the 60 s move clock
+    every turn of some people began just after a sweep and ran out before the next: they were never told."""
+    import time
+
+    from games.notices import AWAY_SECONDS, away_seconds
+    from tournaments.management.commands import ladder_run
+
+    assert 2 * ladder_run.TURN_SWEEP_SECONDS <= away_seconds(Match(move_seconds=None)) <= AWAY_SECONDS
+    settings.GUEST_HOUSEKEEPING_SECONDS = 3600
+    monkeypatch.setattr(ladder_run, "TURN_SWEEP_SECONDS", 0.2)
+    sweeps = []
+
+    def sweep():
+        sweeps.append(time.monotonic())
+        if len(sweeps) == 4:
+            raise ladder_run._Stop()
+        return 0
+
+    monkeypatch.setattr(ladder_run, "turns_waiting_sweep", sweep)
+    monkeypatch.setattr(ladder_run, "guest_housekeeping", lambda: None)
+    worker = ladder_run._Worker(ladder_run.Command(), ladders=[], matches=0, forever=True, interval=3600, poll=0.05,
+                                timeout=600)
+    with pytest.raises(ladder_run._Stop):
+        worker.run()
+    assert len(sweeps) == 4 and sweeps[-1] - sweeps[0] < 3, sweeps

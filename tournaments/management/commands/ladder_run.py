@@ -32,6 +32,10 @@ STEP_MS = 250
 #: Seconds a match whose advance raised waits before the loop tries it again. A failure other than a database error
 #: counts as the match's failure (``MATCH_MAX_FAILURES`` in a row abort it, as with the watchdog and a broker).
 RETRY_AFTER_SECONDS = 5.0
+#: Seconds between the loop's your-turn sweeps (``games.notices.turns_waiting_sweep``, the watchdog's with a broker):
+#: well under the 20 s a person is away on the default move clock before they are told, so a turn that starts just
+#: after a sweep is not missed (once a minute, the 60 s clock ran out first in every turn of some players).
+TURN_SWEEP_SECONDS = 5.0
 
 
 class _Stop(BaseException):
@@ -152,7 +156,7 @@ class _Worker:
     with a person seated (and the fallback of people whose move clock ran out) again after each bots-only step. It
     counts the ladder matches it started as they finish (``--matches``); matches left running by an earlier run and
     people's matches are played too (this process is the only worker). With ``--forever`` it also does the guest
-    housekeeping (``_housekeeping``) that Celery beat does with a broker.
+    housekeeping (``_housekeeping``) and the your-turn sweep that Celery beat does with a broker.
 
     With ``--forever`` a failing step (a database error, a bug in one match) is logged with its traceback and the
     loop carries on: a dead loop would stop every match, and honcho would stop the web server with it.
@@ -175,7 +179,7 @@ class _Worker:
             if not self.serve():
                 break  # only failing matches left: the main loop tries them again later
         began = time.monotonic()
-        next_tick = next_housekeeping = began
+        next_tick = next_housekeeping = next_sweep = began
         while self.forever or self.finished < self.matches:
             now = time.monotonic()
             if now >= next_tick:
@@ -184,6 +188,9 @@ class _Worker:
             if self.forever and now >= next_housekeeping:
                 self._guarded("do guest housekeeping", self._housekeeping)
                 next_housekeeping = now + settings.GUEST_HOUSEKEEPING_SECONDS
+            if self.forever and now >= next_sweep:  # the watchdog's notice to people away on their turn (no beat)
+                self._guarded("tell people away on their turn", turns_waiting_sweep)
+                next_sweep = now + TURN_SWEEP_SECONDS
             progressed = self.serve()
             if not self.forever and time.monotonic() - began > self.timeout:
                 raise CommandError(f"gave up after {self.timeout:.0f} s with {self.finished} of {self.matches} "
@@ -222,9 +229,9 @@ class _Worker:
 
     def _housekeeping(self) -> None:
         """Guest housekeeping (``games.people.guests.guest_housekeeping``): with no broker there is no Celery beat, so the
-        loop (``--forever``) runs it every ``GUEST_HOUSEKEEPING_SECONDS``."""
+        loop (``--forever``) runs it every ``GUEST_HOUSEKEEPING_SECONDS``, and the your-turn sweep every
+        ``TURN_SWEEP_SECONDS``."""
         guest_housekeeping()
-        turns_waiting_sweep()  # the watchdog's notice to people away on their turn (no beat without a broker)
 
     def _open(self) -> int:
         """Matches this run started that are still running."""
