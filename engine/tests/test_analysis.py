@@ -143,6 +143,17 @@ def test_a_match_ended_by_a_forfeit_is_analysed_up_to_it():
     assert all(d["ply"] < 5 for d in cut_off["decisions"])
 
 
+def test_the_plies_a_fallback_played_are_no_decisions():
+    record = _played(target=20).record()
+    plain = analyse(record, samples=4)
+    chosen = [(n, d["ply"]) for n, deal in enumerate(plain["deals"], start=1) for d in deal["decisions"]][:3]
+    for number, ply in chosen:  # the record says the clock ran out at these plies: the referee played them
+        record["deals"][number - 1].setdefault("faults", []).append([ply + 1, "clock"])
+    weighed = analyse(record, samples=4)
+    left = [(n, d["ply"]) for n, deal in enumerate(weighed["deals"], start=1) for d in deal["decisions"]]
+    assert not set(chosen) & set(left) and len(left) == sum(plain["totals"]["decisions"]) - 3
+
+
 @pytest.mark.parametrize("preset", ["web-table", "pagat"])
 def test_at_the_web_table_the_expert_keeps_the_tacticians_choice_unless_the_search_is_clearly_better(
         preset, monkeypatch):

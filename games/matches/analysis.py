@@ -29,8 +29,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from eights_engine.analysis import ANALYSIS_SAMPLES, analyse
-from games.matches.exports import match_is_public
-from games.matches.snapshots import match_record
+from games.matches.exports import match_export, match_is_public
 from games.models import Match, MatchAnalysis, Player
 from sitekit.limits import AddressBudget, LimitRefused, limit_words
 
@@ -132,10 +131,8 @@ def analysis_run(*, match_id: int) -> str:
                                                          attempts=F("attempts") - 1)
         return "waiting"
     started = time.thread_time()
-    record = match_record(match=match)
-    forfeited = match.seats.filter(forfeited=True).values_list("index", flat=True).first()
-    if forfeited is not None:  # the engine's record has no result: say how the match ended, as an export does
-        record = {**record, "result": {"forfeited": forfeited}}
+    # the record anyone may download: its result says a forfeit, its faults which plies were fallbacks, not choices
+    record = match_export(match=match, sign=False)
     total = len(record["deals"])
     MatchAnalysis.objects.filter(pk=match_id).update(deals_total=total)
 

@@ -179,7 +179,11 @@ def test_a_match_ended_by_a_forfeit_is_analysed_up_to_the_forfeit(house_bots, pe
     api.force_authenticate(person)
     answer = api.post(f"/api/matches/{match.pk}/analysis/")
     assert answer.status_code == 200 and answer.json()["status"] == "done", answer.content[:300]
-    cut_off = answer.json()["analysis"]["deals"][-1]
+    analysis = answer.json()["analysis"]
+    cut_off = analysis["deals"][-1]
     assert cut_off["points"] is None and cut_off["par"] is None and cut_off["decisions"]  # the house seat chose
+    # every ply of the faulting bot was the referee's fallback, no decision of its own: none is weighed (a breaker
+    # found a person's clock-played plies charged to them as points given up)
+    assert analysis["totals"]["decisions"][0] == 0 and analysis["totals"]["given_up"][0] == 0
     assert client.get(f"/matches/{match.pk}/").status_code == 200
     assert client.get(f"/matches/{match.pk}/replay/").status_code == 200

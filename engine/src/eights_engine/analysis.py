@@ -69,24 +69,37 @@ def par(deal: Deal, *, samples: int = ANALYSIS_SAMPLES) -> list[int]:
     return list(deal.result.points)
 
 
+def _fallback_plies(record: dict) -> set[tuple[int, int]]:
+    """``(deal number, ply from 0)`` of every ply the record's ``faults`` name (``[ply from 1, kind]`` per deal: a
+    clock that ran out, a bot's error): the referee's fallback played them, so they were no seat's decision."""
+    found = set()
+    for number, deal in enumerate(record.get("deals") or [], start=1):
+        for fault in (deal.get("faults") or []) if isinstance(deal, dict) else []:
+            if isinstance(fault, list) and fault and isinstance(fault[0], int):
+                found.add((number, fault[0] - 1))
+    return found
+
+
 def analyse(record: dict, *, samples: int = ANALYSIS_SAMPLES,
             progress: Callable[[int, int], None] | None = None) -> dict:
     """The analysis of a finished match's ``record`` (module docstring for the shape). ``progress(done, total)`` is
     called after each deal (deals done, deals in the record). A match that ended by a forfeit (the record's
-    ``result.forfeited``) is analysed up to it: the deal it cut off has its decisions and no points or par.
+    ``result.forfeited``) is analysed up to it: the deal it cut off has its decisions and no points or par. A ply
+    the record's ``faults`` name (a fallback: the clock ran out, a bot erred) is no decision and is not weighed.
     ``ReplayMismatch`` (a ``ValueError``) when the record does not replay; ``ValueError`` for a record of an
     unfinished match or ``samples`` below 1."""
     if samples < 1:
         raise ValueError(f"samples must be at least 1, not {samples!r}")
     deals_out: list[dict] = []
     total = len(record.get("deals") or [])
+    fallbacks = _fallback_plies(record)
 
     def observe(state: MatchState, action: dict) -> None:
         deal = state.deal
         if not deals_out or deals_out[-1]["number"] != state.deal_number:
             deals_out.append({"number": state.deal_number, "start": deal.clone(), "decisions": []})
         legal = list(deal.legal_ids())
-        if len(legal) < 2:
+        if len(legal) < 2 or (state.deal_number, deal.ply) in fallbacks:
             return
         seat = deal.to_play
         chosen = deal.action_id(action)
