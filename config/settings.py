@@ -35,6 +35,9 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "t
 SECURE_COOKIES = env_bool("SECURE_COOKIES", False)
 SESSION_COOKIE_SECURE = SECURE_COOKIES
 CSRF_COOKIE_SECURE = SECURE_COOKIES
+#: The largest form body read into memory (bytes): a pasted record of up to 4 MB (``games.local_replay``) must reach
+#: the page, which says what is too long; at Django's 2.5 MB the CSRF check could not read the form and answered 403.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 
 INSTALLED_APPS = [
     "django.contrib.admin",

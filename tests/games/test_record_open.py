@@ -251,3 +251,14 @@ def test_a_real_worker_analyses_an_opened_record(local_records, settings):
             time.sleep(0.2)
     body = client.get(url).json()
     assert body["status"] == "done" and len(body["given_up"]) == 3
+
+
+def test_a_pasted_record_of_over_2_5_mb_is_answered_by_the_page_not_by_the_csrf_check():
+    """Found by a breaker: a 3 MB paste answered 403 "CSRF verification failed" (the CSRF check could not read a
+    form over Django's 2.5 MB), never the page's own words."""
+    client = Client(enforce_csrf_checks=True)
+    client.get("/replay/open/")
+    token = client.cookies["csrftoken"].value
+    for size, words in ((3 * 1024 * 1024, "not"), (4 * 1024 * 1024 + 10, "over 4 MB")):
+        answer = client.post("/replay/open/", {"csrfmiddlewaretoken": token, "record": "x" * size})
+        assert answer.status_code == 400 and words in answer.content.decode(), (size, answer.status_code)
