@@ -38,6 +38,11 @@ match_created = Signal()
 #: what else they keep of the guest to the person (tables: seats taken, seats kept for them, tables created).
 guest_adopted = Signal()
 
+#: Sent when an account is banned (``games.people.fairplay.account_ban``), in its transaction, with ``player_ids``
+#: (every player of the account). Receivers withdraw what would seat them in rated play (tables: the waiting rated
+#: tables and challenges made by them or keeping a seat for them are cancelled).
+account_banned = Signal()
+
 # ---- agents ------------------------------------------------------------------------------------------------------
 
 #: ``fn(*, player, turn, rng, seat_row, match, contribution_open) -> Answer | None`` (``games.agents``)

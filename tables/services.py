@@ -13,7 +13,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import DatabaseError, transaction
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, Q, QuerySet
 from django.utils import timezone
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -466,6 +466,16 @@ def on_guest_adopted(sender, *, guest: Player, person: Player, **kwargs) -> None
     TableSeat.objects.filter(player=guest).update(player=person)
     TableSeat.objects.filter(invited=guest).update(invited=person)
     Table.objects.filter(created_by=guest).update(created_by=person)
+
+
+def on_account_banned(sender, *, player_ids: list[int], **kwargs) -> None:
+    """``games.hooks.account_banned`` receiver: the waiting rated tables (challenges too) made by a banned player, or
+    keeping or holding a seat for one, are cancelled, in the banning transaction: their match could not start."""
+    waiting = Table.objects.filter(status=Table.Status.WAITING, ladder__isnull=False)
+    ids = set(waiting.filter(created_by_id__in=player_ids).values_list("pk", flat=True))
+    ids |= set(waiting.filter(Q(seats__invited_id__in=player_ids) | Q(seats__player_id__in=player_ids))
+               .values_list("pk", flat=True))
+    Table.objects.filter(pk__in=ids).update(status=Table.Status.CANCELLED)
 
 
 def _rematch_code(table: Table) -> str | None:

@@ -20,6 +20,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from games import hooks
 from games.models import Match, MatchAnalysis, Notification, Player, Report, Seat
 from games.notices import notify
 from sitekit.errors import ApiError
@@ -103,8 +104,14 @@ def _account_players(player: Player):
 
 def account_ban(*, player: Player) -> int:
     """Ban ``player``'s account: every player of it is marked banned and inactive (no rated match, no tournament,
-    no scheduling); its results stay. Returns how many players were banned."""
-    return _account_players(player).filter(banned_at__isnull=True).update(banned_at=timezone.now(), is_active=False)
+    no scheduling); its results stay; what waits to seat them in rated play is withdrawn (``hooks.account_banned``).
+    Returns how many players were banned."""
+    with transaction.atomic():
+        ids = list(_account_players(player).filter(banned_at__isnull=True).values_list("pk", flat=True))
+        banned = Player.objects.filter(pk__in=ids).update(banned_at=timezone.now(), is_active=False)
+        if ids:
+            hooks.account_banned.send(sender=Player, player_ids=ids)
+    return banned
 
 
 def report_decide(*, report: Report, decision: str, staff) -> None:

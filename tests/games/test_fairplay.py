@@ -38,11 +38,22 @@ def test_a_report_goes_through_the_admin_to_a_ban_and_the_banned_account_is_refu
     admin.force_login(staff)
     queue = admin.get("/admin/games/report/").content.decode()
     assert "lin" in queue and f"/matches/{match.pk}/" in queue and f"/matches/{match.pk}/replay/" in queue
+    from tables.models import Table
+    from tables.services import challenge_create
+    from tournaments.services import ladder_create as make_ladder
+
+    make_ladder(name="Rated Before", slug="before", preset="pagat", seats_per_match=2)
+    player_for_user(user=owner)
+    pending = [challenge_create(challenger=cheat, name="ada", ladder="before"),  # made before the ban
+               challenge_create(challenger=player_for_user(user=owner), name="lin", ladder="before"),
+               challenge_create(challenger=player_for_user(user=owner), name="lin")]  # casual: it stands
     done = admin.post("/admin/games/report/", {"action": "ban", "_selected_action": [report.pk]}, follow=True)
     assert done.status_code == 200
     report.refresh_from_db()
     assert report.status == "banned" and report.handled_by == staff
     assert Player.objects.get(pk=cheat.pk).banned_at is not None
+    # found by a breaker: rated challenges made before the ban stayed open to join (and then failed)
+    assert [Table.objects.get(pk=t.pk).status for t in pending] == ["cancelled", "cancelled", "waiting"]
     assert Player.objects.get(pk=bot.player_id).banned_at is not None and not Player.objects.get(pk=bot.player_id).is_active
     ladder = ladder_create(name="Rated", slug="rated", preset="pagat", seats_per_match=2)
     for b in house_bots[:2]:
