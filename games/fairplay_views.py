@@ -38,16 +38,11 @@ class ReportOutput(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
-def _id(ref: str) -> int | None:
-    """``ref`` as a row id (ASCII digits that fit a 64-bit key: ``sitekit.ids.parse_id``), else None."""
-    return parse_id(ref)
-
-
 def _player(ref: str) -> Player | None:
     ref = ref.strip()
     found = Player.objects.filter(name=ref).first()
-    if found is None and _id(ref) is not None:
-        found = Player.objects.filter(pk=_id(ref)).first()
+    if found is None and (pk := parse_id(ref)) is not None:
+        found = Player.objects.filter(pk=pk).first()
     return found
 
 
@@ -91,7 +86,8 @@ def report_page(request, name: str):
     match_id = (request.POST.get("match") or request.GET.get("match") or "").strip()
     match = None
     if match_id:
-        match = Match.objects.filter(pk=_id(match_id)).first() if _id(match_id) is not None else None
+        pk = parse_id(match_id)
+        match = Match.objects.filter(pk=pk).first() if pk is not None else None
         if match is None:
             messages.error(request, _("There is no match %(match)s: report from the match's page, or leave the "
                                       "match out.") % {"match": match_id[:20]})

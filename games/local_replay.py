@@ -169,10 +169,11 @@ def record_open(request):
         text = _record_text(request)
         records = read_records(text)
         choice = request.POST.get("match", "1").strip() or "1"
-        if not 1 <= (parse_id(choice) or 0) <= len(records):
+        number = parse_id(choice) or 0
+        if not 1 <= number <= len(records):
             raise RecordRefused(_("Match %(choice)s is not in this file: it holds %(count)s record(s); give a number "
                                   "from 1 to %(count)s.") % {"choice": choice[:12], "count": len(records)})
-        record = records[int(choice) - 1]
+        record = records[number - 1]
         frames = record_frames(record)
     except RecordRefused as exc:
         return _refused(request, str(exc), status=400)

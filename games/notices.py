@@ -36,10 +36,10 @@ _UNSUBSCRIBE_SALT = "eights.notices.unsubscribe"
 #: A person is "away" from a running match once their table has not been seen for this long (s) on their turn, or
 #: a third of the move clock when that is shorter (``away_seconds``).
 AWAY_SECONDS = 60
-
-
 #: The shortest wait (s) before a person is told, whatever the move clock.
 AWAY_FLOOR_SECONDS = 5
+#: Matches waiting longer than this (s) are not looked at again by the your-turn sweep (they were told long ago).
+SWEEP_WINDOW_SECONDS = 3600
 
 
 def away_seconds(match: Match) -> int:
@@ -48,8 +48,6 @@ def away_seconds(match: Match) -> int:
     ``AWAY_FLOOR_SECONDS``: 20 s of the default 60 s clock, so the notice comes while the turn is still theirs (at
     the clock's end a fallback move is played for them, and three of those forfeit the seat)."""
     return max(AWAY_FLOOR_SECONDS, min(AWAY_SECONDS, match.move_clock_seconds // 3))
-#: Matches waiting longer than this (s) are not looked at again by the your-turn sweep (they were told long ago).
-SWEEP_WINDOW_SECONDS = 3600
 
 
 def notify(*, user_id: int | None, kind: str, params: dict | None = None, url: str = "", key: str = "",
@@ -222,8 +220,8 @@ def turns_waiting_sweep(*, now: float | None = None, limit: int = 200) -> int:
     not seen: ``leavers.presence_seen``): one notification per person, match and absence (the plies the clock plays
     for them while they stay away are not told again; back at the table and away again is). Run by the watchdog
     (beat) and the ladder loop. Looks at the ``limit`` matches that waited longest within the last
-    ``SWEEP_WINDOW_SECONDS``, newest waits first; a ply not a person's, or whose absence was told, is marked in the cache and skipped without
-    replaying its match. Returns how many were made."""
+    ``SWEEP_WINDOW_SECONDS``, newest waits first; a ply not a person's, or whose absence was told, is marked in the
+    cache and skipped without replaying its match. Returns how many were made."""
     from games.matches.leavers import presence_seen
     from games.matches.snapshots import match_state
 

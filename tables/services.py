@@ -471,11 +471,9 @@ def on_guest_adopted(sender, *, guest: Player, person: Player, **kwargs) -> None
 def on_account_banned(sender, *, player_ids: list[int], **kwargs) -> None:
     """``games.hooks.account_banned`` receiver: the waiting rated tables (challenges too) made by a banned player, or
     keeping or holding a seat for one, are cancelled, in the banning transaction: their match could not start."""
-    waiting = Table.objects.filter(status=Table.Status.WAITING, ladder__isnull=False)
-    ids = set(waiting.filter(created_by_id__in=player_ids).values_list("pk", flat=True))
-    ids |= set(waiting.filter(Q(seats__invited_id__in=player_ids) | Q(seats__player_id__in=player_ids))
-               .values_list("pk", flat=True))
-    Table.objects.filter(pk__in=ids).update(status=Table.Status.CANCELLED)
+    Table.objects.filter(Q(created_by_id__in=player_ids) | Q(seats__invited_id__in=player_ids)
+                         | Q(seats__player_id__in=player_ids),
+                         status=Table.Status.WAITING, ladder__isnull=False).update(status=Table.Status.CANCELLED)
 
 
 def _rematch_code(table: Table) -> str | None:

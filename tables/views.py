@@ -65,8 +65,8 @@ def _seat_specs(post, count: int) -> list[dict]:
             specs.append({"kind": "invited", "name": post.get(f"invite_{i}", "").strip()})
         elif choice.startswith("house:"):
             specs.append({"kind": "house", "strategy": choice[len("house:"):]})
-        elif choice.startswith("bot:") and parse_id(choice[len("bot:"):]) is not None:
-            specs.append({"kind": "bot", "bot": parse_id(choice[len("bot:"):])})
+        elif choice.startswith("bot:") and (bot_id := parse_id(choice[len("bot:"):])) is not None:
+            specs.append({"kind": "bot", "bot": bot_id})
         elif choice.startswith("challenge:"):
             specs.append({"kind": "challenge", "name": choice[len("challenge:"):]})
         else:

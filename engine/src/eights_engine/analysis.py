@@ -112,7 +112,8 @@ def analyse(record: dict, *, samples: int = ANALYSIS_SAMPLES,
             "loss": round(loss, 2), "options": len(legal)})
 
     state = replay(record, observe)
-    forfeited = (record.get("result") or {}).get("forfeited") if isinstance(record.get("result"), dict) else None
+    result = record.get("result")
+    forfeited = result.get("forfeited") if isinstance(result, dict) else None
     if not state.is_over and forfeited is None:
         raise ValueError("the match is not over: an analysis is of a finished match (its last deal played out, or "
                          "a forfeit in its result)")
