@@ -52,8 +52,10 @@ class ReportsApi(APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(tags=["players"], summary="Report a player for staff to review", request=ReportInput,
-                   responses={201: ReportOutput, 200: OpenApiResponse(ReportOutput, description="reported already: "
-                                                                      "the open report, with a detail"), 400: OpenApiResponse(ErrorOutput, description="bad_report"),
+                   responses={201: ReportOutput,
+                              200: OpenApiResponse(ReportOutput, description="reported already: the open report, with "
+                                                                             "a detail"),
+                              400: OpenApiResponse(ErrorOutput, description="bad_report"),
                               401: OpenApiResponse(ErrorOutput, description="not logged in"),
                               404: OpenApiResponse(ErrorOutput, description="no such player or match"),
                               429: OpenApiResponse(ErrorOutput, description="REPORT_RATE used up")})
